@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: MIT
+# Shared by every bats suite (test/cli on the host, test/rxe in the guest).
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+export PATH="$BUILD/bin:$PATH"
+export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAPTURES=$TOP/test/captures
+EXPECTED=$TOP/test/expected
+
+# wait_for FILE REGEX [SECONDS]: wait until a line of FILE matches REGEX
+# (grep -E). Tests may poll; the tools under test never do.
+wait_for() {
+	local file=$1 re=$2 limit=${3:-10} i=0
+	while ! grep -Eq -- "$re" "$file" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $((limit * 20)) ]; then
+			echo "# timed out after ${limit} s waiting for /$re/ in $file:" >&3
+			sed 's/^/#   /' "$file" >&3 2>/dev/null
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# count_lines FILE REGEX: number of lines of FILE matching REGEX.
+count_lines() {
+	grep -Ec -- "$2" "$1" 2>/dev/null || true
+}
+
+# Guest-only helpers. The harness (test/vm/run) makes rxe0 on dummy0.
+require_guest() {
+	[ "${IBVEVENT_VM:-}" = 1 ] ||
+		skip "needs the soft-RoCE guest: run through make check-vm"
+}
+
+kernel_at_least() {
+	local want=$1 have
+	have=$(uname -r | cut -d- -f1)
+	[ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -n 1)" = "$want" ]
+}
+
+port_state() {
+	cut -d' ' -f2 "/sys/class/infiniband/${1:-rxe0}/ports/${2:-1}/state"
+}
+
+# wait_port_state STATE [DEV]: e.g. wait_port_state ACTIVE
+wait_port_state() {
+	local i=0
+	until [ "$(port_state "${2:-rxe0}")" = "$1" ]; do
+		i=$((i + 1))
+		[ $i -le 200 ] || return 1
+		sleep 0.05
+	done
+}
+
+# Put the guest back as the harness made it: rxe0 on dummy0, port ACTIVE.
+restore_rxe() {
+	ip link set dummy0 up 2>/dev/null || true
+	if [ ! -e /sys/class/infiniband/rxe0 ]; then
+		rdma link add rxe0 type rxe netdev dummy0
+	fi
+	wait_port_state ACTIVE
+}
+
+# Stop a background process started by a test, quietly.
+stop_bg() {
+	local pid
+	for pid in "$@"; do
+		[ -n "$pid" ] || continue
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+}
