@@ -26,6 +26,13 @@ KERNEL ?= 6.1
 VM_SUITE_TIMEOUT ?= 1800
 
 B := build
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @echo "  $(1)	$(2)"
+endif
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wno-format-nonliteral
 ifeq ($(WERROR),1)
@@ -63,7 +70,8 @@ endif
 
 $(B)/obj/%.o: %.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
 $(B)/gen/ibvevent_config.h:
 	@mkdir -p $(dir $@)
@@ -71,15 +79,23 @@ $(B)/gen/ibvevent_config.h:
 
 $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libibvevent.so.$(SOVERSION) \
+	$(call quiet,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libibvevent.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libibvevent.map -Wl,-z,defs \
 		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(PKG_LIBS)
-	ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
+	$(Q)ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
 
 $(B)/bin/%: cmd/%.c $(LIB_SO) include/ibvevent.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent $(PKG_LIBS) $(CMD_LIBS_$*)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $(CMD_LIBS_$*)
+
+$(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_SO) include/ibvevent.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then \

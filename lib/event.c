@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event table: one row per event any source can deliver, giving its
+ * stable name, class, affiliation, severity and an explanation. Code never
+ * switches on event names: it looks rows up here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <strings.h>
+
+#include <infiniband/verbs.h>
+
+#include "internal.h"
+
+#define VERBS(c, n, cl, aff, sev, txt)                                       \
+	{ IBVE_SOURCE_VERBS, c, n, IBVE_CLASS_##cl, aff, IBVE_SEVERITY_##sev, \
+	  txt }
+#define HOTPLUG(c, n, cl, sev, txt)                                           \
+	{ IBVE_SOURCE_HOTPLUG, c, n, IBVE_CLASS_##cl, false,                  \
+	  IBVE_SEVERITY_##sev, txt }
+
+/*
+ * Verbs events carry their enum ibv_event_type number (rdma-core 44 has
+ * 0..19). Newer numbers decode as UNKNOWN(n) and are still delivered.
+ */
+static const struct ibve_event_desc event_table[] = {
+	VERBS(IBV_EVENT_CQ_ERR, "CQ_ERR", CQ, true, ERROR,
+	      "completion queue overrun: completions were lost"),
+	VERBS(IBV_EVENT_QP_FATAL, "QP_FATAL", QP, true, ERROR,
+	      "local catastrophic error on the queue pair; it moved to the error state"),
+	VERBS(IBV_EVENT_QP_REQ_ERR, "QP_REQ_ERR", QP, true, ERROR,
+	      "invalid request from the peer (transport error); queue pair moved to error"),
+	VERBS(IBV_EVENT_QP_ACCESS_ERR, "QP_ACCESS_ERR", QP, true, ERROR,
+	      "remote access violation (bad key or permissions); queue pair moved to error"),
+	VERBS(IBV_EVENT_COMM_EST, "COMM_EST", QP, true, INFO,
+	      "first packet received in RTR: communication established"),
+	VERBS(IBV_EVENT_SQ_DRAINED, "SQ_DRAINED", QP, true, INFO,
+	      "send queue drained after the move to SQD"),
+	VERBS(IBV_EVENT_PATH_MIG, "PATH_MIG", QP, true, WARNING,
+	      "connection migrated to its alternate path"),
+	VERBS(IBV_EVENT_PATH_MIG_ERR, "PATH_MIG_ERR", QP, true, ERROR,
+	      "migration to the alternate path failed"),
+	VERBS(IBV_EVENT_DEVICE_FATAL, "DEVICE_FATAL", DEVICE, false, FATAL,
+	      "device failed or is being removed; it is unusable until reset"),
+	VERBS(IBV_EVENT_PORT_ACTIVE, "PORT_ACTIVE", PORT, false, INFO,
+	      "port is active: link up and ready for traffic"),
+	VERBS(IBV_EVENT_PORT_ERR, "PORT_ERR", PORT, false, ERROR,
+	      "port left the active state: link down or lost"),
+	VERBS(IBV_EVENT_LID_CHANGE, "LID_CHANGE", PORT, false, WARNING,
+	      "subnet manager assigned the port a new LID"),
+	VERBS(IBV_EVENT_PKEY_CHANGE, "PKEY_CHANGE", PORT, false, WARNING,
+	      "P_Key table of the port changed"),
+	VERBS(IBV_EVENT_SM_CHANGE, "SM_CHANGE", PORT, false, WARNING,
+	      "the subnet manager serving the port changed"),
+	VERBS(IBV_EVENT_SRQ_ERR, "SRQ_ERR", SRQ, true, ERROR,
+	      "shared receive queue failed; its queue pairs moved to error"),
+	VERBS(IBV_EVENT_SRQ_LIMIT_REACHED, "SRQ_LIMIT_REACHED", SRQ, true,
+	      WARNING, "shared receive queue fell below its armed limit"),
+	VERBS(IBV_EVENT_QP_LAST_WQE_REACHED, "QP_LAST_WQE_REACHED", QP, true,
+	      INFO,
+	      "queue pair on an SRQ is in error and will take no more receive buffers"),
+	VERBS(IBV_EVENT_CLIENT_REREGISTER, "CLIENT_REREGISTER", PORT, false,
+	      WARNING,
+	      "subnet manager asks clients to register again (multicast, subscriptions)"),
+	VERBS(IBV_EVENT_GID_CHANGE, "GID_CHANGE", PORT, false, INFO,
+	      "GID table of the port changed (address added or removed)"),
+	VERBS(IBV_EVENT_WQ_FATAL, "WQ_FATAL", WQ, true, ERROR,
+	      "catastrophic error on the work queue; it moved to the error state"),
+
+	HOTPLUG(IBVE_HOTPLUG_DEVICE_ADDED, "DEVICE_ADDED", DEVICE, INFO,
+		"device appeared and is being watched"),
+	HOTPLUG(IBVE_HOTPLUG_DEVICE_REMOVED, "DEVICE_REMOVED", DEVICE, WARNING,
+		"device went away; it was closed at once so its removal can finish"),
+	HOTPLUG(IBVE_HOTPLUG_NETDEV_ATTACH, "NETDEV_ATTACH", PORT, INFO,
+		"network device attached to the port"),
+	HOTPLUG(IBVE_HOTPLUG_NETDEV_DETACH, "NETDEV_DETACH", PORT, WARNING,
+		"network device detached from the port"),
+};
+
+static const char *const source_names[] = {
+	[IBVE_SOURCE_VERBS] = "verbs",
+	[IBVE_SOURCE_HOTPLUG] = "hotplug",
+	[IBVE_SOURCE_MLX5] = "mlx5",
+	[IBVE_SOURCE_SM] = "sm",
+};
+
+static const char *const class_names[] = {
+	[IBVE_CLASS_DEVICE] = "device", [IBVE_CLASS_PORT] = "port",
+	[IBVE_CLASS_QP] = "qp",		[IBVE_CLASS_CQ] = "cq",
+	[IBVE_CLASS_SRQ] = "srq",	[IBVE_CLASS_WQ] = "wq",
+	[IBVE_CLASS_UNKNOWN] = "unknown",
+};
+
+static const char *const severity_names[] = {
+	[IBVE_SEVERITY_INFO] = "info",
+	[IBVE_SEVERITY_WARNING] = "warning",
+	[IBVE_SEVERITY_ERROR] = "error",
+	[IBVE_SEVERITY_FATAL] = "fatal",
+};
+
+IBVE_EXPORT const char *ibve_version(void)
+{
+	return IBVE_VERSION;
+}
+
+IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
+{
+	return i < ARRAY_SIZE(event_table) ? &event_table[i] : NULL;
+}
+
+IBVE_EXPORT const struct ibve_event_desc *
+ibve_event_desc_find(enum ibve_source source, int code)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
+		if (event_table[i].source == source &&
+		    event_table[i].code == code)
+			return &event_table[i];
+	return NULL;
+}
+
+IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_lookup(const char *name)
+{
+	if (strncasecmp(name, "IBV_EVENT_", 10) == 0)
+		name += 10;
+	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
+		if (strcasecmp(event_table[i].name, name) == 0)
+			return &event_table[i];
+	return NULL;
+}
+
+static const char *name_of(const char *const *names, size_t n, int i)
+{
+	return i >= 0 && (size_t)i < n && names[i] ? names[i] : "unknown";
+}
+
+static int parse_name(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && strcasecmp(names[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+IBVE_EXPORT const char *ibve_source_name(enum ibve_source source)
+{
+	return name_of(source_names, ARRAY_SIZE(source_names), source);
+}
+
+IBVE_EXPORT const char *ibve_class_name(enum ibve_class cls)
+{
+	return name_of(class_names, ARRAY_SIZE(class_names), cls);
+}
+
+IBVE_EXPORT const char *ibve_severity_name(enum ibve_severity severity)
+{
+	return name_of(severity_names, ARRAY_SIZE(severity_names), severity);
+}
+
+IBVE_EXPORT int ibve_source_parse(const char *name)
+{
+	return parse_name(source_names, ARRAY_SIZE(source_names), name);
+}
+
+IBVE_EXPORT int ibve_class_parse(const char *name)
+{
+	return parse_name(class_names, ARRAY_SIZE(class_names), name);
+}
+
+IBVE_EXPORT int ibve_severity_parse(const char *name)
+{
+	return parse_name(severity_names, ARRAY_SIZE(severity_names), name);
+}
+
+void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
+			    int code)
+{
+	ev->desc = NULL;
+	ev->source = source;
+	ev->code = code;
+	snprintf(ev->name, sizeof(ev->name), "UNKNOWN(%d)", code);
+	ev->cls = IBVE_CLASS_UNKNOWN;
+	ev->affiliated = false;
+	/* Something this version cannot explain deserves a look. */
+	ev->severity = IBVE_SEVERITY_WARNING;
+}
+
+IBVE_EXPORT void ibve_event_set_code(struct ibve_event *ev,
+				     enum ibve_source source, int code)
+{
+	const struct ibve_event_desc *d = ibve_event_desc_find(source, code);
+
+	if (!d) {
+		ibve_event_set_unknown(ev, source, code);
+		return;
+	}
+	ev->desc = d;
+	ev->source = source;
+	ev->code = code;
+	ibve_strcpy(ev->name, d->name, sizeof(ev->name));
+	ev->cls = d->cls;
+	ev->affiliated = d->affiliated;
+	ev->severity = d->severity;
+}
+
+IBVE_EXPORT const char *ibve_event_text(const struct ibve_event *ev)
+{
+	if (ev->desc)
+		return ev->desc->text;
+	return "event not known to this version of libibvevent";
+}
+
+IBVE_EXPORT void ibve_event_from_verbs(struct ibve_event *ev,
+				       const struct ibv_async_event *ae,
+				       const char *device, uint64_t node_guid)
+{
+	memset(ev, 0, sizeof(*ev));
+	clock_gettime(CLOCK_REALTIME, &ev->time);
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ev->node_guid = node_guid;
+	ibve_event_set_code(ev, IBVE_SOURCE_VERBS, (int)ae->event_type);
+
+	/* element is a union: read only the member of the event's class. */
+	switch (ev->cls) {
+	case IBVE_CLASS_PORT:
+		ev->port = (uint32_t)ae->element.port_num;
+		break;
+	case IBVE_CLASS_QP:
+		if (ae->element.qp) {
+			ev->qp_num = ae->element.qp->qp_num;
+			ev->handle = ae->element.qp->handle;
+			ev->fields |= IBVE_FIELD_QP_NUM | IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_CQ:
+		if (ae->element.cq) {
+			ev->handle = ae->element.cq->handle;
+			ev->fields |= IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_SRQ:
+		if (ae->element.srq) {
+			ev->handle = ae->element.srq->handle;
+			ev->fields |= IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_WQ:
+		if (ae->element.wq) {
+			ev->wq_num = ae->element.wq->wq_num;
+			ev->handle = ae->element.wq->handle;
+			ev->fields |= IBVE_FIELD_WQ_NUM | IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_DEVICE:
+	case IBVE_CLASS_UNKNOWN:
+	case IBVE_CLASS_COUNT:
+		/* Unknown: the union's meaning is unknown, read none of it. */
+		break;
+	}
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Filters are data, compiled once from the command line: sets of event
+ * names, classes, sources and severity bounds to include or exclude, plus
+ * device and port sets. Records from any source go through the same test.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "internal.h"
+
+enum term_kind { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };
+
+struct term {
+	enum term_kind kind;
+	const struct ibve_event_desc *desc; /* T_EVENT */
+	char name[IBVE_EVENT_NAME_MAX];     /* T_NAME: e.g. UNKNOWN(20) */
+	int value;                          /* class, source */
+	int sev_min, sev_max;               /* T_SEVERITY, inclusive */
+};
+
+struct term_set {
+	struct term *v;
+	size_t n;
+};
+
+struct ibve_filter {
+	struct term_set inc, exc;
+	char (*devices)[IBVE_NAME_MAX];
+	size_t ndevices;
+	uint32_t *ports;
+	size_t nports;
+};
+
+IBVE_EXPORT struct ibve_filter *ibve_filter_new(void)
+{
+	return calloc(1, sizeof(struct ibve_filter));
+}
+
+IBVE_EXPORT void ibve_filter_free(struct ibve_filter *f)
+{
+	if (!f)
+		return;
+	free(f->inc.v);
+	free(f->exc.v);
+	free(f->devices);
+	free(f->ports);
+	free(f);
+}
+
+IBVE_EXPORT bool ibve_filter_is_empty(const struct ibve_filter *f)
+{
+	return !f->inc.n && !f->exc.n && !f->ndevices && !f->nports;
+}
+
+/* severity>=warning, severity=error, >=warning, fatal, ... */
+static bool parse_severity(const char *s, struct term *t)
+{
+	const char *op;
+	int sev;
+
+	if (strncasecmp(s, "severity", 8) == 0)
+		s += 8;
+	op = s;
+	while (*s == '<' || *s == '>' || *s == '=')
+		s++;
+	sev = ibve_severity_parse(s);
+	if (sev < 0)
+		return false;
+	t->kind = T_SEVERITY;
+	t->sev_min = 0;
+	t->sev_max = IBVE_SEVERITY_COUNT - 1;
+	if (s - op == 2 && op[0] == '>' && op[1] == '=')
+		t->sev_min = sev;
+	else if (s - op == 1 && op[0] == '>')
+		t->sev_min = sev + 1;
+	else if (s - op == 2 && op[0] == '<' && op[1] == '=')
+		t->sev_max = sev;
+	else if (s - op == 1 && op[0] == '<')
+		t->sev_max = sev - 1;
+	else if ((s - op == 1 && op[0] == '=') || s == op)
+		t->sev_min = t->sev_max = sev;
+	else
+		return false;
+	return true;
+}
+
+static int parse_term(const char *s, struct term *t)
+{
+	const struct ibve_event_desc *d;
+	int v;
+	long code;
+
+	memset(t, 0, sizeof(*t));
+	d = ibve_event_desc_lookup(s);
+	if (d) {
+		t->kind = T_EVENT;
+		t->desc = d;
+		return 0;
+	}
+	if ((v = ibve_class_parse(s)) >= 0) {
+		t->kind = T_CLASS;
+		t->value = v;
+		return 0;
+	}
+	if ((v = ibve_source_parse(s)) >= 0) {
+		t->kind = T_SOURCE;
+		t->value = v;
+		return 0;
+	}
+	if (parse_severity(s, t))
+		return 0;
+	if (strncasecmp(s, "IBV_EVENT_", 10) == 0)
+		s += 10;
+	if (strncasecmp(s, "UNKNOWN(", 8) == 0 && isdigit((unsigned char)s[8])) {
+		char *end;
+
+		errno = 0;
+		code = strtol(s + 8, &end, 10);
+		if (!errno && end[0] == ')' && end[1] == '\0' &&
+		    code <= INT32_MAX) {
+			t->kind = T_NAME;
+			snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)", code);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
+				      bool exclude, char *err, size_t errlen)
+{
+	struct term_set *set = exclude ? &f->exc : &f->inc;
+	size_t added = 0, len;
+	const char *p = list;
+
+	/* All or nothing: a bad term leaves the filter as it was. */
+	for (;;) {
+		const char *end = strchr(p, ',');
+		char word[64];
+		struct term *v;
+
+		len = end ? (size_t)(end - p) : strlen(p);
+		while (len && isspace((unsigned char)*p)) {
+			p++;
+			len--;
+		}
+		while (len && isspace((unsigned char)p[len - 1]))
+			len--;
+		v = realloc(set->v, (set->n + added + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		set->v = v;
+		if (!len) {
+			snprintf(err, errlen, "empty term in '%s'", list);
+			return -EINVAL;
+		}
+		if (len >= sizeof(word))
+			goto unknown;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		if (parse_term(word, &set->v[set->n + added]))
+			goto unknown;
+		added++;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	set->n += added;
+	return 0;
+unknown:
+	snprintf(err, errlen, "unknown event, class or severity '%.*s'",
+		 (int)len, p);
+	return -EINVAL;
+}
+
+IBVE_EXPORT int ibve_filter_add_device(struct ibve_filter *f,
+				       const char *device)
+{
+	char(*v)[IBVE_NAME_MAX];
+
+	if (strlen(device) >= IBVE_NAME_MAX)
+		return -ENAMETOOLONG;
+	v = realloc(f->devices, (f->ndevices + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->devices = v;
+	ibve_strcpy(f->devices[f->ndevices++], device, IBVE_NAME_MAX);
+	return 0;
+}
+
+IBVE_EXPORT int ibve_filter_add_port(struct ibve_filter *f, uint32_t port)
+{
+	uint32_t *v = realloc(f->ports, (f->nports + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	f->ports = v;
+	f->ports[f->nports++] = port;
+	return 0;
+}
+
+static bool term_match(const struct term *t, const struct ibve_event *ev)
+{
+	switch (t->kind) {
+	case T_EVENT:
+		if (ev->desc)
+			return ev->desc == t->desc;
+		return strcasecmp(ev->name, t->desc->name) == 0;
+	case T_NAME:
+		return strcasecmp(ev->name, t->name) == 0;
+	case T_CLASS:
+		return (int)ev->cls == t->value;
+	case T_SOURCE:
+		return (int)ev->source == t->value;
+	case T_SEVERITY:
+		return (int)ev->severity >= t->sev_min &&
+		       (int)ev->severity <= t->sev_max;
+	}
+	return false;
+}
+
+static bool set_match(const struct term_set *s, const struct ibve_event *ev)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (term_match(&s->v[i], ev))
+			return true;
+	return false;
+}
+
+IBVE_EXPORT bool ibve_filter_match(const struct ibve_filter *f,
+				   const struct ibve_event *ev)
+{
+	if (f->ndevices) {
+		size_t i;
+
+		for (i = 0; i < f->ndevices; i++)
+			if (strcmp(f->devices[i], ev->device) == 0)
+				break;
+		if (i == f->ndevices)
+			return false;
+	}
+	if (f->nports && ev->port) {
+		size_t i;
+
+		for (i = 0; i < f->nports; i++)
+			if (f->ports[i] == ev->port)
+				break;
+		if (i == f->nports)
+			return false;
+	}
+	if (f->inc.n && !set_match(&f->inc, ev))
+		return false;
+	return !set_match(&f->exc, ev);
+}

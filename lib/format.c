@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One print path per format: text for people, JSON Lines for programs.
+ * Both write into a caller's buffer so a line is written with one call.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n)
+{
+	if (b->len < b->size) {
+		size_t room = b->size - b->len;
+
+		memcpy(b->p + b->len, s, n < room ? n : room);
+	}
+	b->len += n;
+}
+
+void ibve_buf_putc(struct ibve_buf *b, char c)
+{
+	if (b->len < b->size)
+		b->p[b->len] = c;
+	b->len++;
+}
+
+void ibve_buf_puts(struct ibve_buf *b, const char *s)
+{
+	ibve_buf_put(b, s, strlen(s));
+}
+
+void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
+{
+	size_t room = b->len < b->size ? b->size - b->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+/* Terminate and return the length, as snprintf does. */
+size_t ibve_buf_end(struct ibve_buf *b)
+{
+	if (b->size)
+		b->p[b->len < b->size ? b->len : b->size - 1] = '\0';
+	return b->len;
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* Length of the valid UTF-8 sequence at S (0: not valid). */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void ibve_buf_json_str(struct ibve_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	ibve_buf_putc(b, '"');
+	while (*p) {
+		size_t run = 0;
+
+		/* Copy plain runs in one go. */
+		while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
+		       p[run] != '\\')
+			run++;
+		if (run) {
+			ibve_buf_put(b, (const char *)p, run);
+			p += run;
+			continue;
+		}
+		if (*p == '"' || *p == '\\') {
+			ibve_buf_putc(b, '\\');
+			ibve_buf_putc(b, (char)*p++);
+		} else if (*p == '\n') {
+			ibve_buf_puts(b, "\\n");
+			p++;
+		} else if (*p == '\t') {
+			ibve_buf_puts(b, "\\t");
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			ibve_buf_printf(b, "\\u%04x", *p++);
+		} else {
+			size_t n = utf8_len(p);
+
+			if (n) {
+				ibve_buf_put(b, (const char *)p, n);
+				p += n;
+			} else {
+				/* Not UTF-8: keep the byte's value visible. */
+				ibve_buf_puts(b, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	ibve_buf_putc(b, '"');
+}
+
+void ibve_buf_text_str(struct ibve_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\')) {
+			if (*p == '\\')
+				ibve_buf_puts(b, "\\\\");
+			else
+				ibve_buf_printf(b, "\\x%02x", *p);
+			p++;
+		} else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			/* C1 controls would steer a terminal too. */
+			ibve_buf_printf(b, "\\x%02x\\x%02x", p[0], p[1]);
+			p += 2;
+		} else if (n) {
+			ibve_buf_put(b, (const char *)p, n);
+			p += n;
+		} else {
+			ibve_buf_printf(b, "\\x%02x", *p++);
+		}
+	}
+}
+
+IBVE_EXPORT size_t ibve_time_format(const struct timespec *ts, char *buf,
+				    size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+	struct tm tm;
+	time_t t = ts->tv_sec;
+
+	gmtime_r(&t, &tm);
+	ibve_buf_printf(&b, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			tm.tm_hour, tm.tm_min, tm.tm_sec, (long)ts->tv_nsec);
+	return ibve_buf_end(&b);
+}
+
+static int digits(const char **s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++, (*s)++) {
+		if (!isdigit((unsigned char)**s))
+			return -1;
+		v = v * 10 + (**s - '0');
+	}
+	return v;
+}
+
+IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30,
+				     31, 31, 30, 31, 30, 31 };
+	struct tm tm = { 0 };
+	long nsec = 0;
+	int off = 0, v[6];
+	time_t t;
+
+	v[0] = digits(&s, 4);
+	if (v[0] < 0 || *s++ != '-')
+		return -EINVAL;
+	v[1] = digits(&s, 2);
+	if (v[1] < 1 || v[1] > 12 || *s++ != '-')
+		return -EINVAL;
+	v[2] = digits(&s, 2);
+	if (v[2] < 1 || v[2] > mdays[v[1] - 1] || (*s != 'T' && *s != 't'))
+		return -EINVAL;
+	s++;
+	v[3] = digits(&s, 2);
+	if (v[3] < 0 || v[3] > 23 || *s++ != ':')
+		return -EINVAL;
+	v[4] = digits(&s, 2);
+	if (v[4] < 0 || v[4] > 59 || *s++ != ':')
+		return -EINVAL;
+	v[5] = digits(&s, 2);
+	if (v[5] < 0 || v[5] > 60)
+		return -EINVAL;
+	if (*s == '.') {
+		long scale = 100000000;
+
+		s++;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*s); s++) {
+			nsec += (*s - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*s == 'Z' || *s == 'z') {
+		s++;
+	} else if (*s == '+' || *s == '-') {
+		int sign = *s++ == '-' ? -1 : 1, hh, mm;
+
+		hh = digits(&s, 2);
+		if (hh < 0 || hh > 23 || *s++ != ':')
+			return -EINVAL;
+		mm = digits(&s, 2);
+		if (mm < 0 || mm > 59)
+			return -EINVAL;
+		off = sign * (hh * 3600 + mm * 60);
+	} else {
+		return -EINVAL;
+	}
+	if (*s)
+		return -EINVAL;
+	tm.tm_year = v[0] - 1900;
+	tm.tm_mon = v[1] - 1;
+	tm.tm_mday = v[2];
+	tm.tm_hour = v[3];
+	tm.tm_min = v[4];
+	tm.tm_sec = v[5];
+	t = timegm(&tm);
+	ts->tv_sec = t - off;
+	ts->tv_nsec = nsec;
+	return 0;
+}
+
+IBVE_EXPORT size_t ibve_guid_format(uint64_t guid, char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	ibve_buf_printf(&b, "%04x:%04x:%04x:%04x",
+			(unsigned int)(guid >> 48) & 0xffff,
+			(unsigned int)(guid >> 32) & 0xffff,
+			(unsigned int)(guid >> 16) & 0xffff,
+			(unsigned int)guid & 0xffff);
+	return ibve_buf_end(&b);
+}
+
+IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++) {
+		if (*s == ':')
+			continue;
+		if (!isxdigit((unsigned char)*s) || ++n > 16)
+			return -EINVAL;
+		v = v << 4 | (uint64_t)(isdigit((unsigned char)*s) ?
+						*s - '0' :
+						(tolower((unsigned char)*s) - 'a' + 10));
+	}
+	if (!n)
+		return -EINVAL;
+	*guid = v;
+	return 0;
+}
+
+static void put_hex(struct ibve_buf *b, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ibve_buf_putc(b, hexdig[p[i] >> 4]);
+		ibve_buf_putc(b, hexdig[p[i] & 0xf]);
+	}
+}
+
+static void put_gid(struct ibve_buf *b, const uint8_t *gid)
+{
+	for (int i = 0; i < 16; i += 2)
+		ibve_buf_printf(b, "%s%02x%02x", i ? ":" : "", gid[i],
+				gid[i + 1]);
+}
+
+static const char *const sev_color[] = {
+	[IBVE_SEVERITY_INFO] = "\033[32m",
+	[IBVE_SEVERITY_WARNING] = "\033[33m",
+	[IBVE_SEVERITY_ERROR] = "\033[31m",
+	[IBVE_SEVERITY_FATAL] = "\033[1;31m",
+};
+
+/* Object identity and source details: " (qp 0x000011, handle 3)". */
+static void text_details(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	size_t start = b->len;
+
+#define SEP() ibve_buf_puts(b, b->len == start ? " (" : ", ")
+	if (ev->fields & IBVE_FIELD_QP_NUM) {
+		SEP();
+		ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);
+	}
+	if (ev->fields & IBVE_FIELD_WQ_NUM) {
+		SEP();
+		ibve_buf_printf(b, "wq 0x%06x", ev->wq_num);
+	}
+	if (ev->fields & IBVE_FIELD_HANDLE) {
+		SEP();
+		/* "cq handle 3" where there is no number to name the object */
+		if (!(ev->fields & (IBVE_FIELD_QP_NUM | IBVE_FIELD_WQ_NUM)))
+			ibve_buf_printf(b, "%s ", ibve_class_name(ev->cls));
+		ibve_buf_printf(b, "handle %u", ev->handle);
+	}
+	if (ev->fields & IBVE_FIELD_CHARDEV) {
+		SEP();
+		ibve_buf_text_str(b, ev->chardev);
+	}
+	if (ev->fields & IBVE_FIELD_NETDEV) {
+		SEP();
+		ibve_buf_puts(b, "netdev ");
+		ibve_buf_text_str(b, ev->netdev[0] ? ev->netdev : "?");
+	}
+	if (ev->fields & IBVE_FIELD_LOST) {
+		SEP();
+		ibve_buf_printf(b, "lost %" PRIu64, ev->lost);
+	}
+	if (ev->fields & IBVE_FIELD_SM) {
+		SEP();
+		ibve_buf_puts(b, "gid ");
+		put_gid(b, ev->sm.gid);
+		ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
+	}
+#undef SEP
+	if (b->len != start)
+		ibve_buf_putc(b, ')');
+}
+
+IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
+					  char *buf, size_t size,
+					  unsigned int flags)
+{
+	struct ibve_buf b = { buf, size, 0 };
+	struct tm tm;
+	time_t t = ev->time.tv_sec;
+	size_t start;
+	bool color = flags & IBVE_FORMAT_COLOR;
+	unsigned int sev = ev->severity < IBVE_SEVERITY_COUNT ? ev->severity :
+								IBVE_SEVERITY_WARNING;
+
+	localtime_r(&t, &tm);
+	ibve_buf_printf(&b, "%04d-%02d-%02d %02d:%02d:%02d.%03ld ",
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			tm.tm_hour, tm.tm_min, tm.tm_sec,
+			ev->time.tv_nsec / 1000000);
+
+	start = b.len;
+	ibve_buf_text_str(&b, ev->device);
+	if (ev->port)
+		ibve_buf_printf(&b, "/%u", ev->port);
+	while (b.len - start < 10)
+		ibve_buf_putc(&b, ' ');
+	ibve_buf_putc(&b, ' ');
+
+	start = b.len;
+	if (color)
+		ibve_buf_puts(&b, "\033[1m");
+	ibve_buf_text_str(&b, ev->name);
+	if (color)
+		ibve_buf_puts(&b, "\033[0m");
+	for (size_t w = b.len - start - (color ? 8 : 0); w < 20; w++)
+		ibve_buf_putc(&b, ' ');
+	ibve_buf_putc(&b, ' ');
+
+	if (color)
+		ibve_buf_puts(&b, sev_color[sev]);
+	ibve_buf_printf(&b, "%-7s", ibve_severity_name(ev->severity));
+	if (color)
+		ibve_buf_puts(&b, "\033[0m");
+	ibve_buf_putc(&b, ' ');
+	ibve_buf_puts(&b, ibve_event_text(ev));
+	text_details(&b, ev);
+	ibve_buf_putc(&b, '\n');
+	return ibve_buf_end(&b);
+}
+
+static void json_key(struct ibve_buf *b, const char *key)
+{
+	ibve_buf_puts(b, ",\"");
+	ibve_buf_puts(b, key);
+	ibve_buf_puts(b, "\":");
+}
+
+IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
+					  char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+	char tmp[64];
+
+	ibve_time_format(&ev->time, tmp, sizeof(tmp));
+	ibve_buf_puts(&b, "{\"time\":\"");
+	ibve_buf_puts(&b, tmp);
+	ibve_buf_putc(&b, '"');
+	json_key(&b, "device");
+	ibve_buf_json_str(&b, ev->device);
+	json_key(&b, "port");
+	if (ev->port)
+		ibve_buf_printf(&b, "%u", ev->port);
+	else
+		ibve_buf_puts(&b, "null");
+	json_key(&b, "event");
+	ibve_buf_json_str(&b, ev->name);
+	json_key(&b, "code");
+	if (ev->code >= 0)
+		ibve_buf_printf(&b, "%d", ev->code);
+	else
+		ibve_buf_puts(&b, "null");
+	json_key(&b, "class");
+	ibve_buf_json_str(&b, ibve_class_name(ev->cls));
+	json_key(&b, "severity");
+	ibve_buf_json_str(&b, ibve_severity_name(ev->severity));
+	json_key(&b, "affiliated");
+	ibve_buf_puts(&b, ev->affiliated ? "true" : "false");
+	json_key(&b, "source");
+	ibve_buf_json_str(&b, ibve_source_name(ev->source));
+	json_key(&b, "node_guid");
+	if (ev->node_guid) {
+		ibve_guid_format(ev->node_guid, tmp, sizeof(tmp));
+		ibve_buf_json_str(&b, tmp);
+	} else {
+		ibve_buf_puts(&b, "null");
+	}
+	if (ev->fields & IBVE_FIELD_QP_NUM) {
+		json_key(&b, "qp_num");
+		ibve_buf_printf(&b, "%u", ev->qp_num);
+	}
+	if (ev->fields & IBVE_FIELD_WQ_NUM) {
+		json_key(&b, "wq_num");
+		ibve_buf_printf(&b, "%u", ev->wq_num);
+	}
+	if (ev->fields & IBVE_FIELD_HANDLE) {
+		json_key(&b, "handle");
+		ibve_buf_printf(&b, "%u", ev->handle);
+	}
+	if (ev->fields & IBVE_FIELD_CHARDEV) {
+		json_key(&b, "chardev");
+		ibve_buf_json_str(&b, ev->chardev);
+	}
+	if (ev->fields & IBVE_FIELD_NETDEV) {
+		json_key(&b, "netdev");
+		ibve_buf_json_str(&b, ev->netdev);
+		json_key(&b, "netdev_index");
+		ibve_buf_printf(&b, "%u", ev->netdev_index);
+	}
+	if (ev->fields & IBVE_FIELD_LOST) {
+		json_key(&b, "lost");
+		ibve_buf_printf(&b, "%" PRIu64, ev->lost);
+	}
+	if (ev->fields & IBVE_FIELD_SM) {
+		json_key(&b, "gid");
+		ibve_buf_putc(&b, '"');
+		put_gid(&b, ev->sm.gid);
+		ibve_buf_putc(&b, '"');
+		json_key(&b, "issuer_lid");
+		ibve_buf_printf(&b, "%u", ev->sm.issuer_lid);
+		json_key(&b, "producer_type");
+		ibve_buf_printf(&b, "%u", ev->sm.producer_type);
+	}
+	if (ev->fields & IBVE_FIELD_MLX5) {
+		json_key(&b, "eqe");
+		ibve_buf_putc(&b, '"');
+		put_hex(&b, ev->mlx5.eqe, sizeof(ev->mlx5.eqe));
+		ibve_buf_putc(&b, '"');
+	}
+	ibve_buf_puts(&b, "}\n");
+	return ibve_buf_end(&b);
+}

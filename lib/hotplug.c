@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Devices coming and going.
+ *
+ * Removal: the uverbs character device is deleted at the very start of an
+ * RDMA device's removal, before the kernel waits for every process to
+ * close it (drivers without disassociate_ucontext, such as rxe and siw,
+ * wait forever). Its kernel uevent (subsystem infiniband_verbs, ACTION
+ * remove) is therefore the earliest signal, on every kernel, and needs no
+ * udevd. The RDMA netlink monitor's UNREGISTER comes only after that wait,
+ * so it cannot be what releases the device.
+ *
+ * Arrival: on kernels with the RDMA netlink monitor (6.12 has it) the
+ * REGISTER message, which also brings NETDEV_ATTACH / NETDEV_DETACH;
+ * otherwise the uverbs node's own uevent (ACTION add).
+ */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hotplug.h"
+#include "internal.h"
+
+/*
+ * RDMA netlink numbers, fixed ABI (include/uapi/rdma/rdma_netlink.h);
+ * the monitor appeared in Linux 6.11, after the headers Debian 12 ships.
+ */
+#define RDMA_NL_NLDEV_CLIENT 5
+#define NL_TYPE(op) ((RDMA_NL_NLDEV_CLIENT << 10) + (op))
+#define NLDEV_CMD_GET 1
+#define NLDEV_CMD_SYS_GET 6
+#define NLDEV_CMD_MONITOR 28
+#define NLDEV_ATTR_DEV_INDEX 1
+#define NLDEV_ATTR_DEV_NAME 2
+#define NLDEV_ATTR_PORT_INDEX 3
+#define NLDEV_ATTR_NDEV_INDEX 50
+#define NLDEV_ATTR_EVENT_TYPE 102
+#define NLDEV_SYS_ATTR_MONITOR_MODE 103
+#define RDMA_NL_GROUP_NOTIFY 4
+#define RDMA_NLA_TYPE_MASK 0x1fff /* strip NESTED, BYTEORDER, MANDATORY */
+
+enum { MON_REGISTER, MON_UNREGISTER, MON_NETDEV_ATTACH, MON_NETDEV_DETACH };
+
+#define NAME_CACHE 64
+
+struct ibve_hotplug {
+	enum ibve_hotplug_method method;
+	int uevent_fd;
+	int nl_fd;
+	uint32_t seq;
+	struct {
+		uint32_t index;
+		char name[IBVE_NAME_MAX];
+	} names[NAME_CACHE]; /* RDMA device index -> name */
+	size_t nnames;
+};
+
+static int uevent_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd, size = 1 << 20;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -errno;
+	/* Other subsystems' bursts (boot, udev triggers) must not drop ours. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static int rdma_socket(int flags)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | flags,
+			NETLINK_RDMA);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+struct nl_req {
+	struct nlmsghdr h;
+	char attrs[16];
+};
+
+typedef void (*attr_cb)(uint16_t type, const void *data, size_t len,
+			void *arg);
+
+static void for_each_attr(const struct nlmsghdr *h, attr_cb cb, void *arg)
+{
+	const char *p = (const char *)NLMSG_DATA(h);
+	size_t left = h->nlmsg_len - NLMSG_HDRLEN;
+
+	while (left >= sizeof(struct nlattr)) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		size_t alen = NLA_ALIGN(a->nla_len);
+
+		if (a->nla_len < sizeof(*a) || a->nla_len > left)
+			break;
+		cb(a->nla_type & RDMA_NLA_TYPE_MASK, p + NLA_HDRLEN,
+		   a->nla_len - NLA_HDRLEN, arg);
+		if (alen >= left)
+			break;
+		p += alen;
+		left -= alen;
+	}
+}
+
+static uint32_t attr_u32(const void *data, size_t len)
+{
+	uint32_t v = 0;
+
+	if (len >= sizeof(v))
+		memcpy(&v, data, sizeof(v));
+	else if (len == 1)
+		v = *(const uint8_t *)data;
+	return v;
+}
+
+typedef void (*msg_cb)(const struct nlmsghdr *h, void *arg);
+
+/*
+ * Send one request (a dump with DUMP) and hand each reply message to CB.
+ * A short poll bounds the wait: this runs at start-up and on hot-plug only.
+ */
+static int rdma_request(uint16_t op, const uint32_t *dev_index, bool dump,
+			msg_cb cb, void *arg)
+{
+	struct nl_req req = { 0 };
+	char buf[16384];
+	int fd, r = -ENOENT;
+	ssize_t n;
+
+	fd = rdma_socket(0);
+	if (fd < 0)
+		return fd;
+	req.h.nlmsg_len = NLMSG_LENGTH(0);
+	req.h.nlmsg_type = NL_TYPE(op);
+	req.h.nlmsg_flags = NLM_F_REQUEST | (dump ? NLM_F_DUMP : 0);
+	req.h.nlmsg_seq = 1;
+	if (dev_index) {
+		struct nlattr *a = (struct nlattr *)req.attrs;
+
+		a->nla_len = NLA_HDRLEN + sizeof(uint32_t);
+		a->nla_type = NLDEV_ATTR_DEV_INDEX;
+		memcpy(req.attrs + NLA_HDRLEN, dev_index, sizeof(uint32_t));
+		req.h.nlmsg_len = NLMSG_LENGTH(NLA_ALIGN(a->nla_len));
+	}
+	if (send(fd, &req, req.h.nlmsg_len, 0) < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct nlmsghdr *h;
+
+		if (poll(&p, 1, 1000) <= 0) {
+			r = -ETIMEDOUT;
+			goto out;
+		}
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				r = e->error ? e->error : r;
+				goto out;
+			}
+			if (h->nlmsg_type == NLMSG_DONE)
+				goto out;
+			if (h->nlmsg_type == NL_TYPE(op)) {
+				cb(h, arg);
+				r = 0;
+				if (!dump)
+					goto out;
+			}
+		}
+	}
+out:
+	close(fd);
+	return r;
+}
+
+static void sys_attr(uint16_t type, const void *data, size_t len, void *arg)
+{
+	(void)data;
+	(void)len;
+	if (type == NLDEV_SYS_ATTR_MONITOR_MODE)
+		*(bool *)arg = true;
+}
+
+static void sys_msg(const struct nlmsghdr *h, void *arg)
+{
+	for_each_attr(h, sys_attr, arg);
+}
+
+static bool rdma_monitor_supported(void)
+{
+	bool mon = false;
+
+	return rdma_request(NLDEV_CMD_SYS_GET, NULL, false, sys_msg, &mon) ==
+		       0 &&
+	       mon;
+}
+
+static int rdma_monitor_open(void)
+{
+	int fd = rdma_socket(SOCK_NONBLOCK), group = RDMA_NL_GROUP_NOTIFY;
+
+	if (fd < 0)
+		return fd;
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
+		       sizeof(group))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+struct dev_attrs {
+	uint32_t index;
+	bool has_index;
+	char name[IBVE_NAME_MAX];
+};
+
+static void dev_attr(uint16_t type, const void *data, size_t len, void *arg)
+{
+	struct dev_attrs *d = arg;
+
+	if (type == NLDEV_ATTR_DEV_INDEX) {
+		d->index = attr_u32(data, len);
+		d->has_index = true;
+	} else if (type == NLDEV_ATTR_DEV_NAME && len) {
+		size_t n = strnlen(data, len);
+
+		if (n >= sizeof(d->name))
+			n = sizeof(d->name) - 1;
+		memcpy(d->name, data, n);
+		d->name[n] = '\0';
+	}
+}
+
+static void cache_name(struct ibve_hotplug *hp, uint32_t index,
+		       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < hp->nnames; i++)
+		if (hp->names[i].index == index)
+			break;
+	if (i == hp->nnames) {
+		if (hp->nnames == NAME_CACHE)
+			i = index % NAME_CACHE; /* evict something */
+		else
+			hp->nnames++;
+	}
+	hp->names[i].index = index;
+	ibve_strcpy(hp->names[i].name, name, sizeof(hp->names[i].name));
+}
+
+/* Each reply of a GET: remember index -> name; report it through ARG. */
+struct dev_query {
+	struct ibve_hotplug *hp;
+	struct dev_attrs last;
+};
+
+static void dev_msg(const struct nlmsghdr *h, void *arg)
+{
+	struct dev_query *q = arg;
+	struct dev_attrs d = { 0 };
+
+	for_each_attr(h, dev_attr, &d);
+	if (d.has_index && d.name[0]) {
+		cache_name(q->hp, d.index, d.name);
+		q->last = d;
+	}
+}
+
+/* The name of RDMA device INDEX: asked of the kernel, else remembered. */
+static void device_name(struct ibve_hotplug *hp, uint32_t index, char *name,
+			size_t size)
+{
+	struct dev_query q = { hp, { 0 } };
+
+	name[0] = '\0';
+	if (rdma_request(NLDEV_CMD_GET, &index, false, dev_msg, &q) == 0 &&
+	    q.last.name[0]) {
+		ibve_strcpy(name, q.last.name, size);
+		return;
+	}
+	for (size_t i = 0; i < hp->nnames; i++)
+		if (hp->names[i].index == index)
+			ibve_strcpy(name, hp->names[i].name, size);
+}
+
+void ibve_hotplug_refresh(struct ibve_hotplug *hp)
+{
+	struct dev_query q = { hp, { 0 } };
+
+	/* Learn every device's index while it exists, for UNREGISTER. */
+	if (hp->method == IBVE_HOTPLUG_NETLINK)
+		rdma_request(NLDEV_CMD_GET, NULL, true, dev_msg, &q);
+}
+
+int ibve_hotplug_open(struct ibve_hotplug **out, enum ibve_hotplug_method want)
+{
+	struct ibve_hotplug *hp = calloc(1, sizeof(*hp));
+	int r;
+
+	if (!hp)
+		return -ENOMEM;
+	hp->nl_fd = -1;
+	hp->uevent_fd = uevent_open();
+	if (hp->uevent_fd < 0) {
+		r = hp->uevent_fd;
+		free(hp);
+		return r;
+	}
+	hp->method = IBVE_HOTPLUG_UEVENT;
+	if (want == IBVE_HOTPLUG_NETLINK && rdma_monitor_supported()) {
+		hp->nl_fd = rdma_monitor_open();
+		if (hp->nl_fd >= 0)
+			hp->method = IBVE_HOTPLUG_NETLINK;
+	}
+	*out = hp;
+	return 0;
+}
+
+void ibve_hotplug_close(struct ibve_hotplug *hp)
+{
+	if (!hp)
+		return;
+	if (hp->uevent_fd >= 0)
+		close(hp->uevent_fd);
+	if (hp->nl_fd >= 0)
+		close(hp->nl_fd);
+	free(hp);
+}
+
+enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp)
+{
+	return hp->method;
+}
+
+int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp)
+{
+	return hp->uevent_fd;
+}
+
+int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp)
+{
+	return hp->nl_fd;
+}
+
+/* One kernel uevent: "ACTION@DEVPATH\0KEY=VALUE\0...". */
+static bool parse_uevent(const char *buf, size_t len, struct ibve_hp_msg *m)
+{
+	const char *action = NULL, *devpath = NULL, *subsystem = NULL;
+	const char *p = buf, *end = buf + len;
+
+	/* Skip the "ACTION@DEVPATH" summary, then read KEY=VALUE pairs. */
+	p += strnlen(p, len) + 1;
+	while (p < end) {
+		size_t n = strnlen(p, (size_t)(end - p));
+
+		if (strncmp(p, "ACTION=", 7) == 0)
+			action = p + 7;
+		else if (strncmp(p, "DEVPATH=", 8) == 0)
+			devpath = p + 8;
+		else if (strncmp(p, "SUBSYSTEM=", 10) == 0)
+			subsystem = p + 10;
+		p += n + 1;
+	}
+	if (!action || !devpath || !subsystem ||
+	    strcmp(subsystem, "infiniband_verbs") != 0)
+		return false;
+	if (strcmp(action, "add") == 0)
+		m->kind = IBVE_HP_ADDED;
+	else if (strcmp(action, "remove") == 0)
+		m->kind = IBVE_HP_REMOVED;
+	else
+		return false;
+	p = strrchr(devpath, '/');
+	ibve_strcpy(m->chardev, p ? p + 1 : devpath, sizeof(m->chardev));
+	/* The class itself (infiniband_verbs/abi_version) is not a device. */
+	return strncmp(m->chardev, "uverbs", 6) == 0;
+}
+
+static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
+			   size_t max)
+{
+	char buf[8192];
+	size_t n = 0;
+
+	while (n < max) {
+		struct sockaddr_nl sa;
+		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct msghdr mh = { .msg_name = &sa,
+				     .msg_namelen = sizeof(sa),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1 };
+		ssize_t len = recvmsg(hp->uevent_fd, &mh, 0);
+
+		if (len < 0) {
+			if (errno == ENOBUFS) {
+				/* Lost some: compare with what exists. */
+				memset(&msgs[n], 0, sizeof(msgs[n]));
+				msgs[n++].kind = IBVE_HP_RESCAN;
+				continue;
+			}
+			break; /* EAGAIN: drained */
+		}
+		/* Only the kernel's own messages (not udevd's, not spoofed). */
+		if (sa.nl_pid != 0)
+			continue;
+		buf[len] = '\0';
+		memset(&msgs[n], 0, sizeof(msgs[n]));
+		if (parse_uevent(buf, (size_t)len, &msgs[n]))
+			n++;
+	}
+	return n;
+}
+
+struct mon_attrs {
+	int type;
+	uint32_t dev_index, port, ndev_index;
+	bool has_dev;
+};
+
+static void mon_attr(uint16_t type, const void *data, size_t len, void *arg)
+{
+	struct mon_attrs *a = arg;
+
+	switch (type) {
+	case NLDEV_ATTR_EVENT_TYPE:
+		a->type = (int)attr_u32(data, len);
+		break;
+	case NLDEV_ATTR_DEV_INDEX:
+		a->dev_index = attr_u32(data, len);
+		a->has_dev = true;
+		break;
+	case NLDEV_ATTR_PORT_INDEX:
+		a->port = attr_u32(data, len);
+		break;
+	case NLDEV_ATTR_NDEV_INDEX:
+		a->ndev_index = attr_u32(data, len);
+		break;
+	}
+}
+
+static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
+			   size_t max)
+{
+	char buf[8192];
+	size_t n = 0;
+
+	while (n < max) {
+		ssize_t len = recv(hp->nl_fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (len < 0) {
+			if (errno == ENOBUFS) {
+				memset(&msgs[n], 0, sizeof(msgs[n]));
+				msgs[n++].kind = IBVE_HP_RESCAN;
+				continue;
+			}
+			break;
+		}
+		for (h = (struct nlmsghdr *)buf; n < max && NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			struct mon_attrs a = { .type = -1 };
+			struct ibve_hp_msg *m = &msgs[n];
+
+			if (h->nlmsg_type != NL_TYPE(NLDEV_CMD_MONITOR))
+				continue;
+			for_each_attr(h, mon_attr, &a);
+			if (!a.has_dev)
+				continue;
+			memset(m, 0, sizeof(*m));
+			switch (a.type) {
+			case MON_REGISTER:
+				m->kind = IBVE_HP_ADDED;
+				device_name(hp, a.dev_index, m->device,
+					    sizeof(m->device));
+				break;
+			case MON_UNREGISTER:
+				m->kind = IBVE_HP_REMOVED;
+				/* Gone already: only a remembered name. */
+				for (size_t i = 0; i < hp->nnames; i++)
+					if (hp->names[i].index == a.dev_index)
+						ibve_strcpy(m->device,
+							    hp->names[i].name,
+							    sizeof(m->device));
+				break;
+			case MON_NETDEV_ATTACH:
+			case MON_NETDEV_DETACH:
+				m->kind = a.type == MON_NETDEV_ATTACH ?
+						  IBVE_HP_NETDEV_ATTACH :
+						  IBVE_HP_NETDEV_DETACH;
+				device_name(hp, a.dev_index, m->device,
+					    sizeof(m->device));
+				m->port = a.port;
+				m->ifindex = a.ndev_index;
+				break;
+			default:
+				continue; /* a newer kernel's event */
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
+			 struct ibve_hp_msg *msgs, size_t max)
+{
+	size_t n = fd == hp->nl_fd ? read_monitor(hp, msgs, max) :
+				     read_uevents(hp, msgs, max);
+
+	/* With the monitor, arrivals come from REGISTER only. */
+	if (fd == hp->uevent_fd && hp->method == IBVE_HOTPLUG_NETLINK) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (msgs[i].kind != IBVE_HP_ADDED)
+				msgs[k++] = msgs[i];
+		n = k;
+	}
+	return n;
+}

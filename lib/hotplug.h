@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBVE_HOTPLUG_H
+#define IBVE_HOTPLUG_H
+
+#include "ibvevent.h"
+
+enum ibve_hp_kind {
+	IBVE_HP_ADDED,   /* a device appeared: look for new ones */
+	IBVE_HP_REMOVED, /* chardev (uevent) or device (netlink) went away */
+	IBVE_HP_RESCAN,  /* messages were lost: compare with what exists */
+	IBVE_HP_NETDEV_ATTACH,
+	IBVE_HP_NETDEV_DETACH,
+};
+
+struct ibve_hp_msg {
+	enum ibve_hp_kind kind;
+	char chardev[IBVE_IFNAME_MAX]; /* uverbsN, from uevents */
+	char device[IBVE_NAME_MAX];    /* from the netlink monitor */
+	uint32_t port;
+	uint32_t ifindex;
+};
+
+struct ibve_hotplug;
+
+/* WANT NETLINK falls back to UEVENT where the kernel lacks the monitor. */
+int ibve_hotplug_open(struct ibve_hotplug **hp,
+		      enum ibve_hotplug_method want);
+void ibve_hotplug_close(struct ibve_hotplug *hp);
+enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp);
+int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp);
+int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp); /* or -1 */
+/* Drain FD (one of the two above) into at most MAX messages. */
+size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
+			 struct ibve_hp_msg *msgs, size_t max);
+/* Learn the RDMA device indices of all devices, for UNREGISTER. */
+void ibve_hotplug_refresh(struct ibve_hotplug *hp);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared inside libibvevent only; nothing here is exported. */
+#ifndef IBVE_INTERNAL_H
+#define IBVE_INTERNAL_H
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "ibvevent.h"
+
+#define IBVE_EXPORT __attribute__((visibility("default")))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Copy SRC into DST of SIZE bytes, always terminated, truncating. */
+static inline void ibve_strcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* An output buffer that never overflows and counts what was wanted. */
+struct ibve_buf {
+	char *p;
+	size_t size;
+	size_t len; /* may exceed size: the length needed */
+};
+
+void ibve_buf_putc(struct ibve_buf *b, char c);
+void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n);
+void ibve_buf_puts(struct ibve_buf *b, const char *s);
+void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* S as a JSON string, quotes included. */
+void ibve_buf_json_str(struct ibve_buf *b, const char *s);
+/* S for a terminal: control and non-UTF-8 bytes as \xHH. */
+void ibve_buf_text_str(struct ibve_buf *b, const char *s);
+size_t ibve_buf_end(struct ibve_buf *b);
+
+/* The generic row used for codes this version does not know. */
+void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
+			    int code);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The one poll loop of a program: its fds, its signals (through a
+ * signalfd) and an optional deadline. Nothing here sleeps or spins: the
+ * loop blocks in poll() until something happens.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct fd_entry {
+	int fd;
+	short events;
+	ibve_loop_fd_cb cb;
+	void *arg;
+};
+
+struct sig_entry {
+	int signo;
+	ibve_loop_signal_cb cb;
+	void *arg;
+};
+
+struct ibve_loop {
+	struct fd_entry *fds;
+	size_t nfds;
+	struct pollfd *pfd;
+	struct sig_entry sigs[16];
+	size_t nsigs;
+	sigset_t mask;
+	int sigfd;
+	ibve_loop_idle_cb idle;
+	void *idle_arg;
+	bool has_deadline;
+	struct timespec deadline;
+	int deadline_status;
+};
+
+IBVE_EXPORT struct ibve_loop *ibve_loop_new(void)
+{
+	struct ibve_loop *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->sigfd = -1;
+	sigemptyset(&l->mask);
+	return l;
+}
+
+IBVE_EXPORT void ibve_loop_free(struct ibve_loop *l)
+{
+	if (!l)
+		return;
+	if (l->sigfd >= 0)
+		close(l->sigfd);
+	free(l->fds);
+	free(l->pfd);
+	free(l);
+}
+
+IBVE_EXPORT int ibve_loop_add_fd(struct ibve_loop *l, int fd, short events,
+				 ibve_loop_fd_cb cb, void *arg)
+{
+	struct fd_entry *v = realloc(l->fds, (l->nfds + 2) * sizeof(*v));
+	struct pollfd *p;
+
+	if (!v)
+		return -ENOMEM;
+	l->fds = v;
+	p = realloc(l->pfd, (l->nfds + 2) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	l->pfd = p;
+	l->fds[l->nfds++] = (struct fd_entry){ fd, events, cb, arg };
+	return 0;
+}
+
+IBVE_EXPORT int ibve_loop_remove_fd(struct ibve_loop *l, int fd)
+{
+	for (size_t i = 0; i < l->nfds; i++)
+		if (l->fds[i].fd == fd) {
+			memmove(&l->fds[i], &l->fds[i + 1],
+				(l->nfds - i - 1) * sizeof(l->fds[0]));
+			l->nfds--;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+IBVE_EXPORT int ibve_loop_add_signal(struct ibve_loop *l, int signo,
+				     ibve_loop_signal_cb cb, void *arg)
+{
+	int fd;
+
+	if (l->nsigs == ARRAY_SIZE(l->sigs))
+		return -ENOSPC;
+	sigaddset(&l->mask, signo);
+	if (sigprocmask(SIG_BLOCK, &l->mask, NULL))
+		return -errno;
+	fd = signalfd(l->sigfd, &l->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	l->sigfd = fd;
+	l->sigs[l->nsigs++] = (struct sig_entry){ signo, cb, arg };
+	return 0;
+}
+
+IBVE_EXPORT void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb,
+				    void *arg)
+{
+	l->idle = cb;
+	l->idle_arg = arg;
+}
+
+IBVE_EXPORT void ibve_loop_set_deadline(struct ibve_loop *l,
+					const struct timespec *deadline,
+					int status)
+{
+	l->has_deadline = deadline != NULL;
+	if (deadline)
+		l->deadline = *deadline;
+	l->deadline_status = status;
+}
+
+/* Milliseconds to the deadline, rounded up; 0 once it has passed. */
+static int ms_left(const struct ibve_loop *l)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (l->deadline.tv_sec - now.tv_sec) * 1000LL +
+	     (l->deadline.tv_nsec - now.tv_nsec + 999999) / 1000000;
+	if (ms <= 0)
+		return 0;
+	return ms > 86400000 ? 86400000 : (int)ms;
+}
+
+static int handle_signals(struct ibve_loop *l)
+{
+	struct signalfd_siginfo si;
+
+	while (read(l->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		for (size_t i = 0; i < l->nsigs; i++) {
+			int r;
+
+			if (l->sigs[i].signo != (int)si.ssi_signo)
+				continue;
+			r = l->sigs[i].cb((int)si.ssi_signo, l->sigs[i].arg);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
+{
+	for (;;) {
+		size_t n = l->nfds;
+		int timeout = -1, r;
+
+		if (l->idle) {
+			r = l->idle(l->idle_arg);
+			if (r)
+				return r;
+		}
+		if (l->has_deadline) {
+			timeout = ms_left(l);
+			if (timeout == 0)
+				return l->deadline_status;
+		}
+		for (size_t i = 0; i < n; i++)
+			l->pfd[i] = (struct pollfd){ l->fds[i].fd,
+						     l->fds[i].events, 0 };
+		if (l->sigfd >= 0)
+			l->pfd[n++] = (struct pollfd){ l->sigfd, POLLIN, 0 };
+		r = poll(l->pfd, n, timeout);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			continue; /* the deadline check above ends it */
+		if (l->sigfd >= 0 && l->pfd[n - 1].revents) {
+			r = handle_signals(l);
+			if (r)
+				return r;
+		}
+		for (size_t i = 0; i < l->nfds && i < n; i++) {
+			short rev = l->pfd[i].revents;
+
+			if (!rev || l->pfd[i].fd != l->fds[i].fd)
+				continue;
+			r = l->fds[i].cb(l->fds[i].fd, rev, l->fds[i].arg);
+			if (r)
+				return r;
+		}
+	}
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBVE_PARSE_H
+#define IBVE_PARSE_H
+
+#include <json-c/json.h>
+
+#include "ibvevent.h"
+
+/* Parse LINE with a reusable tokener (the replay reader keeps one). */
+int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
+		    struct ibve_event *ev, char *err, size_t errlen);
+int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
+		      size_t errlen);
+
+#endif

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/* The event table and decoding of verbs async events. */
+#include <infiniband/verbs.h>
+
+#include "ibvevent.h"
+#include "tap.h"
+
+struct want {
+	int code;
+	const char *name;
+	const char *cls;
+	bool affiliated;
+	const char *severity;
+};
+
+/* rdma-core 44: every value of enum ibv_event_type, by number. */
+static const struct want verbs[] = {
+	{ 0, "CQ_ERR", "cq", true, "error" },
+	{ 1, "QP_FATAL", "qp", true, "error" },
+	{ 2, "QP_REQ_ERR", "qp", true, "error" },
+	{ 3, "QP_ACCESS_ERR", "qp", true, "error" },
+	{ 4, "COMM_EST", "qp", true, "info" },
+	{ 5, "SQ_DRAINED", "qp", true, "info" },
+	{ 6, "PATH_MIG", "qp", true, "warning" },
+	{ 7, "PATH_MIG_ERR", "qp", true, "error" },
+	{ 8, "DEVICE_FATAL", "device", false, "fatal" },
+	{ 9, "PORT_ACTIVE", "port", false, "info" },
+	{ 10, "PORT_ERR", "port", false, "error" },
+	{ 11, "LID_CHANGE", "port", false, "warning" },
+	{ 12, "PKEY_CHANGE", "port", false, "warning" },
+	{ 13, "SM_CHANGE", "port", false, "warning" },
+	{ 14, "SRQ_ERR", "srq", true, "error" },
+	{ 15, "SRQ_LIMIT_REACHED", "srq", true, "warning" },
+	{ 16, "QP_LAST_WQE_REACHED", "qp", true, "info" },
+	{ 17, "CLIENT_REREGISTER", "port", false, "warning" },
+	{ 18, "GID_CHANGE", "port", false, "info" },
+	{ 19, "WQ_FATAL", "wq", true, "error" },
+};
+
+static void test_table(void)
+{
+	size_t nverbs = 0, n;
+
+	is_int(sizeof(verbs) / sizeof(verbs[0]), IBV_EVENT_WQ_FATAL + 1,
+	       "the expectations cover every rdma-core event type");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		const struct want *w = &verbs[i];
+		const struct ibve_event_desc *d =
+			ibve_event_desc_find(IBVE_SOURCE_VERBS, w->code);
+
+		if (!ok(d != NULL, "verbs code %d is known", w->code))
+			continue;
+		is_str(d->name, w->name, "code %d is %s", w->code, w->name);
+		is_str(ibve_class_name(d->cls), w->cls, "%s: class %s", w->name,
+		       w->cls);
+		is_int(d->affiliated, w->affiliated, "%s: affiliated %d",
+		       w->name, w->affiliated);
+		is_str(ibve_severity_name(d->severity), w->severity,
+		       "%s: severity %s", w->name, w->severity);
+		ok(d->text && strlen(d->text) > 10 && !strchr(d->text, '\n'),
+		   "%s: a one-line explanation", w->name);
+		ok(ibve_event_desc_lookup(w->name) == d, "%s looks up by name",
+		   w->name);
+	}
+	ok(ibve_event_desc_lookup("port_err") ==
+		   ibve_event_desc_find(IBVE_SOURCE_VERBS, 10),
+	   "lookup ignores case");
+	ok(ibve_event_desc_lookup("IBV_EVENT_PORT_ERR") ==
+		   ibve_event_desc_find(IBVE_SOURCE_VERBS, 10),
+	   "lookup accepts the IBV_EVENT_ prefix");
+	ok(ibve_event_desc_lookup("ibv_event_gid_change") ==
+		   ibve_event_desc_find(IBVE_SOURCE_VERBS, 18),
+	   "lookup accepts the prefix in any case");
+	ok(!ibve_event_desc_lookup("PORT_ERRX") &&
+		   !ibve_event_desc_lookup("") &&
+		   !ibve_event_desc_lookup("IBV_EVENT_"),
+	   "lookup refuses names that are not in the table");
+	ok(!ibve_event_desc_find(IBVE_SOURCE_VERBS, 20) &&
+		   !ibve_event_desc_find(IBVE_SOURCE_VERBS, -1),
+	   "codes past the table are not known");
+
+	for (n = 0; ibve_event_desc_at(n); n++) {
+		const struct ibve_event_desc *d = ibve_event_desc_at(n);
+
+		if (d->source == IBVE_SOURCE_VERBS)
+			nverbs++;
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(ibve_event_desc_at(k)->name, d->name) == 0)
+				ok(false, "name %s is unique", d->name);
+	}
+	is_int(nverbs, 20, "the table has the 20 verbs events");
+	ok(ibve_event_desc_lookup("DEVICE_ADDED") &&
+		   ibve_event_desc_lookup("DEVICE_ADDED")->source ==
+			   IBVE_SOURCE_HOTPLUG,
+	   "hot-plug announcements are rows too");
+}
+
+static void test_names(void)
+{
+	for (int c = 0; c < IBVE_CLASS_COUNT; c++)
+		is_int(ibve_class_parse(ibve_class_name((enum ibve_class)c)), c,
+		       "class %s round-trips", ibve_class_name((enum ibve_class)c));
+	for (int s = 0; s < IBVE_SEVERITY_COUNT; s++)
+		is_int(ibve_severity_parse(
+			       ibve_severity_name((enum ibve_severity)s)),
+		       s, "severity %s round-trips",
+		       ibve_severity_name((enum ibve_severity)s));
+	for (int s = 0; s < IBVE_SOURCE_COUNT; s++)
+		is_int(ibve_source_parse(ibve_source_name((enum ibve_source)s)),
+		       s, "source %s round-trips",
+		       ibve_source_name((enum ibve_source)s));
+	is_int(ibve_class_parse("QP"), IBVE_CLASS_QP, "class names ignore case");
+	is_int(ibve_class_parse("port_err"), -1, "an event is not a class");
+	is_str(ibve_class_name((enum ibve_class)99), "unknown",
+	       "out-of-range class prints as unknown");
+}
+
+static void test_from_verbs(void)
+{
+	struct ibv_async_event ae;
+	struct ibv_qp qp = { .qp_num = 0x11, .handle = 3 };
+	struct ibv_cq cq = { .handle = 7 };
+	struct ibv_srq srq = { .handle = 9 };
+	struct ibv_wq wq = { .wq_num = 0x22, .handle = 4 };
+	struct ibve_event ev;
+
+	memset(&ae, 0, sizeof(ae));
+	ae.event_type = IBV_EVENT_PORT_ERR;
+	ae.element.port_num = 2;
+	ibve_event_from_verbs(&ev, &ae, "mlx5_0", 0x1122334455667788ull);
+	is_int(ev.port, 2, "a port event reads port_num");
+	is_str(ev.name, "PORT_ERR", "PORT_ERR decoded");
+	is_str(ev.device, "mlx5_0", "device copied");
+	ok(ev.node_guid == 0x1122334455667788ull, "node GUID copied");
+	ok(ev.time.tv_sec > 0, "timestamped");
+	is_int(ev.fields, 0, "no object fields on a port event");
+
+	ae.event_type = IBV_EVENT_QP_LAST_WQE_REACHED;
+	ae.element.qp = &qp;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	is_int(ev.port, 0, "a QP event has no port (the union holds a pointer)");
+	ok(ev.fields == (IBVE_FIELD_QP_NUM | IBVE_FIELD_HANDLE) &&
+		   ev.qp_num == 0x11 && ev.handle == 3,
+	   "a QP event carries qp_num and handle");
+
+	ae.event_type = IBV_EVENT_CQ_ERR;
+	ae.element.cq = &cq;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	ok(ev.fields == IBVE_FIELD_HANDLE && ev.handle == 7 && ev.port == 0,
+	   "a CQ event carries the CQ handle");
+
+	ae.event_type = IBV_EVENT_SRQ_LIMIT_REACHED;
+	ae.element.srq = &srq;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	ok(ev.fields == IBVE_FIELD_HANDLE && ev.handle == 9,
+	   "an SRQ event carries the SRQ handle");
+
+	ae.event_type = IBV_EVENT_WQ_FATAL;
+	ae.element.wq = &wq;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	ok(ev.fields == (IBVE_FIELD_WQ_NUM | IBVE_FIELD_HANDLE) &&
+		   ev.wq_num == 0x22 && ev.handle == 4,
+	   "a WQ event carries wq_num and handle");
+
+	ae.event_type = IBV_EVENT_DEVICE_FATAL;
+	ae.element.port_num = 1;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	ok(ev.port == 0 && ev.fields == 0 && ev.severity == IBVE_SEVERITY_FATAL,
+	   "DEVICE_FATAL is about the device, not a port");
+
+	ae.event_type = (enum ibv_event_type)20; /* DEVICE_SPEED_CHANGE */
+	ae.element.port_num = 1;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	is_str(ev.name, "UNKNOWN(20)", "an unknown code decodes as UNKNOWN(20)");
+	ok(ev.code == 20 && ev.cls == IBVE_CLASS_UNKNOWN && !ev.desc &&
+		   ev.severity == IBVE_SEVERITY_WARNING && ev.port == 0,
+	   "unknown: code kept, class unknown, severity warning, union unread");
+	ok(strlen(ibve_event_text(&ev)) > 0, "unknown events still explain themselves");
+
+	ae.event_type = (enum ibv_event_type)-5;
+	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+	is_str(ev.name, "UNKNOWN(-5)", "negative codes are printed, not dropped");
+
+	memset(&ev, 0, sizeof(ev));
+	ibve_event_set_code(&ev, IBVE_SOURCE_HOTPLUG, IBVE_HOTPLUG_DEVICE_REMOVED);
+	ok(strcmp(ev.name, "DEVICE_REMOVED") == 0 && ev.cls == IBVE_CLASS_DEVICE &&
+		   ev.source == IBVE_SOURCE_HOTPLUG,
+	   "hot-plug codes decode");
+}
+
+static void test_long_device_name(void)
+{
+	struct ibv_async_event ae = { .event_type = IBV_EVENT_PORT_ACTIVE };
+	struct ibve_event ev;
+	char name[200];
+
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ae.element.port_num = 1;
+	ibve_event_from_verbs(&ev, &ae, name, 0);
+	is_int(strlen(ev.device), IBVE_NAME_MAX - 1,
+	       "a device name is truncated to the record, terminated");
+}
+
+int main(void)
+{
+	test_table();
+	test_names();
+	test_from_verbs();
+	test_long_device_name();
+	ok(strlen(ibve_version()) > 0, "ibve_version() is set");
+	return done_testing();
+}
