@@ -57,9 +57,10 @@ UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(B)/test/%)
 DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rdma-core ibverbs-utils libjson-c-dev libncurses-dev \
 	bats bats-support bats-assert qemu-system-x86 busybox-static cpio kmod \
-	xz-utils iproute2 tmux mandoc shellcheck clang-format
+	xz-utils iproute2 tmux mandoc shellcheck clang-format bash-completion \
+	jq strace
 
-.PHONY: all deps check check-unit check-cli check-vm check-vm-all \
+.PHONY: all deps check check-unit check-cli check-vm \
 	check-format lint install uninstall clean
 
 ifneq ($(LIB_SRCS),)
@@ -133,12 +134,45 @@ check-vm: all
 		test/vm/run --kernel $(KERNEL) -- \
 		bats --report-formatter tap -o $(abspath $(B)/tap/rxe-$(KERNEL)) test/rxe
 
+# Always rewritten: PREFIX and LIBDIR may differ from the last run.
+$(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+MANPAGES := $(wildcard man/*.[0-9])
+
+install: all $(B)/libibvevent.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
+	install -m 644 include/ibvevent.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(B)/libibvevent.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	for m in $(MANPAGES); do \
+		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	install -m 644 completions/ibvevent $(DESTDIR)$(BASHCOMPDIR)/ibvevent
+	for c in $(CMDS); do ln -sf ibvevent $(DESTDIR)$(BASHCOMPDIR)/$$c; done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(CMDS))
+	rm -f $(DESTDIR)$(LIBDIR)/libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/ibvevent.h $(DESTDIR)$(PKGCONFIGDIR)/libibvevent.pc
+	for m in $(MANPAGES); do \
+		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/ibvevent $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(CMDS))
+
 lint:
 	shellcheck test/vm/run test/vm/init .ci/run
-	shellcheck -s bash test/*.bash
+	shellcheck -s bash test/*.bash completions/ibvevent
+	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:
 	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.c lib/*.h cmd/*.c test/unit/*.c test/unit/*.h)
 
 clean:
 	rm -rf $(B)
+
+FORCE:

@@ -32,7 +32,7 @@ enum ibve_source {
 	IBVE_SOURCE_VERBS,   /* the verbs async event queue of a context */
 	IBVE_SOURCE_HOTPLUG, /* devices appearing and going away */
 	IBVE_SOURCE_MLX5,    /* mlx5 DEVX event channel */
-	IBVE_SOURCE_SM,      /* subnet manager traps (SA InformInfo) */
+	IBVE_SOURCE_SM,	     /* subnet manager traps (SA InformInfo) */
 	IBVE_SOURCE_COUNT
 };
 
@@ -66,7 +66,7 @@ enum ibve_hotplug_code {
 /* One row of the event table. */
 struct ibve_event_desc {
 	enum ibve_source source;
-	int code;         /* e.g. enum ibv_event_type for IBVE_SOURCE_VERBS */
+	int code;	  /* e.g. enum ibv_event_type for IBVE_SOURCE_VERBS */
 	const char *name; /* stable name: the verbs name without IBV_EVENT_ */
 	enum ibve_class cls;
 	bool affiliated; /* about one object of the owning process */
@@ -96,9 +96,9 @@ int ibve_severity_parse(const char *name);
 /* ------------------------------------------------------------------ */
 /* The record                                                          */
 
-#define IBVE_NAME_MAX 64 /* device names (IB_DEVICE_NAME_MAX) */
+#define IBVE_NAME_MAX	    64 /* device names (IB_DEVICE_NAME_MAX) */
 #define IBVE_EVENT_NAME_MAX 32
-#define IBVE_IFNAME_MAX 16
+#define IBVE_IFNAME_MAX	    16
 
 /* Which optional fields of a record are set. */
 enum ibve_field {
@@ -115,9 +115,9 @@ enum ibve_field {
 struct ibve_mlx5_fields {
 	uint8_t eqe[64]; /* the raw event queue entry */
 	uint8_t sub_type;
-	uint8_t module;        /* PORT_MODULE */
-	uint8_t module_status; /* PORT_MODULE */
-	uint8_t error_type;    /* PORT_MODULE, status error */
+	uint8_t module;		/* PORT_MODULE */
+	uint8_t module_status;	/* PORT_MODULE */
+	uint8_t error_type;	/* PORT_MODULE, status error */
 	uint64_t sensor_map[2]; /* TEMP_WARN: [0] msb, [1] lsb */
 };
 
@@ -136,9 +136,9 @@ struct ibve_event {
 	char device[IBVE_NAME_MAX];
 	char name[IBVE_EVENT_NAME_MAX]; /* desc name, or e.g. "UNKNOWN(20)" */
 	const struct ibve_event_desc *desc; /* NULL when unknown */
-	uint64_t node_guid;                 /* host byte order; 0 unknown */
-	uint32_t port;                      /* 0: not about one port */
-	int32_t code;                       /* -1: none */
+	uint64_t node_guid;		    /* host byte order; 0 unknown */
+	uint32_t port;			    /* 0: not about one port */
+	int32_t code;			    /* -1: none */
 	enum ibve_source source;
 	enum ibve_class cls;
 	enum ibve_severity severity;
@@ -161,8 +161,8 @@ struct ibve_event {
  * port events; qp_num and handles for the caller's own objects).
  */
 void ibve_event_from_verbs(struct ibve_event *ev,
-			   const struct ibv_async_event *ae,
-			   const char *device, uint64_t node_guid);
+			   const struct ibv_async_event *ae, const char *device,
+			   uint64_t node_guid);
 /* Set name, class, severity, affiliation and desc from (source, code). */
 void ibve_event_set_code(struct ibve_event *ev, enum ibve_source source,
 			 int code);
@@ -216,8 +216,8 @@ void ibve_filter_free(struct ibve_filter *f);
  * (severity>=warning, severity=error, severity<=info; also >=warning).
  * Returns 0, or -EINVAL with the bad term in ERR.
  */
-int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
-			  bool exclude, char *err, size_t errlen);
+int ibve_filter_add_terms(struct ibve_filter *f, const char *list, bool exclude,
+			  char *err, size_t errlen);
 /* Only events of these devices / ports (repeatable). */
 int ibve_filter_add_device(struct ibve_filter *f, const char *device);
 int ibve_filter_add_port(struct ibve_filter *f, uint32_t port);
@@ -243,7 +243,7 @@ struct ibve_gid {
 
 struct ibve_port_info {
 	uint32_t num;
-	int state;      /* enum ibv_port_state */
+	int state;	/* enum ibv_port_state */
 	int phys_state; /* 5 = LinkUp */
 	int link_layer; /* IBV_LINK_LAYER_* */
 	double rate_gbps;
@@ -263,7 +263,7 @@ struct ibve_device_info {
 	char chardev[IBVE_IFNAME_MAX]; /* uverbs0 */
 	uint64_t node_guid;
 	uint64_t sys_image_guid;
-	int node_type;      /* enum ibv_node_type */
+	int node_type;	    /* enum ibv_node_type */
 	int transport_type; /* enum ibv_transport_type */
 	char fw_ver[64];
 	uint32_t vendor_id;
@@ -285,8 +285,8 @@ void ibve_device_list_free(struct ibve_device_info *list, size_t count);
  * Write D to F: text for people, or one JSON object on one line; PORT 0
  * shows every port. Returns 0 or -errno.
  */
-int ibve_device_print(FILE *f, const struct ibve_device_info *d,
-		      uint32_t port, bool json);
+int ibve_device_print(FILE *f, const struct ibve_device_info *d, uint32_t port,
+		      bool json);
 /* "ACTIVE", "DOWN", ...; "LinkUp", "Polling", ...; "InfiniBand", ... */
 const char *ibve_port_state_name(int state);
 const char *ibve_port_phys_state_name(int phys_state);
@@ -378,13 +378,13 @@ int ibve_loop_add_fd(struct ibve_loop *l, int fd, short events,
 		     ibve_loop_fd_cb cb, void *arg);
 int ibve_loop_remove_fd(struct ibve_loop *l, int fd);
 /* Blocks SIGNO and delivers it through a signalfd. */
-int ibve_loop_add_signal(struct ibve_loop *l, int signo,
-			 ibve_loop_signal_cb cb, void *arg);
+int ibve_loop_add_signal(struct ibve_loop *l, int signo, ibve_loop_signal_cb cb,
+			 void *arg);
 /* Called every time before the loop blocks (e.g. to flush output). */
 void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb, void *arg);
 /* Stop with STATUS at the CLOCK_MONOTONIC time DEADLINE (NULL: none). */
-void ibve_loop_set_deadline(struct ibve_loop *l, const struct timespec *deadline,
-			    int status);
+void ibve_loop_set_deadline(struct ibve_loop *l,
+			    const struct timespec *deadline, int status);
 /*
  * Poll until a callback returns non-zero or the deadline passes; returns
  * that value, or -errno when polling itself fails.

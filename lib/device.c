@@ -14,15 +14,20 @@ static const char *const port_states[] = {
 	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
 };
 static const char *const phys_states[] = {
-	NULL,	   "Sleep",	   "Polling",	  "Disabled",
-	"PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
+	NULL,
+	"Sleep",
+	"Polling",
+	"Disabled",
+	"PortConfigurationTraining",
+	"LinkUp",
+	"LinkErrorRecovery",
 	"PhyTest",
 };
 static const char *const link_layers[] = { "unspecified", "InfiniBand",
 					   "Ethernet" };
 static const char *const node_types[] = {
-	NULL, "CA", "switch", "router", "RNIC", "usNIC", "usNIC UDP",
-	"unspecified",
+	NULL,	"CA",	 "switch",    "router",
+	"RNIC", "usNIC", "usNIC UDP", "unspecified",
 };
 static const char *const transports[] = { "InfiniBand", "iWARP", "usNIC",
 					  "usNIC UDP", "unspecified" };
@@ -63,15 +68,19 @@ static void port_rate(struct ibve_port_info *p, uint8_t width, uint8_t speed)
 	static const struct {
 		uint8_t code, lanes;
 		const char *name;
-	} widths[] = { { 1, 1, "1X" }, { 2, 4, "4X" }, { 4, 8, "8X" },
-		       { 8, 12, "12X" }, { 16, 2, "2X" } };
+	} widths[] = { { 1, 1, "1X" },
+		       { 2, 4, "4X" },
+		       { 4, 8, "8X" },
+		       { 8, 12, "12X" },
+		       { 16, 2, "2X" } };
 	static const struct {
 		uint8_t code;
 		double gbps;
 		const char *name;
-	} speeds[] = { { 1, 2.5, "SDR" },  { 2, 5, "DDR" },   { 4, 10, "QDR" },
-		       { 8, 10, "FDR10" }, { 16, 14, "FDR" }, { 32, 25, "EDR" },
-		       { 64, 50, "HDR" },  { 128, 100, "NDR" } };
+	} speeds[] = { { 1, 2.5, "SDR" }, { 2, 5, "DDR" },
+		       { 4, 10, "QDR" },  { 8, 10, "FDR10" },
+		       { 16, 14, "FDR" }, { 32, 25, "EDR" },
+		       { 64, 50, "HDR" }, { 128, 100, "NDR" } };
 	const char *wn = NULL, *sn = NULL;
 	unsigned int lanes = 0;
 	double g = 0;
@@ -87,8 +96,8 @@ static void port_rate(struct ibve_port_info *p, uint8_t width, uint8_t speed)
 			sn = speeds[i].name;
 		}
 	if (!wn || !sn) {
-		snprintf(p->rate, sizeof(p->rate), "unknown (width %u speed %u)",
-			 width, speed);
+		snprintf(p->rate, sizeof(p->rate),
+			 "unknown (width %u speed %u)", width, speed);
 		return;
 	}
 	p->rate_gbps = g * lanes;
@@ -272,18 +281,20 @@ static void device_text(struct ibve_buf *b, const struct ibve_device_info *d,
 
 		if (port && p->num != port)
 			continue;
-		ibve_buf_printf(b, "    port %u  %s  %s  %s  %s  lid %u  sm_lid %u",
-				p->num, ibve_port_state_name(p->state),
-				ibve_port_phys_state_name(p->phys_state),
-				ibve_link_layer_name(p->link_layer), p->rate,
-				p->lid, p->sm_lid);
+		ibve_buf_printf(
+			b, "    port %u  %s  %s  %s  %s  lid %u  sm_lid %u",
+			p->num, ibve_port_state_name(p->state),
+			ibve_port_phys_state_name(p->phys_state),
+			ibve_link_layer_name(p->link_layer), p->rate, p->lid,
+			p->sm_lid);
 		if (p->netdev[0]) {
 			ibve_buf_puts(b, "  netdev ");
 			ibve_buf_text_str(b, p->netdev);
 		}
 		ibve_buf_putc(b, '\n');
 		for (size_t g = 0; g < p->gid_count; g++) {
-			ibve_buf_printf(b, "        gid %-3u ", p->gids[g].index);
+			ibve_buf_printf(b, "        gid %-3u ",
+					p->gids[g].index);
 			put_gid_text(b, p->gids[g].raw);
 			ibve_buf_printf(b, "  %s", p->gids[g].type);
 			if (p->gids[g].netdev[0]) {
@@ -306,9 +317,11 @@ static void device_json(struct ibve_buf *b, const struct ibve_device_info *d,
 	ibve_buf_puts(b, ",\"chardev\":");
 	ibve_buf_json_str(b, d->chardev);
 	ibve_guid_format(d->node_guid, guid, sizeof(guid));
-	ibve_buf_printf(b, ",\"node_guid\":\"%s\",\"node_type\":\"%s\",\"transport\":\"%s\"",
-			guid, ibve_node_type_name(d->node_type),
-			ibve_transport_name(d->transport_type));
+	ibve_buf_printf(
+		b,
+		",\"node_guid\":\"%s\",\"node_type\":\"%s\",\"transport\":\"%s\"",
+		guid, ibve_node_type_name(d->node_type),
+		ibve_transport_name(d->transport_type));
 	if (d->error) {
 		ibve_buf_puts(b, ",\"error\":");
 		ibve_buf_json_str(b, strerror(d->error));
@@ -318,20 +331,24 @@ static void device_json(struct ibve_buf *b, const struct ibve_device_info *d,
 	ibve_guid_format(d->sys_image_guid, guid, sizeof(guid));
 	ibve_buf_printf(b, ",\"sys_image_guid\":\"%s\",\"fw_ver\":", guid);
 	ibve_buf_json_str(b, d->fw_ver);
-	ibve_buf_printf(b, ",\"vendor_id\":%u,\"vendor_part_id\":%u,\"hw_ver\":%u,\"ports\":[",
-			d->vendor_id, d->vendor_part_id, d->hw_ver);
+	ibve_buf_printf(
+		b,
+		",\"vendor_id\":%u,\"vendor_part_id\":%u,\"hw_ver\":%u,\"ports\":[",
+		d->vendor_id, d->vendor_part_id, d->hw_ver);
 	for (size_t i = 0; i < d->port_count; i++) {
 		const struct ibve_port_info *p = &d->ports[i];
 
 		if (port && p->num != port)
 			continue;
-		ibve_buf_printf(b, "%s{\"port\":%u,\"state\":\"%s\",\"phys_state\":\"%s\",\"link_layer\":\"%s\",\"rate\":\"%s\",\"rate_gbps\":%g,\"lid\":%u,\"sm_lid\":%u,\"lmc\":%u,\"pkey_tbl_len\":%u,\"gid_tbl_len\":%u,\"netdev\":",
-				first ? "" : ",", p->num,
-				ibve_port_state_name(p->state),
-				ibve_port_phys_state_name(p->phys_state),
-				ibve_link_layer_name(p->link_layer), p->rate,
-				p->rate_gbps, p->lid, p->sm_lid, p->lmc,
-				p->pkey_tbl_len, p->gid_tbl_len);
+		ibve_buf_printf(
+			b,
+			"%s{\"port\":%u,\"state\":\"%s\",\"phys_state\":\"%s\",\"link_layer\":\"%s\",\"rate\":\"%s\",\"rate_gbps\":%g,\"lid\":%u,\"sm_lid\":%u,\"lmc\":%u,\"pkey_tbl_len\":%u,\"gid_tbl_len\":%u,\"netdev\":",
+			first ? "" : ",", p->num,
+			ibve_port_state_name(p->state),
+			ibve_port_phys_state_name(p->phys_state),
+			ibve_link_layer_name(p->link_layer), p->rate,
+			p->rate_gbps, p->lid, p->sm_lid, p->lmc,
+			p->pkey_tbl_len, p->gid_tbl_len);
 		first = false;
 		if (p->netdev[0])
 			ibve_buf_json_str(b, p->netdev);

@@ -12,12 +12,16 @@
 
 #include "internal.h"
 
-#define VERBS(c, n, cl, aff, sev, txt)                                       \
-	{ IBVE_SOURCE_VERBS, c, n, IBVE_CLASS_##cl, aff, IBVE_SEVERITY_##sev, \
-	  txt }
-#define HOTPLUG(c, n, cl, sev, txt)                                           \
-	{ IBVE_SOURCE_HOTPLUG, c, n, IBVE_CLASS_##cl, false,                  \
-	  IBVE_SEVERITY_##sev, txt }
+#define VERBS(c, n, cl, aff, sev, txt)                         \
+	{                                                      \
+		IBVE_SOURCE_VERBS, c, n, IBVE_CLASS_##cl, aff, \
+			IBVE_SEVERITY_##sev, txt               \
+	}
+#define HOTPLUG(c, n, cl, sev, txt)                                \
+	{                                                          \
+		IBVE_SOURCE_HOTPLUG, c, n, IBVE_CLASS_##cl, false, \
+			IBVE_SEVERITY_##sev, txt                   \
+	}
 
 /*
  * Verbs events carry their enum ibv_event_type number (rdma-core 44 has
@@ -85,9 +89,9 @@ static const char *const source_names[] = {
 };
 
 static const char *const class_names[] = {
-	[IBVE_CLASS_DEVICE] = "device", [IBVE_CLASS_PORT] = "port",
-	[IBVE_CLASS_QP] = "qp",		[IBVE_CLASS_CQ] = "cq",
-	[IBVE_CLASS_SRQ] = "srq",	[IBVE_CLASS_WQ] = "wq",
+	[IBVE_CLASS_DEVICE] = "device",	  [IBVE_CLASS_PORT] = "port",
+	[IBVE_CLASS_QP] = "qp",		  [IBVE_CLASS_CQ] = "cq",
+	[IBVE_CLASS_SRQ] = "srq",	  [IBVE_CLASS_WQ] = "wq",
 	[IBVE_CLASS_UNKNOWN] = "unknown",
 };
 
@@ -118,7 +122,8 @@ ibve_event_desc_find(enum ibve_source source, int code)
 	return NULL;
 }
 
-IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_lookup(const char *name)
+IBVE_EXPORT const struct ibve_event_desc *
+ibve_event_desc_lookup(const char *name)
 {
 	if (strncasecmp(name, "IBV_EVENT_", 10) == 0)
 		name += 10;

@@ -17,9 +17,9 @@ enum term_kind { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };
 struct term {
 	enum term_kind kind;
 	const struct ibve_event_desc *desc; /* T_EVENT */
-	char name[IBVE_EVENT_NAME_MAX];     /* T_NAME: e.g. UNKNOWN(20) */
-	int value;                          /* class, source */
-	int sev_min, sev_max;               /* T_SEVERITY, inclusive */
+	char name[IBVE_EVENT_NAME_MAX];	    /* T_NAME: e.g. UNKNOWN(20) */
+	int value;			    /* class, source */
+	int sev_min, sev_max;		    /* T_SEVERITY, inclusive */
 };
 
 struct term_set {
@@ -115,7 +115,8 @@ static int parse_term(const char *s, struct term *t)
 		return 0;
 	if (strncasecmp(s, "IBV_EVENT_", 10) == 0)
 		s += 10;
-	if (strncasecmp(s, "UNKNOWN(", 8) == 0 && isdigit((unsigned char)s[8])) {
+	if (strncasecmp(s, "UNKNOWN(", 8) == 0 &&
+	    isdigit((unsigned char)s[8])) {
 		char *end;
 
 		errno = 0;
@@ -123,7 +124,8 @@ static int parse_term(const char *s, struct term *t)
 		if (!errno && end[0] == ')' && end[1] == '\0' &&
 		    code <= INT32_MAX) {
 			t->kind = T_NAME;
-			snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)", code);
+			snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)",
+				 code);
 			return 0;
 		}
 	}

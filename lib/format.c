@@ -265,9 +265,10 @@ IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
 			continue;
 		if (!isxdigit((unsigned char)*s) || ++n > 16)
 			return -EINVAL;
-		v = v << 4 | (uint64_t)(isdigit((unsigned char)*s) ?
-						*s - '0' :
-						(tolower((unsigned char)*s) - 'a' + 10));
+		v = v << 4 | (uint64_t)(isdigit((unsigned char)*s)
+						? *s - '0'
+						: (tolower((unsigned char)*s) -
+						   'a' + 10));
 	}
 	if (!n)
 		return -EINVAL;
@@ -351,8 +352,9 @@ IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
 	time_t t = ev->time.tv_sec;
 	size_t start;
 	bool color = flags & IBVE_FORMAT_COLOR;
-	unsigned int sev = ev->severity < IBVE_SEVERITY_COUNT ? ev->severity :
-								IBVE_SEVERITY_WARNING;
+	unsigned int sev = ev->severity < IBVE_SEVERITY_COUNT
+				   ? ev->severity
+				   : IBVE_SEVERITY_WARNING;
 
 	localtime_r(&t, &tm);
 	ibve_buf_printf(&b, "%04d-%02d-%02d %02d:%02d:%02d.%03ld ",

@@ -28,19 +28,19 @@
  * RDMA netlink numbers, fixed ABI (include/uapi/rdma/rdma_netlink.h);
  * the monitor appeared in Linux 6.11, after the headers Debian 12 ships.
  */
-#define RDMA_NL_NLDEV_CLIENT 5
-#define NL_TYPE(op) ((RDMA_NL_NLDEV_CLIENT << 10) + (op))
-#define NLDEV_CMD_GET 1
-#define NLDEV_CMD_SYS_GET 6
-#define NLDEV_CMD_MONITOR 28
-#define NLDEV_ATTR_DEV_INDEX 1
-#define NLDEV_ATTR_DEV_NAME 2
-#define NLDEV_ATTR_PORT_INDEX 3
-#define NLDEV_ATTR_NDEV_INDEX 50
-#define NLDEV_ATTR_EVENT_TYPE 102
+#define RDMA_NL_NLDEV_CLIENT	    5
+#define NL_TYPE(op)		    ((RDMA_NL_NLDEV_CLIENT << 10) + (op))
+#define NLDEV_CMD_GET		    1
+#define NLDEV_CMD_SYS_GET	    6
+#define NLDEV_CMD_MONITOR	    28
+#define NLDEV_ATTR_DEV_INDEX	    1
+#define NLDEV_ATTR_DEV_NAME	    2
+#define NLDEV_ATTR_PORT_INDEX	    3
+#define NLDEV_ATTR_NDEV_INDEX	    50
+#define NLDEV_ATTR_EVENT_TYPE	    102
 #define NLDEV_SYS_ATTR_MONITOR_MODE 103
-#define RDMA_NL_GROUP_NOTIFY 4
-#define RDMA_NLA_TYPE_MASK 0x1fff /* strip NESTED, BYTEORDER, MANDATORY */
+#define RDMA_NL_GROUP_NOTIFY	    4
+#define RDMA_NLA_TYPE_MASK	    0x1fff /* strip NESTED, BYTEORDER, MANDATORY */
 
 enum { MON_REGISTER, MON_UNREGISTER, MON_NETDEV_ATTACH, MON_NETDEV_DETACH };
 
@@ -100,8 +100,7 @@ struct nl_req {
 	char attrs[16];
 };
 
-typedef void (*attr_cb)(uint16_t type, const void *data, size_t len,
-			void *arg);
+typedef void (*attr_cb)(uint16_t type, const void *data, size_t len, void *arg);
 
 static void for_each_attr(const struct nlmsghdr *h, attr_cb cb, void *arg)
 {
@@ -490,7 +489,8 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			}
 			break;
 		}
-		for (h = (struct nlmsghdr *)buf; n < max && NLMSG_OK(h, (size_t)len);
+		for (h = (struct nlmsghdr *)buf;
+		     n < max && NLMSG_OK(h, (size_t)len);
 		     h = NLMSG_NEXT(h, len)) {
 			struct mon_attrs a = { .type = -1 };
 			struct ibve_hp_msg *m = &msgs[n];
@@ -518,9 +518,9 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 				break;
 			case MON_NETDEV_ATTACH:
 			case MON_NETDEV_DETACH:
-				m->kind = a.type == MON_NETDEV_ATTACH ?
-						  IBVE_HP_NETDEV_ATTACH :
-						  IBVE_HP_NETDEV_DETACH;
+				m->kind = a.type == MON_NETDEV_ATTACH
+						  ? IBVE_HP_NETDEV_ATTACH
+						  : IBVE_HP_NETDEV_DETACH;
 				device_name(hp, a.dev_index, m->device,
 					    sizeof(m->device));
 				m->port = a.port;
@@ -538,8 +538,8 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			 struct ibve_hp_msg *msgs, size_t max)
 {
-	size_t n = fd == hp->nl_fd ? read_monitor(hp, msgs, max) :
-				     read_uevents(hp, msgs, max);
+	size_t n = fd == hp->nl_fd ? read_monitor(hp, msgs, max)
+				   : read_uevents(hp, msgs, max);
 
 	/* With the monitor, arrivals come from REGISTER only. */
 	if (fd == hp->uevent_fd && hp->method == IBVE_HOTPLUG_NETLINK) {

@@ -5,9 +5,9 @@
 #include "ibvevent.h"
 
 enum ibve_hp_kind {
-	IBVE_HP_ADDED,   /* a device appeared: look for new ones */
+	IBVE_HP_ADDED,	 /* a device appeared: look for new ones */
 	IBVE_HP_REMOVED, /* chardev (uevent) or device (netlink) went away */
-	IBVE_HP_RESCAN,  /* messages were lost: compare with what exists */
+	IBVE_HP_RESCAN,	 /* messages were lost: compare with what exists */
 	IBVE_HP_NETDEV_ATTACH,
 	IBVE_HP_NETDEV_DETACH,
 };
@@ -23,8 +23,7 @@ struct ibve_hp_msg {
 struct ibve_hotplug;
 
 /* WANT NETLINK falls back to UEVENT where the kernel lacks the monitor. */
-int ibve_hotplug_open(struct ibve_hotplug **hp,
-		      enum ibve_hotplug_method want);
+int ibve_hotplug_open(struct ibve_hotplug **hp, enum ibve_hotplug_method want);
 void ibve_hotplug_close(struct ibve_hotplug *hp);
 enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp);
 int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp);

@@ -8,7 +8,7 @@
 
 #include "ibvevent.h"
 
-#define IBVE_EXPORT __attribute__((visibility("default")))
+#define IBVE_EXPORT   __attribute__((visibility("default")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Copy SRC into DST of SIZE bytes, always terminated, truncating. */

@@ -58,9 +58,9 @@ IBVE_EXPORT struct ibve_monitor *ibve_monitor_new(unsigned int flags)
 	if (m->epfd < 0)
 		goto fail;
 	if (flags & IBVE_MONITOR_HOTPLUG) {
-		r = ibve_hotplug_open(&m->hp, flags & IBVE_MONITOR_UEVENT_ONLY ?
-						      IBVE_HOTPLUG_UEVENT :
-						      IBVE_HOTPLUG_NETLINK);
+		r = ibve_hotplug_open(&m->hp, flags & IBVE_MONITOR_UEVENT_ONLY
+						      ? IBVE_HOTPLUG_UEVENT
+						      : IBVE_HOTPLUG_NETLINK);
 		if (r) {
 			errno = -r;
 			goto fail;
@@ -186,7 +186,8 @@ static struct slot *new_slot(struct ibve_monitor *m, size_t *idx)
 		if (!m->slots[i].used)
 			break;
 	if (i == m->nslots) {
-		struct slot *v = realloc(m->slots, (m->nslots + 1) * sizeof(*v));
+		struct slot *v =
+			realloc(m->slots, (m->nslots + 1) * sizeof(*v));
 
 		if (!v)
 			return NULL;
@@ -205,8 +206,7 @@ static int watch_context(struct ibve_monitor *m, size_t i)
 				 .data.u64 = EP_DATA(TAG_DEVICE, i) };
 	int fl = fcntl(s->ctx->async_fd, F_GETFL);
 
-	if (fl < 0 ||
-	    fcntl(s->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	if (fl < 0 || fcntl(s->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
 	    epoll_ctl(m->epfd, EPOLL_CTL_ADD, s->ctx->async_fd, &e))
 		return -errno;
 	return 0;
@@ -286,9 +286,9 @@ static int rescan(struct ibve_monitor *m, bool announce_changes)
 				  strcmp(list[k]->dev_name, s->chardev) == 0;
 		if (!present)
 			close_slot(m, i,
-				   announce_changes ?
-					   IBVE_HOTPLUG_DEVICE_REMOVED :
-					   -1);
+				   announce_changes
+					   ? IBVE_HOTPLUG_DEVICE_REMOVED
+					   : -1);
 	}
 	for (int k = 0; k < n; k++) {
 		const char *name = ibv_get_device_name(list[k]);
@@ -438,9 +438,9 @@ static void netdev_event(struct ibve_monitor *m, const struct ibve_hp_msg *h)
 		ev->node_guid = s->guid;
 	ev->port = h->port;
 	ibve_event_set_code(ev, IBVE_SOURCE_HOTPLUG,
-			    h->kind == IBVE_HP_NETDEV_ATTACH ?
-				    IBVE_HOTPLUG_NETDEV_ATTACH :
-				    IBVE_HOTPLUG_NETDEV_DETACH);
+			    h->kind == IBVE_HP_NETDEV_ATTACH
+				    ? IBVE_HOTPLUG_NETDEV_ATTACH
+				    : IBVE_HOTPLUG_NETDEV_DETACH);
 	if (h->ifindex) {
 		ev->netdev_index = h->ifindex;
 		if (!if_indextoname(h->ifindex, ev->netdev))
@@ -470,11 +470,13 @@ static void handle_hotplug(struct ibve_monitor *m, int fd)
 					if (!s->used)
 						continue;
 					if ((h->chardev[0] &&
-					     strcmp(s->chardev, h->chardev) == 0) ||
+					     strcmp(s->chardev, h->chardev) ==
+						     0) ||
 					    (h->device[0] && s->ctx &&
 					     strcmp(s->name, h->device) == 0))
-						close_slot(m, i,
-							   IBVE_HOTPLUG_DEVICE_REMOVED);
+						close_slot(
+							m, i,
+							IBVE_HOTPLUG_DEVICE_REMOVED);
 				}
 				break;
 			case IBVE_HP_NETDEV_ATTACH:

@@ -16,14 +16,13 @@
 #include "internal.h"
 #include "parse.h"
 
-#define FAIL(...)                                         \
-	do {                                              \
-		snprintf(err, errlen, __VA_ARGS__);       \
-		return -EINVAL;                           \
+#define FAIL(...)                                   \
+	do {                                        \
+		snprintf(err, errlen, __VA_ARGS__); \
+		return -EINVAL;                     \
 	} while (0)
 
-static bool get(struct json_object *o, const char *key,
-		struct json_object **v)
+static bool get(struct json_object *o, const char *key, struct json_object **v)
 {
 	return json_object_object_get_ex(o, key, v) && *v;
 }
@@ -268,8 +267,8 @@ static int parse_optional(struct json_object *o, struct ibve_event *ev,
 	return 0;
 }
 
-int ibve_parse_object(struct json_object *o, struct ibve_event *ev,
-		      char *err, size_t errlen)
+int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
+		      size_t errlen)
 {
 	const char *s;
 	uint64_t u;
@@ -320,13 +319,17 @@ int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
 
 	if (len > INT32_MAX)
 		FAIL("line too long");
+	for (used = 0; used < len && isspace((unsigned char)line[used]); used++)
+		;
+	if (used == len || line[used] != '{')
+		FAIL("not a JSON object");
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (!o) {
 		if (jerr == json_tokener_continue)
 			FAIL("incomplete JSON");
-		FAIL("not JSON: %s", json_tokener_error_desc(jerr));
+		FAIL("invalid JSON: %s", json_tokener_error_desc(jerr));
 	}
 	used = json_tokener_get_parse_end(tok);
 	for (; used < len; used++)

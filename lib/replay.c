@@ -13,7 +13,7 @@
 #include "internal.h"
 #include "parse.h"
 
-#define CHUNK (64 * 1024)
+#define CHUNK		     (64 * 1024)
 #define IBVE_REPLAY_LINE_MAX (1024 * 1024)
 
 struct ibve_replay {
@@ -178,7 +178,8 @@ IBVE_EXPORT int ibve_replay_read(struct ibve_replay *r, struct ibve_event *ev,
 			snprintf(err, errlen, "NUL byte in the line");
 			return -EINVAL;
 		}
-		return ibve_parse_line(r->tok, line, len, ev, err, errlen) ? -EINVAL :
-									       1;
+		return ibve_parse_line(r->tok, line, len, ev, err, errlen)
+			       ? -EINVAL
+			       : 1;
 	}
 }

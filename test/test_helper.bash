@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Shared by every bats suite (test/cli on the host, test/rxe in the guest).
+# Variables set here are for the test files that load it.
+# shellcheck disable=SC2034
 
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
@@ -75,4 +77,28 @@ stop_bg() {
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
+}
+
+# start_watch ARGS...: ibv_eventwatch in the background, ready to see
+# events when this returns (it has printed its "watching" line).
+# Sets WPID, WOUT (its stdout) and WERR (its stderr).
+start_watch() {
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	WERR=$BATS_TEST_TMPDIR/watch.err
+	ibv_eventwatch "$@" >"$WOUT" 2>"$WERR" &
+	WPID=$!
+	wait_for "$WERR" '^ibv_eventwatch: watching'
+}
+
+# start_asyncwatch: rdma-core's ibv_asyncwatch on rxe0 as the reference.
+start_asyncwatch() {
+	AOUT=$BATS_TEST_TMPDIR/asyncwatch.out
+	stdbuf -oL ibv_asyncwatch -d rxe0 >"$AOUT" 2>&1 &
+	APID=$!
+	wait_for "$AOUT" 'async event FD'
+}
+
+# The hot-plug method the watcher should report on this kernel.
+expected_hotplug() {
+	if kernel_at_least 6.11; then echo netlink; else echo uevent; fi
 }

@@ -22,6 +22,7 @@ setup() {
 
 @test "the command runs as root in the same directory, with rxe0 ACTIVE, stdout and stderr apart" {
 	cd "$TOP"
+	# shellcheck disable=SC2016 # expanded in the guest
 	run --separate-stderr "$VMRUN" -- sh -c \
 		'echo "$(id -u) $PWD $(cat /sys/class/infiniband/rxe0/ports/1/state)"; echo to-stderr >&2; exit 7'
 	assert_failure 7

@@ -10,8 +10,8 @@
 
 static int tap_n, tap_failed;
 
-__attribute__((format(printf, 2, 3))) static bool ok(bool cond,
-						       const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static bool ok(bool cond, const char *fmt,
+						     ...)
 {
 	va_list ap;
 
@@ -25,19 +25,19 @@ __attribute__((format(printf, 2, 3))) static bool ok(bool cond,
 	return cond;
 }
 
-#define is_int(got, want, ...)                                             \
-	do {                                                               \
-		long long g_ = (long long)(got), w_ = (long long)(want);    \
-		if (!ok(g_ == w_, __VA_ARGS__))                             \
-			printf("#   got %lld, want %lld\n", g_, w_);        \
+#define is_int(got, want, ...)                                           \
+	do {                                                             \
+		long long g_ = (long long)(got), w_ = (long long)(want); \
+		if (!ok(g_ == w_, __VA_ARGS__))                          \
+			printf("#   got %lld, want %lld\n", g_, w_);     \
 	} while (0)
 
-#define is_str(got, want, ...)                                             \
-	do {                                                               \
-		const char *g_ = (got), *w_ = (want);                       \
-		if (!ok(g_ && w_ && strcmp(g_, w_) == 0, __VA_ARGS__))      \
-			printf("#   got  '%s'\n#   want '%s'\n",             \
-			       g_ ? g_ : "(null)", w_ ? w_ : "(null)");     \
+#define is_str(got, want, ...)                                          \
+	do {                                                            \
+		const char *g_ = (got), *w_ = (want);                   \
+		if (!ok(g_ && w_ && strcmp(g_, w_) == 0, __VA_ARGS__))  \
+			printf("#   got  '%s'\n#   want '%s'\n",        \
+			       g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
 	} while (0)
 
 static int done_testing(void)

@@ -99,7 +99,8 @@ static void test_names(void)
 {
 	for (int c = 0; c < IBVE_CLASS_COUNT; c++)
 		is_int(ibve_class_parse(ibve_class_name((enum ibve_class)c)), c,
-		       "class %s round-trips", ibve_class_name((enum ibve_class)c));
+		       "class %s round-trips",
+		       ibve_class_name((enum ibve_class)c));
 	for (int s = 0; s < IBVE_SEVERITY_COUNT; s++)
 		is_int(ibve_severity_parse(
 			       ibve_severity_name((enum ibve_severity)s)),
@@ -109,7 +110,8 @@ static void test_names(void)
 		is_int(ibve_source_parse(ibve_source_name((enum ibve_source)s)),
 		       s, "source %s round-trips",
 		       ibve_source_name((enum ibve_source)s));
-	is_int(ibve_class_parse("QP"), IBVE_CLASS_QP, "class names ignore case");
+	is_int(ibve_class_parse("QP"), IBVE_CLASS_QP,
+	       "class names ignore case");
 	is_int(ibve_class_parse("port_err"), -1, "an event is not a class");
 	is_str(ibve_class_name((enum ibve_class)99), "unknown",
 	       "out-of-range class prints as unknown");
@@ -138,7 +140,8 @@ static void test_from_verbs(void)
 	ae.event_type = IBV_EVENT_QP_LAST_WQE_REACHED;
 	ae.element.qp = &qp;
 	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
-	is_int(ev.port, 0, "a QP event has no port (the union holds a pointer)");
+	is_int(ev.port, 0,
+	       "a QP event has no port (the union holds a pointer)");
 	ok(ev.fields == (IBVE_FIELD_QP_NUM | IBVE_FIELD_HANDLE) &&
 		   ev.qp_num == 0x11 && ev.handle == 3,
 	   "a QP event carries qp_num and handle");
@@ -171,19 +174,24 @@ static void test_from_verbs(void)
 	ae.event_type = (enum ibv_event_type)20; /* DEVICE_SPEED_CHANGE */
 	ae.element.port_num = 1;
 	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
-	is_str(ev.name, "UNKNOWN(20)", "an unknown code decodes as UNKNOWN(20)");
+	is_str(ev.name, "UNKNOWN(20)",
+	       "an unknown code decodes as UNKNOWN(20)");
 	ok(ev.code == 20 && ev.cls == IBVE_CLASS_UNKNOWN && !ev.desc &&
 		   ev.severity == IBVE_SEVERITY_WARNING && ev.port == 0,
 	   "unknown: code kept, class unknown, severity warning, union unread");
-	ok(strlen(ibve_event_text(&ev)) > 0, "unknown events still explain themselves");
+	ok(strlen(ibve_event_text(&ev)) > 0,
+	   "unknown events still explain themselves");
 
-	ae.event_type = (enum ibv_event_type)-5;
+	ae.event_type = (enum ibv_event_type) - 5;
 	ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
-	is_str(ev.name, "UNKNOWN(-5)", "negative codes are printed, not dropped");
+	is_str(ev.name, "UNKNOWN(-5)",
+	       "negative codes are printed, not dropped");
 
 	memset(&ev, 0, sizeof(ev));
-	ibve_event_set_code(&ev, IBVE_SOURCE_HOTPLUG, IBVE_HOTPLUG_DEVICE_REMOVED);
-	ok(strcmp(ev.name, "DEVICE_REMOVED") == 0 && ev.cls == IBVE_CLASS_DEVICE &&
+	ibve_event_set_code(&ev, IBVE_SOURCE_HOTPLUG,
+			    IBVE_HOTPLUG_DEVICE_REMOVED);
+	ok(strcmp(ev.name, "DEVICE_REMOVED") == 0 &&
+		   ev.cls == IBVE_CLASS_DEVICE &&
 		   ev.source == IBVE_SOURCE_HOTPLUG,
 	   "hot-plug codes decode");
 }

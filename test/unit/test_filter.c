@@ -57,7 +57,8 @@ static void test_terms(void)
 		   !passes("port", NULL, &cqerr),
 	   "a class includes its events");
 	ok(passes("cq", NULL, &cqerr) && passes("device", NULL, &fatal) &&
-		   passes("device", NULL, &added) && !passes("qp", NULL, &cqerr),
+		   passes("device", NULL, &added) &&
+		   !passes("qp", NULL, &cqerr),
 	   "classes cq and device");
 	ok(passes("unknown", NULL, &unk) && passes("UNKNOWN(20)", NULL, &unk) &&
 		   !passes("UNKNOWN(21)", NULL, &unk),
@@ -81,7 +82,8 @@ static void test_terms(void)
 	   "severity<= and <");
 	ok(passes("severity=fatal", NULL, &fatal) &&
 		   !passes("severity=fatal", NULL, &perr) &&
-		   passes("fatal", NULL, &fatal) && passes("ERROR", NULL, &perr),
+		   passes("fatal", NULL, &fatal) &&
+		   passes("ERROR", NULL, &perr),
 	   "severity= and bare severity names");
 	ok(!passes(NULL, "PORT_ERR", &perr) && passes(NULL, "PORT_ERR", &pact),
 	   "exclude drops the named event only");
@@ -96,16 +98,26 @@ static void test_terms(void)
 static void test_errors(void)
 {
 	static const char *const bad[] = {
-		"PORT_ERRX", "", "PORT_ERR,", ",PORT_ERR", "severity>=loud",
-		"severity=>error", "UNKNOWN(x)", "UNKNOWN(-1)", "UNKNOWN(1",
-		"severity", ">=", "a,,b",
+		"PORT_ERRX",
+		"",
+		"PORT_ERR,",
+		",PORT_ERR",
+		"severity>=loud",
+		"severity=>error",
+		"UNKNOWN(x)",
+		"UNKNOWN(-1)",
+		"UNKNOWN(1",
+		"severity",
+		">=",
+		"a,,b",
 	};
 	struct ibve_filter *f = ibve_filter_new();
 	char err[128];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		is_int(ibve_filter_add_terms(f, bad[i], false, err, sizeof(err)),
+		is_int(ibve_filter_add_terms(f, bad[i], false, err,
+					     sizeof(err)),
 		       -EINVAL, "'%s' is refused", bad[i]);
 		ok(err[0] != '\0', "  with a reason: %s", err);
 	}
@@ -138,9 +150,9 @@ static void test_devices_ports(void)
 	ibve_filter_add_device(f, "mlx5_1");
 	ok(ibve_filter_match(f, &b1), "devices add up");
 	ok(!ibve_filter_is_empty(f), "a filter with devices is not empty");
-	ok(ibve_filter_add_device(f, "0123456789012345678901234567890123456789"
-				     "0123456789012345678901234") ==
-		   -ENAMETOOLONG,
+	ok(ibve_filter_add_device(f,
+				  "0123456789012345678901234567890123456789"
+				  "0123456789012345678901234") == -ENAMETOOLONG,
 	   "a device name longer than the record holds is refused");
 	ibve_filter_free(f);
 }

@@ -53,7 +53,8 @@ static void test_json(void)
 	snprintf(ev.chardev, sizeof(ev.chardev), "uverbs0");
 	ev.fields = IBVE_FIELD_CHARDEV;
 	ibve_event_format_json(&ev, buf, sizeof(buf));
-	ok(strstr(buf, "\"event\":\"DEVICE_REMOVED\",\"code\":1,\"class\":\"device\"") &&
+	ok(strstr(buf,
+		  "\"event\":\"DEVICE_REMOVED\",\"code\":1,\"class\":\"device\"") &&
 		   strstr(buf, "\"source\":\"hotplug\"") &&
 		   strstr(buf, "\"chardev\":\"uverbs0\""),
 	   "a hot-plug record: %s", buf);
@@ -61,8 +62,10 @@ static void test_json(void)
 	ev = base();
 	snprintf(ev.device, sizeof(ev.device), "a\"b\\c\n\x01\x7f\xff\xc3\xa9");
 	ibve_event_format_json(&ev, buf, sizeof(buf));
-	ok(strstr(buf, "\"device\":\"a\\\"b\\\\c\\n\\u0001\\u007f\\ufffd\xc3\xa9\""),
-	   "JSON escapes quotes, backslashes, controls, invalid UTF-8: %s", buf);
+	ok(strstr(buf,
+		  "\"device\":\"a\\\"b\\\\c\\n\\u0001\\u007f\\ufffd\xc3\xa9\""),
+	   "JSON escapes quotes, backslashes, controls, invalid UTF-8: %s",
+	   buf);
 
 	ev = base();
 	ev.code = -1;
@@ -85,7 +88,8 @@ static void test_text(void)
 	       "a port event as text, local time (TZ=UTC here)");
 
 	ibve_event_format_text(&ev, buf, sizeof(buf), IBVE_FORMAT_COLOR);
-	ok(strstr(buf, "\033[31merror  \033[0m") && strstr(buf, "\033[1mPORT_ERR\033[0m"),
+	ok(strstr(buf, "\033[31merror  \033[0m") &&
+		   strstr(buf, "\033[1mPORT_ERR\033[0m"),
 	   "colour: severity in red, name in bold");
 	ok(strstr(buf, "PORT_ERR\033[0m             \033[31m"),
 	   "colour codes do not shift the columns");
@@ -114,8 +118,8 @@ static void test_text(void)
 	ev = base();
 	ibve_event_set_code(&ev, IBVE_SOURCE_VERBS, 20);
 	ibve_event_format_text(&ev, buf, sizeof(buf), 0);
-	ok(strstr(buf, "UNKNOWN(20)          warning "), "unknown events print: %s",
-	   buf);
+	ok(strstr(buf, "UNKNOWN(20)          warning "),
+	   "unknown events print: %s", buf);
 }
 
 static void test_time_guid(void)
@@ -134,10 +138,10 @@ static void test_time_guid(void)
 		   ts.tv_nsec == 500000000,
 	   "lower-case t and z, short fraction");
 	static const char *const bad[] = {
-		"2026-11-21 10:00:00Z", "2026-11-21T10:00:00",
-		"2026-13-01T00:00:00Z", "2026-11-21T24:00:00Z",
+		"2026-11-21 10:00:00Z",	 "2026-11-21T10:00:00",
+		"2026-13-01T00:00:00Z",	 "2026-11-21T24:00:00Z",
 		"2026-11-21T10:00:00.Z", "2026-11-21T10:00:00Zjunk",
-		"26-11-21T10:00:00Z", "",
+		"26-11-21T10:00:00Z",	 "",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		is_int(ibve_time_parse(bad[i], &ts), -EINVAL,
@@ -145,7 +149,8 @@ static void test_time_guid(void)
 	ts.tv_sec = 0;
 	ts.tv_nsec = 5;
 	ibve_time_format(&ts, buf, sizeof(buf));
-	is_str(buf, "1970-01-01T00:00:00.000000005Z", "time formats with 9 digits");
+	is_str(buf, "1970-01-01T00:00:00.000000005Z",
+	       "time formats with 9 digits");
 
 	ibve_guid_format(0x0002c90300112233ull, buf, sizeof(buf));
 	is_str(buf, "0002:c903:0011:2233", "GUID format");
@@ -168,22 +173,28 @@ static void test_parse(void)
 	const char *line;
 
 	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"mlx5_0\",\"port\":1,\"event\":\"PORT_ERR\"}";
-	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) == 0 &&
-		   ev.port == 1 && ev.code == 10 && ev.severity == IBVE_SEVERITY_ERROR &&
+	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) ==
+			   0 &&
+		   ev.port == 1 && ev.code == 10 &&
+		   ev.severity == IBVE_SEVERITY_ERROR &&
 		   strcmp(ev.device, "mlx5_0") == 0,
 	   "the four required fields are enough");
 	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":null,\"code\":8,\"whatever\":[1,{}]}";
-	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) == 0 &&
+	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) ==
+			   0 &&
 		   strcmp(ev.name, "DEVICE_FATAL") == 0 && ev.port == 0,
 	   "a code without a name, unknown fields ignored");
 	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"DEVICE_SPEED_CHANGE\",\"code\":20,\"class\":\"port\",\"severity\":\"info\"}";
-	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) == 0 &&
+	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) ==
+			   0 &&
 		   strcmp(ev.name, "DEVICE_SPEED_CHANGE") == 0 &&
-		   ev.cls == IBVE_CLASS_PORT && ev.severity == IBVE_SEVERITY_INFO &&
-		   ev.code == 20 && !ev.desc,
+		   ev.cls == IBVE_CLASS_PORT &&
+		   ev.severity == IBVE_SEVERITY_INFO && ev.code == 20 &&
+		   !ev.desc,
 	   "a name from a newer version is kept with its class and severity");
 	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":null,\"event\":\"UNKNOWN(20)\"}";
-	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) == 0 &&
+	ok(ibve_event_parse_json(line, strlen(line), &ev, err, sizeof(err)) ==
+			   0 &&
 		   ev.code == 20 && strcmp(ev.name, "UNKNOWN(20)") == 0,
 	   "UNKNOWN(n) gives its code back");
 
@@ -191,24 +202,37 @@ static void test_parse(void)
 		const char *line, *reason;
 	} bad[] = {
 		{ "[]", "not a JSON object" },
-		{ "{\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\"}", "missing \"time\"" },
-		{ "{\"time\":\"x\",\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\"}", "\"time\" is not an RFC 3339 time" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"port\":1,\"event\":\"PORT_ERR\"}", "missing \"device\"" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"\",\"port\":1,\"event\":\"PORT_ERR\"}", "\"device\" is empty" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"event\":\"PORT_ERR\"}", "missing \"port\"" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":\"1\",\"event\":\"PORT_ERR\"}", "\"port\" must be a port number or null" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":-1,\"event\":\"PORT_ERR\"}", "\"port\" must be a port number or null" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1}", "needs \"event\" or \"code\"" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":3}", "\"event\" must be a string" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\"} x", "text after the JSON object" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,", "incomplete JSON" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"X\",\"source\":\"zz\"}", "unknown source" },
-		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\",\"node_guid\":\"zz\"}", "\"node_guid\" is not a GUID" },
+		{ "{\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\"}",
+		  "missing \"time\"" },
+		{ "{\"time\":\"x\",\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\"}",
+		  "\"time\" is not an RFC 3339 time" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"port\":1,\"event\":\"PORT_ERR\"}",
+		  "missing \"device\"" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"\",\"port\":1,\"event\":\"PORT_ERR\"}",
+		  "\"device\" is empty" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"event\":\"PORT_ERR\"}",
+		  "missing \"port\"" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":\"1\",\"event\":\"PORT_ERR\"}",
+		  "\"port\" must be a port number or null" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":-1,\"event\":\"PORT_ERR\"}",
+		  "\"port\" must be a port number or null" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1}",
+		  "needs \"event\" or \"code\"" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":3}",
+		  "\"event\" must be a string" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\"} x",
+		  "text after the JSON object" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,",
+		  "incomplete JSON" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"X\",\"source\":\"zz\"}",
+		  "unknown source" },
+		{ "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"PORT_ERR\",\"node_guid\":\"zz\"}",
+		  "\"node_guid\" is not a GUID" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		ok(ibve_event_parse_json(bad[i].line, strlen(bad[i].line), &ev, err,
-					 sizeof(err)) == -EINVAL &&
+		ok(ibve_event_parse_json(bad[i].line, strlen(bad[i].line), &ev,
+					 err, sizeof(err)) == -EINVAL &&
 			   strstr(err, bad[i].reason),
 		   "refused: %s (%s)", bad[i].reason, err);
 	}
@@ -222,13 +246,16 @@ static void test_parse(void)
 	ev.fields = IBVE_FIELD_QP_NUM | IBVE_FIELD_HANDLE;
 	snprintf(ev.device, sizeof(ev.device), "dev\twith \"odd\" \xc3\xa9");
 	ibve_event_format_json(&ev, buf, sizeof(buf));
-	ok(ibve_event_parse_json(buf, strlen(buf), &back, err, sizeof(err)) == 0,
+	ok(ibve_event_parse_json(buf, strlen(buf), &back, err, sizeof(err)) ==
+		   0,
 	   "a formatted record parses (%s)", err);
-	ok(back.time.tv_sec == ev.time.tv_sec && back.time.tv_nsec == ev.time.tv_nsec &&
-		   strcmp(back.device, ev.device) == 0 && back.port == ev.port &&
-		   back.code == ev.code && back.desc == ev.desc &&
-		   back.node_guid == ev.node_guid && back.fields == ev.fields &&
-		   back.qp_num == ev.qp_num && back.handle == ev.handle,
+	ok(back.time.tv_sec == ev.time.tv_sec &&
+		   back.time.tv_nsec == ev.time.tv_nsec &&
+		   strcmp(back.device, ev.device) == 0 &&
+		   back.port == ev.port && back.code == ev.code &&
+		   back.desc == ev.desc && back.node_guid == ev.node_guid &&
+		   back.fields == ev.fields && back.qp_num == ev.qp_num &&
+		   back.handle == ev.handle,
 	   "and every field comes back");
 }
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Conventions every change keeps: each command's --help, man page and bash
+# completion offer the same options; man pages lint clean; scripts are
+# clean for shellcheck; C follows .clang-format; every file has SPDX.
+
+load ../test_helper
+
+COMMANDS=()
+for c in "$TOP"/cmd/*.c; do
+	c=${c##*/}
+	COMMANDS+=("${c%.c}")
+done
+
+# Options (short and long) a command's --help lists, one per line.
+help_options() {
+	"$1" --help | grep -E '^ +-' |
+		grep -oE '(^|[ ,])--?[a-zA-Z0-9][-a-zA-Z0-9]*' | tr -d ' ,' | sort -u
+}
+
+# Options of the man page's OPTIONS section (.It Fl d , \-ib\-dev ...).
+man_options() {
+	sed -n '/^\.Sh OPTIONS/,/^\.Sh /p' "$1" | grep '^\.It Fl' |
+		sed -E 's/^\.It Fl //; s/\\-/-/g; s/ , /\n/g' |
+		awk '{ print "-" $1 }' | sort -u
+}
+
+# Options the completion function _CMD offers for "-".
+completion_options() {
+	sed -n "/^_$1()/,/^} &&/p" "$TOP/completions/ibvevent" | tr '\n\t' '  ' |
+		sed -n "s/.*compgen -W '\(-[^']*\)'.*/\1/p" | tr ' ' '\n' | grep . | sort -u
+}
+
+man_page() {
+	ls "$TOP"/man/"$1".[0-9]
+}
+
+@test "every command has a man page, a completion, -h and -V" {
+	for c in "${COMMANDS[@]}"; do
+		[ -f "$(man_page "$c")" ] || fail "$c has no man page"
+		grep -q "^complete -F _$c $c\$\|complete -F _$c $c\$" "$TOP/completions/ibvevent" ||
+			fail "$c has no completion"
+		"$c" -h >/dev/null || fail "$c -h failed"
+		"$c" -V | grep -q "^$c [0-9]" || fail "$c -V does not print its version"
+	done
+}
+
+@test "--help, man page and completion list the same options" {
+	for c in "${COMMANDS[@]}"; do
+		h=$(help_options "$c")
+		m=$(man_options "$(man_page "$c")")
+		k=$(completion_options "$c")
+		[ -n "$h" ] || fail "no options found in $c --help"
+		diff -u <(echo "$h") <(echo "$m") || fail "$c: --help and man page differ"
+		diff -u <(echo "$h") <(echo "$k") || fail "$c: --help and completion differ"
+	done
+}
+
+@test "the completion knows every event name of the library's table" {
+	names=$(grep -oE '^\s+(VERBS|HOTPLUG|MLX5|SM)\([^,]+, "[A-Z0-9_]+"' "$TOP"/lib/*.c |
+		grep -oE '"[A-Z0-9_]+"' | tr -d '"' | sort -u)
+	[ "$(wc -l <<<"$names")" -ge 24 ]
+	for n in $names; do
+		grep -qw "$n" "$TOP/completions/ibvevent" || fail "completion lacks $n"
+	done
+}
+
+@test "man pages pass mandoc -Tlint" {
+	run mandoc -Tlint -W warning "$TOP"/man/*.[0-9]
+	assert_success
+	assert_output ''
+}
+
+@test "shell scripts pass shellcheck" {
+	cd "$TOP"
+	run shellcheck test/vm/run test/vm/init .ci/run
+	assert_success
+	run shellcheck -s bash test/*.bash completions/ibvevent
+	assert_success
+	run shellcheck -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164 test/*/*.bats
+	assert_success
+}
+
+@test "the completion completes options, devices, events and lists" {
+	[ -f /usr/share/bash-completion/bash_completion ] ||
+		skip "bash-completion is not installed (make deps installs it)"
+	comp() {
+		bash -c 'source /usr/share/bash-completion/bash_completion
+			source "$1"; shift
+			COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+			COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+			"_$1"; printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/completions/ibvevent" "$@"
+	}
+	run comp ibv_eventwatch --ex
+	assert_output $'--exclude\n--expect'
+	run comp ibv_eventwatch -e PORT_A
+	assert_output PORT_ACTIVE
+	run comp ibv_eventwatch -x PORT_ERR,sever
+	assert_line 'PORT_ERR,severity>=warning'
+}
+
+@test "C sources follow the repository's .clang-format" {
+	command -v clang-format >/dev/null || skip "clang-format is not installed (make deps installs it)"
+	cd "$TOP"
+	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.c test/unit/*.[ch]
+	assert_success
+}
+
+@test "every source file carries an SPDX licence line" {
+	cd "$TOP"
+	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|test/vm/|\.ci/)' |
+		while read -r f; do head -n 3 \"\$f\" | grep -q SPDX-License-Identifier || echo \"\$f\"; done"
+	assert_output ''
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventwatch on stored captures: every event type the hardware can
+# raise and soft-RoCE cannot, every filter and format, through the same
+# decoding and output code as live events.
+
+load ../test_helper
+
+setup() {
+	export TZ=UTC
+	FABRIC=$CAPTURES/ib-fabric.jsonl
+}
+
+@test "text replay of every verbs event type matches the stored output" {
+	run ibv_eventwatch -r "$FABRIC"
+	assert_success
+	diff -u "$EXPECTED/ib-fabric.txt" <(echo "$output")
+}
+
+@test "JSON Lines replay matches the stored output, one object per line" {
+	run ibv_eventwatch -j -r "$FABRIC"
+	assert_success
+	diff -u "$EXPECTED/ib-fabric.jsonl" <(echo "$output")
+	[ "$(jq -c . <<<"$output" | wc -l)" -eq "$(wc -l <"$FABRIC")" ]
+}
+
+@test "the capture covers all 20 verbs event types of rdma-core 44" {
+	run jq -r 'select(.source == "verbs" and .code < 20) | .event' \
+		"$EXPECTED/ib-fabric.jsonl"
+	[ "$(sort -u <<<"$output" | wc -l)" -eq 20 ]
+}
+
+@test "round trip: --json output replayed gives identical output, text and JSON" {
+	ibv_eventwatch -j -r "$FABRIC" >"$BATS_TEST_TMPDIR/once.jsonl"
+	ibv_eventwatch -j -r "$BATS_TEST_TMPDIR/once.jsonl" >"$BATS_TEST_TMPDIR/twice.jsonl"
+	cmp "$BATS_TEST_TMPDIR/once.jsonl" "$BATS_TEST_TMPDIR/twice.jsonl"
+	diff -u "$EXPECTED/ib-fabric.txt" <(ibv_eventwatch -r "$BATS_TEST_TMPDIR/once.jsonl")
+}
+
+@test "standard input replays with -r -" {
+	run ibv_eventwatch -j -r - <"$FABRIC"
+	assert_success
+	diff -u "$EXPECTED/ib-fabric.jsonl" <(echo "$output")
+}
+
+@test "-e by name, any case, with or without IBV_EVENT_" {
+	run ibv_eventwatch -r "$FABRIC" -e ibv_event_sm_change,Port_Err
+	assert_success
+	assert_equal "$(grep -c . <<<"$output")" 3
+	refute_output --regexp 'PORT_ACTIVE|LID_CHANGE'
+}
+
+@test "-e by class" {
+	run ibv_eventwatch -j -r "$FABRIC" -e qp
+	assert_success
+	run jq -r .class <<<"$output"
+	assert_equal "$(sort -u <<<"$output")" qp
+	assert_equal "${#lines[@]}" 8
+}
+
+@test "-e by severity threshold, and -x to take some back" {
+	run ibv_eventwatch -j -r "$FABRIC" -e 'severity>=error'
+	assert_success
+	run jq -r .severity <<<"$output"
+	assert_equal "$(sort -u <<<"$output" | tr '\n' ' ')" "error fatal "
+	run ibv_eventwatch -r "$FABRIC" -e 'severity>=error' -x qp,cq
+	assert_success
+	assert_equal "$(grep -c . <<<"$output")" 4
+	refute_output --partial QP_
+}
+
+@test "-e by source, and unknown events by UNKNOWN(n) or class" {
+	run ibv_eventwatch -r "$FABRIC" -e hotplug
+	assert_equal "$(grep -c . <<<"$output")" 3
+	run ibv_eventwatch -r "$FABRIC" -e 'UNKNOWN(20)'
+	assert_equal "$(grep -c . <<<"$output")" 1
+	run ibv_eventwatch -r "$FABRIC" -e unknown
+	assert_output --partial 'UNKNOWN(20)'
+	refute_output --partial DEVICE_SPEED_CHANGE # a known class: port
+}
+
+@test "-d and -i select devices and ports; device-wide events pass -i" {
+	run ibv_eventwatch -j -r "$FABRIC" -d mlx5_0
+	run jq -r .device <<<"$output"
+	assert_equal "$(sort -u <<<"$output")" mlx5_0
+	run ibv_eventwatch -r "$FABRIC" -d mlx5_1 -i 2
+	assert_success
+	refute_output --regexp 'mlx5_1/1'
+	assert_output --partial DEVICE_FATAL
+}
+
+@test "-n stops after N events that pass the filters" {
+	run ibv_eventwatch -r "$FABRIC" -n 3 -e port
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	assert_line --index 2 --partial LID_CHANGE
+}
+
+@test "--expect: 0 when the event is in the replay, 1 when the replay ends first" {
+	run ibv_eventwatch -r "$FABRIC" --expect DEVICE_FATAL -q
+	assert_success
+	assert_line --index -1 --partial DEVICE_FATAL
+	run ibv_eventwatch -r "$FABRIC" --expect PORT_ERR -d mlx5_1
+	assert_failure 1
+	run ibv_eventwatch -r "$FABRIC" --expect 'severity>=fatal' -e port
+	assert_failure 1
+}
+
+# A pipe that stays open and says nothing, as a quiet live source would.
+quiet_pipe() {
+	mkfifo "$BATS_TEST_TMPDIR/quiet"
+	exec 5<>"$BATS_TEST_TMPDIR/quiet"
+}
+
+@test "--expect with --timeout on a live pipe: 1 when nothing comes in time" {
+	quiet_pipe
+	start=$SECONDS
+	run ibv_eventwatch -r - --expect PORT_ERR -t 1 <"$BATS_TEST_TMPDIR/quiet"
+	assert_failure 1
+	[ $((SECONDS - start)) -lt 5 ]
+	exec 5>&-
+}
+
+@test "--timeout alone ends a quiet watch with status 0" {
+	quiet_pipe
+	run ibv_eventwatch -r - -t 0.5 <"$BATS_TEST_TMPDIR/quiet"
+	assert_success
+	assert_output ''
+	exec 5>&-
+}
+
+@test "events arrive as they are written to a pipe, not when the pipe closes" {
+	fifo=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$fifo"
+	ibv_eventwatch -j -r - <"$fifo" >"$BATS_TEST_TMPDIR/out" &
+	pid=$!
+	exec 5>"$fifo"
+	head -n 1 "$FABRIC" >&5
+	wait_for "$BATS_TEST_TMPDIR/out" PORT_ERR 5
+	sed -n 2p "$FABRIC" >&5
+	wait_for "$BATS_TEST_TMPDIR/out" PORT_ACTIVE 5
+	exec 5>&-
+	wait "$pid"
+}
+
+@test "-w records every event, filtered or not, while printing the filtered ones" {
+	cap=$BATS_TEST_TMPDIR/cap.jsonl
+	run ibv_eventwatch -r "$FABRIC" -e PORT_ERR -w "$cap"
+	assert_success
+	assert_equal "${#lines[@]}" 1
+	diff -u "$EXPECTED/ib-fabric.jsonl" "$cap"
+	ibv_eventwatch -r "$FABRIC" -e PORT_ERR -w "$cap" >/dev/null
+	[ "$(wc -l <"$cap")" -eq $((2 * $(wc -l <"$FABRIC"))) ] # appends
+}
+
+@test "malformed lines: FILE:LINE: reason on stderr, good lines kept, status 4" {
+	run --separate-stderr ibv_eventwatch -r "$CAPTURES/malformed.jsonl" -j
+	assert_failure 4
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 --partial '"event":"PORT_ERR"'
+	assert_line --index 1 --partial '"time":"2026-03-02T08:15:05.000000000Z"'
+	f=$CAPTURES/malformed.jsonl
+	[ "$stderr" = "$f:2: not a JSON object
+$f:3: needs \"event\" or \"code\"
+$f:4: \"time\" is not an RFC 3339 time: \"yesterday\"
+$f:6: \"port\" must be a port number or null
+$f:7: missing \"port\"
+$f:8: text after the JSON object
+$f:9: not a JSON object" ]
+}
+
+@test "a malformed line on standard input is named <stdin>" {
+	run --separate-stderr ibv_eventwatch -r - <<<'{"time":'
+	assert_failure 4
+	[ "$stderr" = '<stdin>:1: incomplete JSON' ]
+}
+
+@test "an empty capture prints nothing and succeeds" {
+	run ibv_eventwatch -r /dev/null
+	assert_success
+	assert_output ''
+}
+
+@test "names with control characters print escaped in text, valid in JSON" {
+	line='{"time":"2026-03-02T08:15:00Z","device":"ev\u001b[2Jil","port":1,"event":"PORT_ERR"}'
+	run ibv_eventwatch -r - <<<"$line"
+	assert_success
+	assert_output --partial 'ev\x1b[2Jil/1'
+	[[ $output != *$'\e'* ]]
+	run ibv_eventwatch -j -r - <<<"$line"
+	assert_output --partial '"device":"ev\u001b[2Jil"'
+}
+
+@test "colour only on a terminal, and never with --no-color or NO_COLOR" {
+	run script -qec "ibv_eventwatch -r '$FABRIC' -n 1" /dev/null
+	assert_output --partial $'\e[31merror'
+	run script -qec "ibv_eventwatch --no-color -r '$FABRIC' -n 1" /dev/null
+	refute_output --partial $'\e['
+	run script -qec "NO_COLOR=1 ibv_eventwatch -r '$FABRIC' -n 1" /dev/null
+	refute_output --partial $'\e['
+	run ibv_eventwatch -r "$FABRIC" -n 1
+	refute_output --partial $'\e['
+}

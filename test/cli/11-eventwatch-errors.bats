@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventwatch: usage errors, runtime failures and their exit statuses,
+# and the host's real libibverbs, which finds no RDMA device here.
+
+load ../test_helper
+
+setup() {
+	FABRIC=$CAPTURES/ib-fabric.jsonl
+}
+
+no_rdma_here() {
+	[ "${IBVEVENT_VM:-}" != 1 ] || skip "the guest has rxe0; this needs a host without RDMA"
+	[ ! -d /sys/class/infiniband_verbs ] || skip "this host has RDMA devices"
+}
+
+@test "-h prints usage and exits 0; -V prints the version" {
+	run ibv_eventwatch -h
+	assert_success
+	assert_line --index 0 'Usage: ibv_eventwatch [OPTIONS]'
+	run ibv_eventwatch --version
+	assert_success
+	assert_output --regexp '^ibv_eventwatch [0-9]+\.[0-9]+\.[0-9]+ \(libibvevent [0-9.]+\)$'
+}
+
+@test "usage errors exit 2 with one clear line" {
+	run --separate-stderr ibv_eventwatch --bogus
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -e PORT_ERRX -r "$FABRIC"
+	assert_failure 2
+	[ "${stderr_lines[0]}" = "ibv_eventwatch: unknown event, class or severity 'PORT_ERRX'" ]
+	run --separate-stderr ibv_eventwatch -x 'severity>=loud' -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch --expect '' -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -n 0 -r "$FABRIC"
+	assert_failure 2
+	[ "${stderr_lines[0]}" = "ibv_eventwatch: invalid count '0': a positive number" ]
+	run --separate-stderr ibv_eventwatch -n -3 -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -t 0 -r "$FABRIC"
+	assert_failure 2
+	[ "${stderr_lines[0]}" = "ibv_eventwatch: invalid timeout '0': seconds, more than 0" ]
+	run --separate-stderr ibv_eventwatch -t soon -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -i 0 -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" extra
+	assert_failure 2
+	[ "${stderr_lines[0]}" = "ibv_eventwatch: unexpected argument 'extra'" ]
+	run --separate-stderr ibv_eventwatch -l -r "$FABRIC"
+	assert_failure 2
+}
+
+@test "a missing or unreadable replay file exits 3 naming it" {
+	run --separate-stderr ibv_eventwatch -r /nonexistent/cap.jsonl
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: /nonexistent/cap.jsonl: No such file or directory" ]
+	run --separate-stderr ibv_eventwatch -r /
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: /: Is a directory" ]
+}
+
+@test "-w to a file that cannot be opened exits 3 before reading anything" {
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" -w /nonexistent/out.jsonl
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: /nonexistent/out.jsonl: No such file or directory" ]
+	assert_output ''
+}
+
+@test "a full disk on standard output or on -w exits 3 with the cause" {
+	run --separate-stderr bash -c "ibv_eventwatch -r '$FABRIC' >/dev/full"
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: write to standard output: No space left on device" ]
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" -w /dev/full
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: write to /dev/full: No space left on device" ]
+}
+
+@test "a reader that goes away (| head -1) ends the watcher quietly with 0" {
+	big=$BATS_TEST_TMPDIR/big.jsonl
+	for _ in $(seq 200); do cat "$FABRIC"; done >"$big"
+	run --separate-stderr bash -c "set -o pipefail; ibv_eventwatch -r '$big' | head -n 1"
+	assert_success
+	assert_output --partial PORT_ERR
+	[ -z "$stderr" ]
+}
+
+@test "no RDMA device at all: one line, status 3 (the host's real libibverbs)" {
+	no_rdma_here
+	run --separate-stderr ibv_eventwatch
+	assert_failure 3
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == "ibv_eventwatch: no RDMA devices found"* ]]
+	run --separate-stderr ibv_eventwatch -l
+	assert_failure 3
+	[[ ${stderr_lines[0]} == "ibv_eventwatch: no RDMA devices found"* ]]
+	run --separate-stderr ibv_eventwatch -d mlx5_0 --expect PORT_ERR -t 1
+	assert_failure 3
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventwatch against the kernel's real RDMA stack (soft-RoCE rxe0),
+# beside rdma-core's ibv_asyncwatch as the reference.
+
+load ../test_helper
+
+setup() {
+	require_guest
+}
+
+teardown() {
+	stop_bg "${WPID:-}" "${APID:-}"
+	ip addr flush dev dummy0 scope global 2>/dev/null || true
+	restore_rxe
+}
+
+flap() {
+	local n=$1 i
+	for ((i = 1; i <= n; i++)); do
+		ip link set dummy0 down
+		wait_port_state DOWN
+		ip link set dummy0 up
+		wait_port_state ACTIVE
+	done
+}
+
+@test "link down/up gives PORT_ERR then PORT_ACTIVE, as many as ibv_asyncwatch sees" {
+	start_asyncwatch
+	start_watch -j
+	flap 3
+	wait_for "$WOUT" '("event":"PORT_ACTIVE".*){1}' 5
+	until [ "$(count_lines "$WOUT" PORT_ACTIVE)" -ge 3 ]; do sleep 0.1; done
+	until [ "$(count_lines "$AOUT" PORT_ACTIVE)" -ge 3 ]; do sleep 0.1; done
+	sleep 0.5 # anything late would show now
+	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ERR"')" 3
+	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ACTIVE"')" 3
+	assert_equal "$(count_lines "$AOUT" IBV_EVENT_PORT_ERR)" 3
+	assert_equal "$(count_lines "$AOUT" IBV_EVENT_PORT_ACTIVE)" 3
+	run jq -r '[.device, .port, .event, .class, .source] | join(" ")' "$WOUT"
+	assert_line --index 0 'rxe0 1 PORT_ERR port verbs'
+	assert_line --index 1 'rxe0 1 PORT_ACTIVE port verbs'
+	# the node GUID of the record is the device's
+	guid=$(jq -r .node_guid "$WOUT" | head -n 1)
+	ibv_devinfo -d rxe0 | grep -q "node_guid:[[:space:]]*$guid"
+}
+
+@test "adding and removing an address gives GID_CHANGE, as many as ibv_asyncwatch sees" {
+	start_asyncwatch
+	start_watch -j -e GID_CHANGE
+	ip addr add 2001:db8::1/64 dev dummy0 nodad
+	wait_for "$WOUT" GID_CHANGE
+	ip addr del 2001:db8::1/64 dev dummy0
+	until [ "$(count_lines "$AOUT" GID_CHANGE)" -ge 2 ]; do sleep 0.1; done
+	sleep 0.5
+	n=$(count_lines "$WOUT" GID_CHANGE)
+	[ "$n" -ge 2 ]
+	assert_equal "$n" "$(count_lines "$AOUT" GID_CHANGE)"
+	run jq -r '"\(.port) \(.severity)"' "$WOUT"
+	assert_line --index 0 '1 info'
+}
+
+removal_cycle() {
+	start_watch -j
+	grep -q "hot-plug: $1)" "$WERR" || fail "watcher uses $(cat "$WERR")"
+	start=$(date +%s%N)
+	timeout 5 rdma link delete rxe0 || fail "rdma link delete rxe0 did not finish within 5 s"
+	echo "# rdma link delete took $((($(date +%s%N) - start) / 1000000)) ms" >&3
+	wait_for "$WOUT" '"event":"DEVICE_REMOVED"' 5
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_for "$WOUT" '"event":"DEVICE_ADDED"' 5
+	wait_port_state ACTIVE
+	flap 1
+	wait_for "$WOUT" '"event":"PORT_ACTIVE"' 5
+	run jq -r '"\(.event) \(.source) \(.chardev // "-")"' "$WOUT"
+	assert_line --index 0 'DEVICE_REMOVED hotplug uverbs0'
+	assert_line --index 1 'DEVICE_ADDED hotplug uverbs0'
+	# events still flow from the re-opened device
+	assert_line 'PORT_ERR verbs -'
+	assert_line 'PORT_ACTIVE verbs -'
+}
+
+@test "rdma link delete finishes at once while the watcher runs; removal and return are reported" {
+	removal_cycle "$(expected_hotplug)"
+}
+
+@test "the same through uevents alone (IBVEVENT_HOTPLUG=uevent)" {
+	export IBVEVENT_HOTPLUG=uevent
+	removal_cycle uevent
+}
+
+@test "on kernels with the RDMA monitor, a new device's netdev attach is reported" {
+	kernel_at_least 6.11 || skip "no RDMA netlink monitor before Linux 6.11 ($(uname -r))"
+	start_watch -j -e hotplug
+	timeout 5 rdma link delete rxe0
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_for "$WOUT" NETDEV_ATTACH 5
+	run jq -r 'select(.event == "NETDEV_ATTACH") | "\(.device) \(.port) \(.netdev)"' "$WOUT"
+	assert_output 'rxe0 1 dummy0'
+}
+
+@test "-d rxe0 follows rxe0 by name across its removal" {
+	start_watch -d rxe0 -e hotplug,PORT_ERR
+	timeout 5 rdma link delete rxe0
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_for "$WOUT" DEVICE_ADDED 5
+	flap 1
+	wait_for "$WOUT" PORT_ERR 5
+}
+
+@test "--expect PORT_ERR -t 10 exits 0 when the link drops" {
+	start_watch --expect PORT_ERR -t 10
+	ip link set dummy0 down
+	wait "$WPID"
+	status=$?
+	WPID=
+	assert_equal "$status" 0
+	grep -q PORT_ERR "$WOUT"
+}
+
+@test "--expect PORT_ERR -t 2 exits 1 when nothing happens" {
+	run ibv_eventwatch -q --expect PORT_ERR -t 2
+	assert_failure 1
+	assert_output ''
+}
+
+@test "--list shows rxe0 port 1 ACTIVE with its GIDs; -j is JSON" {
+	run ibv_eventwatch -l -d rxe0
+	assert_success
+	assert_line --index 0 --regexp '^rxe0  uverbs[0-9]+  node_guid [0-9a-f:]{19}  CA  InfiniBand  fw '
+	assert_line --index 1 --regexp '^    port 1  ACTIVE  LinkUp  Ethernet  .*  netdev dummy0$'
+	assert_line --regexp '^        gid 0 +fe80:'
+	run ibv_eventwatch -l -j
+	assert_success
+	run jq -r '.device, .ports[0].state, .ports[0].link_layer, .ports[0].gids[0].type' <<<"$output"
+	assert_output $'rxe0\nACTIVE\nEthernet\nRoCE v2'
+	run ibv_eventwatch -l -d nosuchdev
+	assert_failure 3
+	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device"
+}
+
+@test "-d with a device that does not exist exits 3" {
+	run ibv_eventwatch -d nosuchdev
+	assert_failure 3
+	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device"
+}
+
+@test "an idle watcher makes no system calls" {
+	start_watch
+	trace=$BATS_TEST_TMPDIR/strace
+	strace -f -p "$WPID" -o "$trace" &
+	spid=$!
+	sleep 3
+	cp "$trace" "$trace.idle"
+	# then one event, to prove strace was attached and seeing
+	flap 1
+	wait_for "$WOUT" PORT_ACTIVE 5
+	sleep 0.3
+	kill -INT "$spid"
+	wait "$spid" || true
+	grep -q '^[0-9]* *write(1, ' "$trace" || fail "strace saw nothing: $(cat "$trace")"
+	# strace's own attach shows the poll being resumed; nothing else ran
+	run grep -v -e 'restart_syscall' -e '^[0-9]* *+++' -e '^[0-9]* *---' "$trace.idle"
+	assert_output ''
+}
+
+@test "SIGTERM and SIGINT end the watcher at once with status 0" {
+	for sig in TERM INT; do
+		start_watch
+		kill -s "$sig" "$WPID"
+		start=$SECONDS
+		wait "$WPID"
+		status=$?
+		WPID=
+		assert_equal "$status" 0
+		[ $((SECONDS - start)) -le 1 ]
+	done
+}
+
+@test "a reader that goes away ends the live watcher quietly with status 0" {
+	fifo=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$fifo"
+	ibv_eventwatch -q >"$fifo" 2>"$BATS_TEST_TMPDIR/err" &
+	WPID=$!
+	head -n 1 "$fifo" >"$BATS_TEST_TMPDIR/first" &
+	hpid=$!
+	sleep 0.5
+	flap 1
+	wait "$hpid"
+	flap 1 # the next write finds the pipe closed
+	wait "$WPID"
+	status=$?
+	WPID=
+	assert_equal "$status" 0
+	grep -q PORT_ERR "$BATS_TEST_TMPDIR/first"
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
