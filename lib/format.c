@@ -299,7 +299,7 @@ static const char *const sev_color[] = {
 };
 
 /* Object identity and source details: " (qp 0x000011, handle 3)". */
-static void text_details(struct ibve_buf *b, const struct ibve_event *ev)
+void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	size_t start = b->len;
 
@@ -387,7 +387,7 @@ IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
 		ibve_buf_puts(&b, "\033[0m");
 	ibve_buf_putc(&b, ' ');
 	ibve_buf_puts(&b, ibve_event_text(ev));
-	text_details(&b, ev);
+	ibve_buf_event_details(&b, ev);
 	ibve_buf_putc(&b, '\n');
 	return ibve_buf_end(&b);
 }

@@ -37,6 +37,8 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s);
 /* S for a terminal: control and non-UTF-8 bytes as \xHH. */
 void ibve_buf_text_str(struct ibve_buf *b, const char *s);
 size_t ibve_buf_end(struct ibve_buf *b);
+/* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
+void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
 
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,

@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventinject against soft-RoCE: real traffic, real events, on 6.1 and
+# 6.12. Affiliated events reach only the injector; a watcher beside it sees
+# the port events.
+
+load ../test_helper
+
+setup() {
+	require_guest
+	J=$BATS_TEST_TMPDIR/report.json
+}
+
+teardown() {
+	stop_bg "${WPID:-}" "${IPID:-}"
+	ip addr flush dev dummy0 scope global 2>/dev/null || true
+	restore_rxe
+}
+
+# inject ARGS...: run the injector with -j; the report is in $J.
+inject() {
+	run --separate-stderr ibv_eventinject -j "$@"
+	printf '%s\n' "$output" >"$J"
+}
+
+field() {
+	jq -r "$1" "$J"
+}
+
+# Resources of ours still known to the kernel (rdma resource show).
+leftovers() {
+	rdma resource show qp | grep -v 'comm \[ib_core\]' || true
+	rdma resource show cq | grep -v 'comm \[ib_core\]' || true
+	rdma resource show srq 2>/dev/null | grep -v 'comm \[ib_core\]' || true
+}
+
+@test "srq-limit: SRQ_LIMIT_REACHED for our SRQ, acked, torn down" {
+	inject srq-limit
+	assert_success
+	assert_equal "$(field '[.event, .class, .affiliated, .expected, .received] | join(" ")')" \
+		"SRQ_LIMIT_REACHED srq true 1 1"
+	assert_equal "$(field '.device, .port, .link_layer' | tr '\n' ' ')" "rxe0 1 Ethernet "
+	[ "$(field '.handle | type')" = number ]
+	[ "$(field '.qp_num')" = null ] # an SRQ event names no QP
+	[ "$(field '.latency_us > 0')" = true ]
+	[ "$(field '.teardown')" = true ]
+	[ "$(field '.events')" -ge 1 ]
+	assert_equal "$(leftovers)" ''
+}
+
+@test "srq-limit --rearm 3: four one-shot events from re-arming" {
+	inject srq-limit --rearm 3
+	assert_success
+	assert_equal "$(field '"\(.expected) \(.received)"')" "4 4"
+}
+
+@test "cq-overflow: CQ_ERR for our CQ" {
+	inject cq-overflow
+	assert_success
+	assert_equal "$(field '[.event, .class, .received] | join(" ")')" "CQ_ERR cq 1"
+	[ "$(field '.handle | type')" = number ]
+	assert_equal "$(leftovers)" ''
+}
+
+@test "sq-drained: SQ_DRAINED naming our queue pair" {
+	inject sq-drained
+	assert_success
+	assert_equal "$(field '[.event, .class, .received] | join(" ")')" "SQ_DRAINED qp 1"
+	[ "$(field '.qp_num')" -gt 1 ] # not QP0/QP1: one of ours
+}
+
+@test "last-wqe: delivered from Linux 6.5 on; before, status 1 and why" {
+	if kernel_at_least 6.5; then
+		inject last-wqe
+		assert_success
+		assert_equal "$(field '[.event, .class, .received] | join(" ")')" \
+			"QP_LAST_WQE_REACHED qp 1"
+		[ "$(field '.qp_num')" -gt 1 ]
+	else
+		inject -t 2 last-wqe
+		assert_failure 1
+		[ "$stderr" = "ibv_eventinject: rxe0 did not deliver QP_LAST_WQE_REACHED within 2 s" ]
+		assert_equal "$(field '"\(.received) \(.status) \(.teardown)"')" "0 1 true"
+		run ibv_eventinject -t 2 last-wqe
+		assert_failure 1
+		assert_line 'result     NOT DELIVERED: rxe0 did not deliver QP_LAST_WQE_REACHED within 2 s'
+	fi
+}
+
+@test "the text report reads at a glance" {
+	run ibv_eventinject srq-limit
+	assert_success
+	assert_line --index 0 'scenario   srq-limit'
+	assert_line --index 1 --regexp '^device     rxe0 port 1 \(RoCE, GID index [0-9]+\)$'
+	assert_line --index 2 'expected   SRQ_LIMIT_REACHED x1'
+	assert_line --index 3 --regexp '^received   SRQ_LIMIT_REACHED x1 \(srq handle [0-9]+\)$'
+	assert_line --index 4 --regexp '^latency    [0-9]+ us from trigger to arrival$'
+	assert_line --regexp '^teardown   complete in [0-9.]+ ms$'
+	assert_line --index -1 'result     OK'
+}
+
+@test "cq-overflow --events 10000: exactly 10000, a rate, nothing left behind" {
+	inject cq-overflow --events 10000
+	assert_success
+	assert_equal "$(field '"\(.expected) \(.received) \(.events)"')" "10000 10000 10000"
+	echo "# $(field '"\(.rate | floor) CQ_ERR/s over \(.seconds) s"')" >&3
+	[ "$(field '.rate > 0')" = true ]
+	[ "$(field '.teardown')" = true ]
+	assert_equal "$(leftovers)" ''
+}
+
+@test "a watcher beside the injector sees none of its events, but sees port events" {
+	start_watch -j
+	ibv_eventinject -j cq-overflow --events 300000 >"$J" &
+	IPID=$!
+	# once the injector's queue pairs exist, change the port's GIDs
+	until rdma resource show qp | grep -q 'comm ibv_eventinject'; do
+		kill -0 "$IPID" || fail "the injector ended before its run was seen"
+		sleep 0.05
+	done
+	ip addr add 2001:db8::7/64 dev dummy0 nodad
+	status=0
+	wait "$IPID" || status=$?
+	IPID=
+	assert_equal "$status" 0
+	wait_for "$WOUT" GID_CHANGE 5
+	sleep 0.3
+	run jq -r .event "$WOUT"
+	refute_output --regexp 'CQ_ERR|SRQ_LIMIT|SQ_DRAINED|QP_'
+	assert_line GID_CHANGE
+	# the injector, too, read the port event (unaffiliated: every context)
+	[ "$(field .events)" -gt 300000 ] || fail "injector events: $(field .events)"
+	assert_equal "$(field .received)" 300000
+}
+
+@test "SIGTERM during a storm: prompt exit, status 1, teardown completes" {
+	ibv_eventinject -j cq-overflow --events 100000000 >"$J" &
+	IPID=$!
+	until rdma resource show qp | grep -q 'comm ibv_eventinject'; do
+		kill -0 "$IPID" || fail "the injector ended early"
+		sleep 0.05
+	done
+	sleep 0.3
+	kill -TERM "$IPID"
+	start=$SECONDS
+	status=0
+	wait "$IPID" || status=$?
+	IPID=
+	assert_equal "$status" 1
+	[ $((SECONDS - start)) -le 2 ]
+	assert_equal "$(field '"\(.interrupted) \(.teardown)"')" "true true"
+	[ "$(field .received)" -gt 0 ]
+	assert_equal "$(leftovers)" ''
+}
+
+@test "bad use: no such device, no such port, bad GID index" {
+	run --separate-stderr ibv_eventinject -d nosuch srq-limit
+	assert_failure 3
+	[ "$stderr" = "ibv_eventinject: device 'nosuch': no such RDMA device" ]
+	run --separate-stderr ibv_eventinject -d rxe0 -i 2 srq-limit
+	assert_failure 3
+	[ "$stderr" = "ibv_eventinject: rxe0: no port 2 (it has 1)" ]
+	run --separate-stderr ibv_eventinject -g 200 srq-limit
+	assert_failure 3
+	[ "$stderr" = "ibv_eventinject: rxe0 port 1: no valid GID at index 200" ]
+	run --separate-stderr ibv_eventinject -t 0 srq-limit
+	assert_failure 2
+}
+
+@test "a port that is down is a setup failure, named" {
+	ip link set dummy0 down
+	wait_port_state DOWN
+	run --separate-stderr ibv_eventinject -d rxe0 -i 1 srq-limit
+	assert_failure 3
+	[ "$stderr" = "ibv_eventinject: rxe0 port 1 is DOWN, not ACTIVE" ]
+	run --separate-stderr ibv_eventinject srq-limit
+	assert_failure 3
+	[ "$stderr" = "ibv_eventinject: no RDMA device with an ACTIVE port" ]
+}
