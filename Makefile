@@ -4,6 +4,8 @@
 #   make            build the library and the commands into build/
 #   make check      unit, CLI and soft-RoCE guest suites (both kernels)
 #   make check-vm   only test/rxe, in the guest (KERNEL=6.1 or 6.12)
+#   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
+#                   terminal, with link flaps and injected events (q quits)
 #   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise)
 
 VERSION := 0.1.0
@@ -45,6 +47,8 @@ PKGS := libibverbs json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 LIB_SO := $(B)/lib/libibvevent.so.$(SOVERSION)
@@ -60,7 +64,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	xz-utils iproute2 tmux mandoc shellcheck clang-format bash-completion \
 	jq strace
 
-.PHONY: all deps check check-unit check-cli check-vm \
+.PHONY: all deps check check-unit check-cli check-vm demo \
 	check-format lint install uninstall clean
 
 ifneq ($(LIB_SRCS),)
@@ -92,11 +96,12 @@ $(B)/bin/%: cmd/%.c $(LIB_SO) include/ibvevent.h
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
 		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $(CMD_LIBS_$*)
 
-$(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_SO) include/ibvevent.h
+# Unit tests link the library's objects, so internals can be tested too.
+$(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
+		$(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -164,8 +169,11 @@ uninstall:
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/ibvevent $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(CMDS))
 
+demo: all
+	@VM_TIMEOUT=$${VM_TIMEOUT:-86400} test/vm/run --kernel $(KERNEL) --tty -- test/vm/demo
+
 lint:
-	shellcheck test/vm/run test/vm/init .ci/run
+	shellcheck test/vm/run test/vm/init test/vm/demo .ci/run
 	shellcheck -s bash test/*.bash completions/ibvevent
 	mandoc -Tlint -W warning $(MANPAGES)
 

@@ -424,6 +424,136 @@ size_t ibve_inject_format_json(const struct ibve_inject_report *r, char *buf,
 			       size_t size);
 
 /* ------------------------------------------------------------------ */
+/* The dashboard's model: per-port counts, attributes, error counters  */
+
+/* What the dashboard counts per port. */
+enum ibve_top_kind {
+	IBVE_TOP_LINK_DOWN, /* PORT_ERR */
+	IBVE_TOP_LINK_UP,   /* PORT_ACTIVE */
+	IBVE_TOP_LID,	    /* LID_CHANGE */
+	IBVE_TOP_PKEY,	    /* PKEY_CHANGE */
+	IBVE_TOP_SM,	    /* SM_CHANGE */
+	IBVE_TOP_GID,	    /* GID_CHANGE */
+	IBVE_TOP_REREG,	    /* CLIENT_REREGISTER */
+	IBVE_TOP_FATAL,	    /* DEVICE_FATAL */
+	IBVE_TOP_OTHER,
+	IBVE_TOP_KIND_COUNT
+};
+
+/* An error counter of a port (counters/ or hw_counters/ in sysfs). */
+struct ibve_top_counter {
+	char name[48];
+	bool hw;	/* hw_counters/ (driver) rather than counters/ */
+	uint64_t value; /* last read */
+	uint64_t delta; /* since start (or the last reset) */
+	double rate;	/* per second, over the last interval */
+	bool changed;	/* moved in the last interval */
+};
+
+struct ibve_top_port {
+	char device[IBVE_NAME_MAX];
+	uint32_t port;	     /* 0: device-wide events of a capture */
+	char state[16];	     /* ACTIVE, DOWN, ... or "-" */
+	char phys_state[32]; /* LinkUp, Polling, ... or "-" */
+	char link_layer[16]; /* InfiniBand, Ethernet or "-" */
+	char rate[40];	     /* "100 Gb/sec (4X EDR)" or "-" */
+	char address[48];    /* "LID 0x12" or the first GID, or "-" */
+	uint64_t counts[IBVE_TOP_KIND_COUNT];
+	uint64_t total;
+	unsigned int per_minute;	      /* events in the last 60 s */
+	char last_event[IBVE_EVENT_NAME_MAX]; /* "" when none */
+	struct timespec last_time;
+	double last_age; /* seconds, at the last sample */
+	size_t counter_count;
+	struct ibve_top_counter *counters;
+	size_t moved; /* counters with delta > 0 */
+};
+
+struct ibve_top_summary {
+	char host[64];
+	char kernel[64];
+	size_t devices;
+	size_t ports;
+	uint64_t events;   /* since start (or the last reset) */
+	double per_second; /* over the last interval */
+	double uptime;	   /* seconds the view has been up */
+};
+
+struct ibve_top;
+
+enum ibve_top_flags {
+	/* Read port attributes and error counters from sysfs (live). */
+	IBVE_TOP_SYSFS = 1u << 0,
+};
+
+struct ibve_top *ibve_top_new(unsigned int flags);
+void ibve_top_free(struct ibve_top *t);
+/* Rows for every port of DEVICE (live: from sysfs). */
+int ibve_top_add_device(struct ibve_top *t, const char *device);
+void ibve_top_remove_device(struct ibve_top *t, const char *device);
+/*
+ * Count EV. Device-wide events count on every port of the device; live,
+ * DEVICE_ADDED and DEVICE_REMOVED add and remove the device's rows. Without
+ * sysfs, rows appear as events name them and PORT_ERR / PORT_ACTIVE set
+ * the state.
+ */
+void ibve_top_event(struct ibve_top *t, const struct ibve_event *ev);
+/* Refresh attributes, counters, rates and ages as of NOW (wall time). */
+void ibve_top_sample(struct ibve_top *t, const struct timespec *now);
+/* Zero the counts and take the counters' current values as the base. */
+void ibve_top_reset(struct ibve_top *t);
+size_t ibve_top_port_count(const struct ibve_top *t);
+const struct ibve_top_port *ibve_top_port_at(const struct ibve_top *t,
+					     size_t i);
+/* The I-th most recent event (0: newest); NULL past what is kept. */
+const struct ibve_event *ibve_top_recent(const struct ibve_top *t, size_t i);
+void ibve_top_summary(const struct ibve_top *t, struct ibve_top_summary *s);
+
+/* The table's columns, shared by the screen and batch output. */
+enum ibve_top_column {
+	IBVE_TOP_COL_DEVICE,
+	IBVE_TOP_COL_PORT,
+	IBVE_TOP_COL_STATE,
+	IBVE_TOP_COL_PHYS,
+	IBVE_TOP_COL_LINK,
+	IBVE_TOP_COL_RATE,
+	IBVE_TOP_COL_ADDRESS,
+	IBVE_TOP_COL_DOWN,
+	IBVE_TOP_COL_UP,
+	IBVE_TOP_COL_LID,
+	IBVE_TOP_COL_PKEY,
+	IBVE_TOP_COL_SM,
+	IBVE_TOP_COL_GID,
+	IBVE_TOP_COL_REREG,
+	IBVE_TOP_COL_FATAL,
+	IBVE_TOP_COL_OTHER,
+	IBVE_TOP_COL_TOTAL,
+	IBVE_TOP_COL_PER_MIN,
+	IBVE_TOP_COL_LAST,
+	IBVE_TOP_COL_AGE,
+	IBVE_TOP_COL_COUNTERS,
+	IBVE_TOP_COL_COUNT
+};
+
+/* Title and width (negative: left-aligned) of column COL. */
+const char *ibve_top_column_title(enum ibve_top_column col);
+int ibve_top_column_width(enum ibve_top_column col);
+/* The text of one cell (not padded). */
+size_t ibve_top_cell(const struct ibve_top_port *p, enum ibve_top_column col,
+		     char *buf, size_t size);
+/* Order of two rows by COL (ties by device and port). */
+int ibve_top_compare(const struct ibve_top_port *a,
+		     const struct ibve_top_port *b, enum ibve_top_column col);
+/*
+ * One snapshot, rows in ORDER (indices into the ports; NULL: as stored):
+ * a header and a table for people, or one JSON object on one line.
+ */
+size_t ibve_top_format_text(const struct ibve_top *t, const size_t *order,
+			    size_t n, char *buf, size_t size);
+size_t ibve_top_format_json(const struct ibve_top *t, const size_t *order,
+			    size_t n, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
 /* One poll loop: fds, signals and a deadline                          */
 
 struct ibve_loop;

@@ -40,6 +40,9 @@ size_t ibve_buf_end(struct ibve_buf *b);
 /* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
 void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
 
+/* Whether a port counter of that name counts errors (dashboard). */
+bool ibve_top_is_error_counter(const char *name);
+
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);

@@ -16,13 +16,25 @@ EXPECTED=$TOP/test/expected
 
 # wait_for FILE REGEX [SECONDS]: wait until a line of FILE matches REGEX
 # (grep -E). Tests may poll; the tools under test never do.
+# Timeouts are in real seconds: under emulation each check costs more.
 wait_for() {
-	local file=$1 re=$2 limit=${3:-10} i=0
+	local file=$1 re=$2 end=$((SECONDS + ${3:-10}))
 	while ! grep -Eq -- "$re" "$file" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt $((limit * 20)) ]; then
-			echo "# timed out after ${limit} s waiting for /$re/ in $file:" >&3
+		if [ $SECONDS -ge $end ]; then
+			echo "# timed out after ${3:-10} s waiting for /$re/ in $file:" >&3
 			sed 's/^/#   /' "$file" >&3 2>/dev/null
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# wait_count FILE REGEX N [SECONDS]: until N lines of FILE match REGEX.
+wait_count() {
+	local end=$((SECONDS + ${4:-10}))
+	until [ "$(count_lines "$1" "$2")" -ge "$3" ]; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# timed out waiting for $3 lines /$2/ in $1 ($(count_lines "$1" "$2") seen)" >&3
 			return 1
 		fi
 		sleep 0.05
@@ -52,10 +64,9 @@ port_state() {
 
 # wait_port_state STATE [DEV]: e.g. wait_port_state ACTIVE
 wait_port_state() {
-	local i=0
+	local end=$((SECONDS + 10))
 	until [ "$(port_state "${2:-rxe0}")" = "$1" ]; do
-		i=$((i + 1))
-		[ $i -le 200 ] || return 1
+		[ $SECONDS -lt $end ] || return 1
 		sleep 0.05
 	done
 }
@@ -101,4 +112,37 @@ start_asyncwatch() {
 # The hot-plug method the watcher should report on this kernel.
 expected_hotplug() {
 	if kernel_at_least 6.11; then echo netlink; else echo uevent; fi
+}
+
+# A terminal for screen tests: tmux on a socket of this test's own.
+# tm_start CMD: run CMD in a 170x30 terminal; when it ends, the pane
+# shows EXIT=<status>.
+tm() {
+	tmux -L "ibve-$$-${BATS_TEST_NUMBER:-0}" "$@"
+}
+
+tm_start() {
+	tm new-session -d -x "${TM_COLS:-170}" -y "${TM_LINES:-30}" \
+		"$1; echo EXIT=\$?; sleep 600"
+}
+
+tm_screen() {
+	tm capture-pane -p -t 0
+}
+
+# tm_wait REGEX [SECONDS]: until a line of the screen matches.
+tm_wait() {
+	local end=$((SECONDS + ${2:-10}))
+	until tm_screen | grep -Eq -- "$1"; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# timed out waiting for /$1/ on the screen:" >&3
+			tm_screen | sed 's/^/#   |/' >&3
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+tm_stop() {
+	tm kill-server 2>/dev/null || true
 }

@@ -73,7 +73,7 @@ man_page() {
 
 @test "shell scripts pass shellcheck" {
 	cd "$TOP"
-	run shellcheck test/vm/run test/vm/init .ci/run
+	run shellcheck test/vm/run test/vm/init test/vm/demo .ci/run
 	assert_success
 	run shellcheck -s bash test/*.bash completions/ibvevent
 	assert_success

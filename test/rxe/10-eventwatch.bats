@@ -29,9 +29,8 @@ flap() {
 	start_asyncwatch
 	start_watch -j
 	flap 3
-	wait_for "$WOUT" '("event":"PORT_ACTIVE".*){1}' 5
-	until [ "$(count_lines "$WOUT" PORT_ACTIVE)" -ge 3 ]; do sleep 0.1; done
-	until [ "$(count_lines "$AOUT" PORT_ACTIVE)" -ge 3 ]; do sleep 0.1; done
+	wait_count "$WOUT" PORT_ACTIVE 3
+	wait_count "$AOUT" PORT_ACTIVE 3
 	sleep 0.5 # anything late would show now
 	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ERR"')" 3
 	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ACTIVE"')" 3
@@ -51,7 +50,7 @@ flap() {
 	ip addr add 2001:db8::1/64 dev dummy0 nodad
 	wait_for "$WOUT" GID_CHANGE
 	ip addr del 2001:db8::1/64 dev dummy0
-	until [ "$(count_lines "$AOUT" GID_CHANGE)" -ge 2 ]; do sleep 0.1; done
+	wait_count "$AOUT" GID_CHANGE 2
 	sleep 0.5
 	n=$(count_lines "$WOUT" GID_CHANGE)
 	[ "$n" -ge 2 ]

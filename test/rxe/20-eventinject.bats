@@ -116,7 +116,6 @@ leftovers() {
 	# once the injector's queue pairs exist, change the port's GIDs
 	until rdma resource show qp | grep -q 'comm ibv_eventinject'; do
 		kill -0 "$IPID" || fail "the injector ended before its run was seen"
-		sleep 0.05
 	done
 	ip addr add 2001:db8::7/64 dev dummy0 nodad
 	status=0
@@ -138,7 +137,6 @@ leftovers() {
 	IPID=$!
 	until rdma resource show qp | grep -q 'comm ibv_eventinject'; do
 		kill -0 "$IPID" || fail "the injector ended early"
-		sleep 0.05
 	done
 	sleep 0.3
 	kill -TERM "$IPID"

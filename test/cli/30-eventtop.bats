@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventtop from stored captures: batch tables and JSON, --follow, and
+# the interactive screen driven through tmux.
+
+load ../test_helper
+
+setup() {
+	export TZ=UTC
+	FABRIC=$CAPTURES/ib-fabric.jsonl
+}
+
+teardown() {
+	tm_stop
+}
+
+@test "batch replay: the final state as the stored table" {
+	run ibv_eventtop -b -r "$FABRIC"
+	assert_success
+	diff -u "$EXPECTED/top-fabric.txt" <(echo "$output"; echo)
+}
+
+@test "batch replay as JSON: one object, the stored one" {
+	run ibv_eventtop -b -j -r "$FABRIC"
+	assert_success
+	diff -u "$EXPECTED/top-fabric.json" <(echo "$output")
+	run jq -r '.rows[] | "\(.device) \(.counts.link_down) \(.counts.fatal) \(.counts.other) \(.total) \(.per_minute)"' "$EXPECTED/top-fabric.json"
+	assert_output $'mlx5_0 1 0 1 8 0\nmlx5_1 0 1 16 20 5'
+}
+
+@test "--follow steps through capture time, one snapshot per step" {
+	run ibv_eventtop -b -r "$FABRIC" --follow -s 3600
+	assert_success
+	diff -u "$EXPECTED/top-fabric-follow.txt" <(echo "$output"; echo)
+	assert_equal "$(grep -c '^ibv_eventtop - ' <<<"$output")" 5
+	run ibv_eventtop -b -r "$FABRIC" --follow -s 3600 -n 2
+	assert_equal "$(grep -c '^ibv_eventtop - ' <<<"$output")" 2
+}
+
+@test "-d and -i keep rows of those devices and ports" {
+	run ibv_eventtop -b -r "$FABRIC" -d mlx5_1
+	assert_success
+	refute_output --partial mlx5_0
+	assert_output --partial mlx5_1
+	run ibv_eventtop -b -r "$FABRIC" -i 2
+	refute_output --regexp '^mlx5'
+}
+
+@test "malformed replay lines: FILE:LINE on stderr, valid lines counted, status 4" {
+	run --separate-stderr ibv_eventtop -b -j -r "$CAPTURES/malformed.jsonl"
+	assert_failure 4
+	[ "${#stderr_lines[@]}" -eq 7 ]
+	[[ ${stderr_lines[0]} == "$CAPTURES/malformed.jsonl:2: "* ]]
+	assert_equal "$(jq .events <<<"$output")" 2
+}
+
+@test "256 ports from a synthetic capture" {
+	cap=$BATS_TEST_TMPDIR/many.jsonl
+	for d in $(seq 0 63); do
+		for p in 1 2 3 4; do
+			printf '{"time":"2026-03-02T08:00:%02dZ","device":"mlx5_%d","port":%d,"event":"PORT_ERR"}\n' $((p * 10)) "$d" "$p"
+		done
+	done >"$cap"
+	run ibv_eventtop -b -j -r "$cap"
+	assert_success
+	assert_equal "$(jq '.ports, (.rows | length), .devices' <<<"$output" | tr '\n' ' ')" "256 256 64 "
+}
+
+@test "usage errors and a missing terminal exit with their statuses" {
+	run --separate-stderr ibv_eventtop -j -r "$FABRIC"
+	assert_failure 2
+	[ "${stderr_lines[0]}" = "ibv_eventtop: -j needs -b (JSON is for batch mode)" ]
+	run --separate-stderr ibv_eventtop -b --follow
+	assert_failure 2
+	run --separate-stderr ibv_eventtop -b -s 0 -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventtop -b -n x -r "$FABRIC"
+	assert_failure 2
+	run --separate-stderr ibv_eventtop -r "$FABRIC" </dev/null
+	assert_failure 3
+	[ "$stderr" = "ibv_eventtop: the screen needs a terminal; use -b for batch output" ]
+	run --separate-stderr ibv_eventtop -b -r /nonexistent
+	assert_failure 3
+	[ "$stderr" = "ibv_eventtop: /nonexistent: No such file or directory" ]
+}
+
+@test "no RDMA device: one line, status 3" {
+	[ "${IBVEVENT_VM:-}" != 1 ] || skip "the guest has rxe0"
+	[ ! -d /sys/class/infiniband_verbs ] || skip "this host has RDMA devices"
+	run --separate-stderr ibv_eventtop -b -n 1
+	assert_failure 3
+	[ "$stderr" = "ibv_eventtop: no RDMA devices found: the kernel offers no RDMA to user space" ]
+}
+
+# --- the screen ---
+
+start_screen() {
+	tm_start "TZ=UTC ibv_eventtop -r '$FABRIC'"
+	tm_wait '^mlx5_1 +1 ACTIVE'
+}
+
+row_order() {
+	tm_screen | grep -oE '^mlx5_[0-9]' | tr '\n' ' '
+}
+
+@test "screen: the table, its header and the footer's keys" {
+	start_screen
+	run tm_screen
+	assert_line --index 0 --regexp '^ ibv_eventtop - replay of .*ib-fabric.jsonl - 03:15:12 of capture \(end\)'
+	assert_line --index 1 --regexp '^ 2 devices, 2 ports, 28 events'
+	assert_line --regexp '^DEVICE +PORT STATE +PHYS'
+	assert_line --regexp '^mlx5_0 +1 ACTIVE .* UNKNOWN\(20\) +1h30m -$'
+	assert_line --regexp '^ q Quit  h Help  < > Sort'
+}
+
+@test "screen: h shows help drawn from the key table; q leaves it, q quits" {
+	start_screen
+	tm send-keys -t 0 h
+	tm_wait 'ibv_eventtop help'
+	run tm_screen
+	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
+		assert_line --regexp "^  $k +[a-z]"
+	done
+	tm send-keys -t 0 q
+	tm_wait '^DEVICE +PORT'
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
+}
+
+@test "screen: < and > choose the sort column, I inverts it" {
+	start_screen
+	assert_equal "$(row_order)" "mlx5_0 mlx5_1 "
+	tm send-keys -t 0 '>'
+	tm_wait 'sort: PORT'
+	for _ in 1 2 3 4 5 6; do tm send-keys -t 0 '<'; done
+	tm_wait 'sort: TOTAL$'
+	tm send-keys -t 0 I
+	tm_wait 'sort: TOTAL \(inverted\)'
+	assert_equal "$(row_order)" "mlx5_1 mlx5_0 "
+}
+
+@test "screen: / filters by device name, Esc clears it" {
+	start_screen
+	tm send-keys -t 0 / m l x 5 _ 1 Enter
+	tm_wait 'filter: mlx5_1$'
+	assert_equal "$(row_order)" "mlx5_1 "
+	tm send-keys -t 0 / Escape
+	tm_wait 'sort: DEVICE$'
+	assert_equal "$(row_order)" "mlx5_0 mlx5_1 "
+}
+
+@test "screen: space pauses, r resets the counts, e shows the event log" {
+	start_screen
+	tm send-keys -t 0 Space
+	tm_wait 'PAUSED'
+	tm send-keys -t 0 Z
+	tm_wait 'of capture \(end\)$'
+	tm send-keys -t 0 r
+	tm_wait ' 0 events'
+	tm_wait '^mlx5_1 +1 ACTIVE .* 0 +0 -'
+	tm send-keys -t 0 e
+	tm_wait '^ Events, newest first'
+	tm send-keys -t 0 e
+	sleep 0.2
+	run tm_screen
+	refute_line --partial 'Events, newest first'
+}
+
+@test "screen: the event log lists the newest first" {
+	start_screen
+	tm send-keys -t 0 e
+	tm_wait '^ Events, newest first'
+	run bash -c "tmux -L 'ibve-$$-$BATS_TEST_NUMBER' capture-pane -p -t 0 | grep -A2 'Events, newest first'"
+	assert_line --index 1 --regexp '^2026-03-02 11:30:12.000 mlx5_1/1 +PORT_ACTIVE'
+	assert_line --index 2 --regexp '^2026-03-02 11:30:09.000 mlx5_1/1 +NETDEV_ATTACH'
+}
+
+@test "screen: a resize redraws to the new size; Ctrl-L redraws" {
+	start_screen
+	tm resize-window -t 0 -x 90 -y 20
+	tm_wait '^DEVICE +PORT STATE'
+	sleep 0.3
+	assert_equal "$(tm_screen | wc -l)" 20
+	[[ "$(tm_screen | sed -n 20p)" == " q Quit"* ]]
+	[ "$(tm_screen | awk '{ if (length($0) > n) n = length($0) } END { print n }')" -le 90 ]
+	tm send-keys -t 0 C-l
+	tm_wait '^mlx5_1 +1 ACTIVE'
+}
+
+@test "screen: quitting, or SIGTERM, gives the terminal back" {
+	start_screen
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
+	run tm_screen
+	refute_line --regexp '^DEVICE +PORT'
+	tm_stop
+	start_screen
+	pkill -TERM -f "ibv_eventtop -r $FABRIC" || pkill -TERM -x ibv_eventtop
+	tm_wait '^EXIT=0$'
+	run tm_screen
+	refute_line --regexp '^DEVICE +PORT'
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventtop live on soft-RoCE: batch snapshots, real hw counters, rows
+# that come and go with the device, and the screen through tmux.
+
+load ../test_helper
+
+setup() {
+	require_guest
+	export TZ=UTC
+}
+
+teardown() {
+	tm_stop
+	stop_bg "${TPID:-}"
+	restore_rxe
+}
+
+@test "batch: rxe0 port 1 ACTIVE; a link flap counts one down, one up; link_downed moves" {
+	out=$BATS_TEST_TMPDIR/top.json
+	ibv_eventtop -b -j -s 0.5 >"$out" &
+	TPID=$!
+	wait_for "$out" '"device":"rxe0"' 10
+	before=$(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/link_downed)
+	ip link set dummy0 down
+	wait_for "$out" '"state":"DOWN"' 10
+	ip link set dummy0 up
+	wait_for "$out" '"link_up":1' 10
+	sleep 1.2 # one more refresh with the port back
+	stop_bg "$TPID"
+	TPID=
+	run jq -c 'select(.rows[0].counts.link_up == 1) | .rows[0] | [.device, .port, .state, .phys_state, .link_layer, .counts.link_down, .counts.link_up, .total, .last_event]' "$out"
+	assert_line --index -1 '["rxe0",1,"ACTIVE","LinkUp","Ethernet",1,1,2,"PORT_ACTIVE"]'
+	# the first snapshot: the port as it was, nothing counted
+	run jq -c 'select(.rows | length > 0) | .rows[0] | [.state, .total]' "$out"
+	assert_line --index 0 '["ACTIVE",0]'
+	# the real hw counter moved by as much as sysfs says
+	after=$(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/link_downed)
+	[ "$after" -gt "$before" ]
+	run jq -r '.rows[0].counters[] | select(.name == "link_downed") | "\(.hw) \(.delta)"' <(tail -n 1 "$out")
+	assert_output "true $((after - before))"
+	run jq -r '.host, .kernel' <(tail -n 1 "$out")
+	assert_line --index 1 "$(uname -r)"
+}
+
+@test "batch text: the moved counter is named in its column" {
+	out=$BATS_TEST_TMPDIR/top.txt
+	ibv_eventtop -b -s 0.5 >"$out" &
+	TPID=$!
+	wait_for "$out" '^rxe0 ' 10
+	ip link set dummy0 down
+	wait_for "$out" '^rxe0 +1 DOWN +Disabled .* link_downed\+1$' 10
+}
+
+@test "rows come and go with the device; its removal never waits for the view" {
+	out=$BATS_TEST_TMPDIR/top.json
+	ibv_eventtop -b -j -s 0.3 >"$out" &
+	TPID=$!
+	wait_for "$out" '"device":"rxe0"' 10
+	timeout 5 rdma link delete rxe0 || fail "rdma link delete rxe0 blocked"
+	wait_for "$out" '"ports":0' 10
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_port_state ACTIVE
+	before=$(count_lines "$out" '"device":"rxe0"')
+	wait_count "$out" '"device":"rxe0"' $((before + 1))
+}
+
+@test "the live screen: a flap shows at once; help, sort, filter, pause, reset, resize, quit" {
+	TM_COLS=200 tm_start "ibv_eventtop -s 0.5"
+	tm_wait '^rxe0 +1 ACTIVE +LinkUp +Eth'
+	ip link set dummy0 down
+	tm_wait '^rxe0 +1 (ACTIVE|DOWN) .* +1 +0 +0 +0 +0 +0 +0 +0 +0 +1 +1 PORT_ERR'
+	ip link set dummy0 up
+	tm_wait '^rxe0 +1 ACTIVE .* +1 +1 +0 +0 +0 +0 +0 +0 +0 +2 +2 PORT_ACTIVE .*link_downed\+1$'
+	run tm_screen
+	assert_line --index 0 --regexp "^ ibv_eventtop - [0-9:]+ - ibvevent-vm - Linux $(uname -r | sed 's/+/\\+/g') - up "
+	tm send-keys -t 0 '?'
+	tm_wait 'ibv_eventtop help'
+	tm send-keys -t 0 '?'
+	tm_wait '^DEVICE +PORT'
+	tm send-keys -t 0 '>'
+	tm_wait 'sort: PORT$'
+	tm send-keys -t 0 / x y z Enter
+	tm_wait 'no port matches the filter'
+	tm send-keys -t 0 / Escape
+	tm_wait '^rxe0 +1 ACTIVE'
+	tm send-keys -t 0 Space
+	tm_wait 'PAUSED'
+	tm send-keys -t 0 Space r
+	tm_wait '^rxe0 +1 ACTIVE .* +0 +0 -'
+	tm resize-window -t 0 -x 100 -y 15
+	sleep 0.5
+	assert_equal "$(tm_screen | wc -l)" 15
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
+	run tm_screen
+	refute_line --regexp '^DEVICE +PORT'
+}
