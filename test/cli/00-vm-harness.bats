@@ -47,6 +47,16 @@ setup() {
 	[ "$(cat "$dir/out")" = ok ]
 }
 
+@test "a working directory under /tmp stays visible; /tmp itself is the guest's own" {
+	dir=$(mktemp -d /tmp/ibvevent-cwd.XXXXXX)
+	echo here >"$dir/mark"
+	cd "$dir"
+	run "$VMRUN" -- sh -c 'cat mark; [ ! -e /tmp/ibvevent-cwd-host-only ] && touch /tmp/t && echo tmp-ok'
+	rm -rf "$dir"
+	assert_success
+	assert_output $'here\ntmp-ok'
+}
+
 @test "a guest that does not finish is killed after VM_TIMEOUT with a clear message" {
 	VM_TIMEOUT=20 run "$VMRUN" sleep 600
 	assert_failure 124
