@@ -27,7 +27,7 @@ WERROR ?= 1
 KERNEL ?= 6.1
 VM_SUITE_TIMEOUT ?= 1800
 
-B := build
+B ?= build
 ifeq ($(V),1)
 Q :=
 quiet = @true
@@ -44,6 +44,15 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
 
 PKGS := libibverbs json-c
+# The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
+MLX5 ?= $(shell printf '\043include <infiniband/mlx5dv.h>\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+MLX5 := $(MLX5)
+ifeq ($(MLX5),1)
+BASE_CFLAGS += -DIBVE_HAVE_MLX5
+PKGS += libmlx5
+endif
+
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

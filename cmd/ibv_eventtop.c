@@ -208,16 +208,24 @@ static int key_help(struct view *v)
 	return K_REDRAW;
 }
 
+/* Move the sort column by STEP, over the columns shown. */
+static int move_sort(struct view *v, int step)
+{
+	do
+		v->sort = (v->sort + IBVE_TOP_COL_COUNT + step) %
+			  IBVE_TOP_COL_COUNT;
+	while (!ibve_top_column_visible(v->top, (enum ibve_top_column)v->sort));
+	return K_REDRAW;
+}
+
 static int key_sort_left(struct view *v)
 {
-	v->sort = (v->sort + IBVE_TOP_COL_COUNT - 1) % IBVE_TOP_COL_COUNT;
-	return K_REDRAW;
+	return move_sort(v, -1);
 }
 
 static int key_sort_right(struct view *v)
 {
-	v->sort = (v->sort + 1) % IBVE_TOP_COL_COUNT;
-	return K_REDRAW;
+	return move_sort(v, 1);
 }
 
 static int key_invert(struct view *v)
@@ -396,6 +404,10 @@ static int cell_pair(const struct ibve_top_port *p, int col)
 		return p->counts[IBVE_TOP_LINK_DOWN] ? C_BAD : 0;
 	case IBVE_TOP_COL_FATAL:
 		return p->counts[IBVE_TOP_FATAL] ? C_BAD : 0;
+	case IBVE_TOP_COL_MODULE:
+		return p->counts[IBVE_TOP_MODULE] ? C_WARN : 0;
+	case IBVE_TOP_COL_TEMP:
+		return p->counts[IBVE_TOP_TEMP] ? C_BAD : 0;
 	}
 	return 0;
 }
@@ -444,6 +456,8 @@ static void draw_row(struct view *v, int y, const struct ibve_top_port *p,
 		int aw = w < 0 ? -w : w, pair;
 		char cell[256];
 
+		if (!ibve_top_column_visible(v->top, (enum ibve_top_column)c))
+			continue;
 		if (c == IBVE_TOP_COL_COUNTERS) {
 			move(y, x);
 			draw_counters(v, p, COLS - x);
@@ -479,6 +493,8 @@ static void draw_titles(struct view *v, int y)
 		int aw = w < 0 ? -w : w;
 		const char *t = ibve_top_column_title((enum ibve_top_column)c);
 
+		if (!ibve_top_column_visible(v->top, (enum ibve_top_column)c))
+			continue;
 		if (c == v->sort) {
 			set_color(v, C_TITLE, false);
 			set_color(v, C_SORT, true);
@@ -901,7 +917,7 @@ static int open_live(struct view *v, char **names, size_t nnames)
 	size_t n;
 	int r = 0;
 
-	v->mon = ibve_monitor_new(IBVE_MONITOR_HOTPLUG);
+	v->mon = ibve_monitor_new(IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5);
 	if (!v->mon) {
 		fprintf(stderr, PROG ": cannot watch for devices: %s\n",
 			strerror(errno));
@@ -927,6 +943,8 @@ static int open_live(struct view *v, char **names, size_t nnames)
 	}
 	if (r)
 		return EXIT_RUNTIME;
+	for (const char *note; (note = ibve_monitor_note(v->mon));)
+		fprintf(stderr, PROG ": %s\n", note);
 	n = ibve_monitor_devices(v->mon, open, 256);
 	if (!n) {
 		fprintf(stderr, PROG ": no RDMA devices found\n");

@@ -30,7 +30,7 @@ enum exit_status {
 /* Loop results beyond "go on": why the loop stopped. */
 enum stop { STOP_DONE = 1, STOP_MET, STOP_EOF, STOP_FAIL, STOP_SIGNAL };
 
-enum opt_long { OPT_EXPECT = 256, OPT_NO_COLOR };
+enum opt_long { OPT_EXPECT = 256, OPT_NO_COLOR, OPT_MLX5 };
 
 static const struct option long_opts[] = {
 	{ "ib-dev", required_argument, NULL, 'd' },
@@ -45,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "replay", required_argument, NULL, 'r' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "mlx5", no_argument, NULL, OPT_MLX5 },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -62,7 +63,7 @@ static void usage(FILE *f)
 		"  -i, --ib-port N        only events of port N (repeatable)\n"
 		"  -e, --event LIST       only these events: names (PORT_ERR, any case, with or\n"
 		"                         without IBV_EVENT_), classes (device,port,qp,cq,srq,wq),\n"
-		"                         sources (verbs,hotplug) or severity>=warning\n"
+		"                         sources (verbs,hotplug,mlx5) or severity>=warning\n"
 		"  -x, --exclude LIST     not these events (same terms as -e)\n"
 		"  -j, --json             JSON Lines: one object per event\n"
 		"  -n, --count N          exit after N events that pass the filters\n"
@@ -73,6 +74,8 @@ static void usage(FILE *f)
 		"  -r, --replay FILE      read events from FILE (- for standard input)\n"
 		"  -l, --list             list devices and ports, then exit\n"
 		"  -q, --quiet            no \"watching\" line on standard error\n"
+		"      --mlx5             require mlx5 DEVX device events (cables, temperature);\n"
+		"                         without it they are used wherever a device has them\n"
 		"      --no-color         no colours (also when NO_COLOR is set)\n"
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
@@ -189,6 +192,8 @@ static int on_monitor(int fd, short revents, void *arg)
 		fprintf(stderr, PROG ": reading events: %s\n", strerror(-n));
 		return STOP_FAIL;
 	}
+	for (const char *note; (note = ibve_monitor_note(w->mon));)
+		fprintf(stderr, PROG ": %s\n", note);
 	for (int i = 0; i < n; i++) {
 		int r = handle(w, &evs[i]);
 
@@ -328,11 +333,51 @@ static int list_devices(char **names, size_t nnames, uint32_t port, bool json)
 	return status;
 }
 
+/*
+ * With --mlx5 every device named with -d (or, without -d, at least one
+ * device) must have its DEVX event channel. NOTED lists the devices a
+ * note already explained.
+ */
+static int check_mlx5(struct watch *w, size_t nnames, const char *const *open,
+		      size_t nopen, const char *noted)
+{
+	size_t with = 0;
+
+	if (!(ibve_features() & IBVE_FEATURE_MLX5)) {
+		fprintf(stderr, PROG
+			": --mlx5: this build has no mlx5 support (it was built with MLX5=0)\n");
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < nopen; i++) {
+		bool has = ibve_monitor_sources(w->mon, open[i]) &
+			   1u << IBVE_SOURCE_MLX5;
+		char key[IBVE_NAME_MAX + 2];
+
+		with += has;
+		if (has || !nnames)
+			continue;
+		snprintf(key, sizeof(key), "%s:", open[i]);
+		fprintf(stderr,
+			PROG ": --mlx5: %s has no mlx5 DEVX events (%s)\n",
+			open[i],
+			strstr(noted, key) ? "see above"
+					   : "it is not an mlx5 device");
+		return EXIT_RUNTIME;
+	}
+	if (!with) {
+		fprintf(stderr,
+			PROG ": --mlx5: no device with mlx5 DEVX events\n");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 static int open_monitor(struct watch *w, char **names, size_t nnames,
-			bool quiet)
+			bool quiet, bool need_mlx5)
 {
 	const char *env = getenv("IBVEVENT_HOTPLUG");
-	unsigned int flags = IBVE_MONITOR_HOTPLUG;
+	unsigned int flags = IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5;
+	char noted[1024] = "";
 	const char *open[64];
 	size_t nopen;
 	int r;
@@ -370,18 +415,29 @@ static int open_monitor(struct watch *w, char **names, size_t nnames,
 			return EXIT_RUNTIME;
 		}
 	}
+	for (const char *note; (note = ibve_monitor_note(w->mon));) {
+		fprintf(stderr, PROG ": %s\n", note);
+		snprintf(noted + strlen(noted), sizeof(noted) - strlen(noted),
+			 "%.*s ", (int)strcspn(note, " "), note);
+	}
 	nopen = ibve_monitor_devices(w->mon, open, 64);
 	if (!nopen) {
 		no_devices(0);
 		return EXIT_RUNTIME;
 	}
+	if (need_mlx5 && check_mlx5(w, nnames, open, nopen, noted))
+		return EXIT_RUNTIME;
 	if (!quiet) {
 		static const char *const hp[] = { "none", "uevent", "netlink" };
 
 		fprintf(stderr, PROG ": watching %zu device%s:", nopen,
 			nopen == 1 ? "" : "s");
 		for (size_t i = 0; i < nopen && i < 64; i++)
-			fprintf(stderr, " %s", open[i]);
+			fprintf(stderr, " %s%s", open[i],
+				ibve_monitor_sources(w->mon, open[i]) &
+						1u << IBVE_SOURCE_MLX5
+					? "(+mlx5)"
+					: "");
 		fprintf(stderr, " (hot-plug: %s)\n",
 			hp[ibve_monitor_hotplug(w->mon)]);
 	}
@@ -397,7 +453,7 @@ int main(int argc, char **argv)
 	size_t nnames = 0;
 	uint32_t list_port = 0;
 	double timeout = 0;
-	bool list = false, quiet = false, no_color = false;
+	bool list = false, quiet = false, no_color = false, need_mlx5 = false;
 	int opt, status = EXIT_OK, r;
 
 	w.filter = ibve_filter_new();
@@ -472,12 +528,18 @@ int main(int argc, char **argv)
 		case OPT_NO_COLOR:
 			no_color = true;
 			break;
+		case OPT_MLX5:
+			need_mlx5 = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		case 'V':
-			printf(PROG " %s (libibvevent %s)\n", IBVE_VERSION,
-			       ibve_version());
+			printf(PROG
+			       " %s (libibvevent %s; mlx5 DEVX events: %s)\n",
+			       IBVE_VERSION, ibve_version(),
+			       ibve_features() & IBVE_FEATURE_MLX5 ? "yes"
+								   : "no");
 			return EXIT_OK;
 		default:
 			fprintf(stderr, "Try '" PROG
@@ -491,6 +553,17 @@ int main(int argc, char **argv)
 		fail_usage(
 			"%s",
 			"--list cannot be combined with --replay, --write or --expect");
+	if (need_mlx5 && (list || w.replay_path))
+		fail_usage(
+			"%s",
+			"--mlx5 is for watching devices, not with --list or --replay");
+
+	if (need_mlx5 && !(ibve_features() & IBVE_FEATURE_MLX5)) {
+		fprintf(stderr, PROG
+			": --mlx5: this build has no mlx5 support (it was built with MLX5=0)\n");
+		status = EXIT_RUNTIME;
+		goto out;
+	}
 
 	/* A closed pipe is the reader's choice: end quietly. */
 	signal(SIGPIPE, SIG_IGN);
@@ -548,7 +621,7 @@ int main(int argc, char **argv)
 		ibve_loop_add_fd(loop, ibve_replay_fd(w.replay), POLLIN,
 				 on_replay, &w);
 	} else {
-		status = open_monitor(&w, names, nnames, quiet);
+		status = open_monitor(&w, names, nnames, quiet, need_mlx5);
 		if (status)
 			goto out;
 		ibve_loop_add_fd(loop, ibve_monitor_fd(w.mon), POLLIN,

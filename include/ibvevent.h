@@ -25,6 +25,13 @@ struct ibv_async_event;
 /* Version of the library, e.g. "0.1.0". */
 const char *ibve_version(void);
 
+enum ibve_feature {
+	IBVE_FEATURE_MLX5 = 1u << 0, /* built with the mlx5 DEVX event source */
+};
+
+/* What this build of the library can do (enum ibve_feature). */
+unsigned int ibve_features(void);
+
 /* ------------------------------------------------------------------ */
 /* Event descriptions                                                  */
 
@@ -53,6 +60,15 @@ enum ibve_severity {
 	IBVE_SEVERITY_ERROR,
 	IBVE_SEVERITY_FATAL,
 	IBVE_SEVERITY_COUNT
+};
+
+/* mlx5 codes are EQE types; past the 8-bit type space, our own. */
+enum ibve_mlx5_code {
+	IBVE_MLX5_PORT_CHANGE = 0x09,
+	IBVE_MLX5_PORT_MODULE = 0x16,
+	IBVE_MLX5_TEMP_WARN = 0x17,
+	IBVE_MLX5_GENERAL = 0x22,
+	IBVE_MLX5_EVENTS_LOST = 0x100, /* the channel overflowed */
 };
 
 /* Hot-plug codes are those of the kernel's RDMA netlink monitor. */
@@ -113,12 +129,12 @@ enum ibve_field {
 };
 
 struct ibve_mlx5_fields {
-	uint8_t eqe[64]; /* the raw event queue entry */
+	uint8_t eqe[64]; /* the raw event queue entry (big-endian fields) */
 	uint8_t sub_type;
 	uint8_t module;		/* PORT_MODULE */
-	uint8_t module_status;	/* PORT_MODULE */
+	uint8_t module_status;	/* PORT_MODULE: 1 plugged ... 4 disabled */
 	uint8_t error_type;	/* PORT_MODULE, status error */
-	uint64_t sensor_map[2]; /* TEMP_WARN: [0] msb, [1] lsb */
+	uint64_t sensor_map[2]; /* TEMP_WARN: [0] msb, [1] lsb (bit 0: ASIC) */
 };
 
 struct ibve_sm_fields {
@@ -168,6 +184,12 @@ void ibve_event_set_code(struct ibve_event *ev, enum ibve_source source,
 			 int code);
 /* The explanation of EV: its desc's text, or a generic one. */
 const char *ibve_event_text(const struct ibve_event *ev);
+/*
+ * Fill EV's name, class, severity, port and mlx5 fields from a 64-byte
+ * mlx5 event queue entry (as mlx5dv_devx_get_event() returns it after the
+ * cookie). Unknown types and sub-types decode too. -EINVAL if LEN < 64.
+ */
+int ibve_mlx5_decode(struct ibve_event *ev, const uint8_t *eqe, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
@@ -304,6 +326,8 @@ enum ibve_monitor_flags {
 	IBVE_MONITOR_HOTPLUG = 1u << 0,
 	/* Use uevents even where the RDMA netlink monitor exists. */
 	IBVE_MONITOR_UEVENT_ONLY = 1u << 1,
+	/* mlx5 devices: also their DEVX device events (cables, temperature). */
+	IBVE_MONITOR_MLX5 = 1u << 2,
 };
 
 enum ibve_hotplug_method {
@@ -341,6 +365,15 @@ int ibve_monitor_read(struct ibve_monitor *m, struct ibve_event *evs,
 size_t ibve_monitor_devices(const struct ibve_monitor *m, const char **names,
 			    size_t max);
 enum ibve_hotplug_method ibve_monitor_hotplug(const struct ibve_monitor *m);
+/* The sources (1 << enum ibve_source) open for DEVICE, 0 if not open. */
+unsigned int ibve_monitor_sources(const struct ibve_monitor *m,
+				  const char *device);
+/*
+ * The next note the monitor has for people, or NULL: what it could not do
+ * but went on without, e.g. DEVX events a device refused. Valid until the
+ * next call.
+ */
+const char *ibve_monitor_note(struct ibve_monitor *m);
 
 /* ------------------------------------------------------------------ */
 /* Replay: records from a JSON Lines capture                           */
@@ -436,6 +469,8 @@ enum ibve_top_kind {
 	IBVE_TOP_GID,	    /* GID_CHANGE */
 	IBVE_TOP_REREG,	    /* CLIENT_REREGISTER */
 	IBVE_TOP_FATAL,	    /* DEVICE_FATAL */
+	IBVE_TOP_MODULE,    /* mlx5 PORT_MODULE: cables and modules */
+	IBVE_TOP_TEMP,	    /* mlx5 TEMP_WARN */
 	IBVE_TOP_OTHER,
 	IBVE_TOP_KIND_COUNT
 };
@@ -526,6 +561,8 @@ enum ibve_top_column {
 	IBVE_TOP_COL_GID,
 	IBVE_TOP_COL_REREG,
 	IBVE_TOP_COL_FATAL,
+	IBVE_TOP_COL_MODULE,
+	IBVE_TOP_COL_TEMP,
 	IBVE_TOP_COL_OTHER,
 	IBVE_TOP_COL_TOTAL,
 	IBVE_TOP_COL_PER_MIN,
@@ -538,6 +575,9 @@ enum ibve_top_column {
 /* Title and width (negative: left-aligned) of column COL. */
 const char *ibve_top_column_title(enum ibve_top_column col);
 int ibve_top_column_width(enum ibve_top_column col);
+/* Whether COL is shown: MODULE and TEMP only once such events exist. */
+bool ibve_top_column_visible(const struct ibve_top *t,
+			     enum ibve_top_column col);
 /* The text of one cell (not padded). */
 size_t ibve_top_cell(const struct ibve_top_port *p, enum ibve_top_column col,
 		     char *buf, size_t size);

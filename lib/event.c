@@ -17,6 +17,11 @@
 		IBVE_SOURCE_VERBS, c, n, IBVE_CLASS_##cl, aff, \
 			IBVE_SEVERITY_##sev, txt               \
 	}
+#define MLX5(c, n, cl, aff, sev, txt)                         \
+	{                                                     \
+		IBVE_SOURCE_MLX5, c, n, IBVE_CLASS_##cl, aff, \
+			IBVE_SEVERITY_##sev, txt              \
+	}
 #define HOTPLUG(c, n, cl, sev, txt)                                \
 	{                                                          \
 		IBVE_SOURCE_HOTPLUG, c, n, IBVE_CLASS_##cl, false, \
@@ -71,6 +76,62 @@ static const struct ibve_event_desc event_table[] = {
 	VERBS(IBV_EVENT_WQ_FATAL, "WQ_FATAL", WQ, true, ERROR,
 	      "catastrophic error on the work queue; it moved to the error state"),
 
+	/*
+	 * mlx5 event queue entry types (include/linux/mlx5/device.h). The
+	 * severity of PORT_CHANGE, PORT_MODULE and GENERAL depends on the
+	 * sub-type: see mlx5.c. Types 0x00-0x03 (completion, path migration,
+	 * communication established, SQ drained) are QP events the verbs
+	 * queue already carries; they decode as UNKNOWN(n) if ever seen.
+	 */
+	MLX5(0x04, "CQ_ERROR", CQ, true, ERROR,
+	     "completion queue error (overrun or access)"),
+	MLX5(0x05, "WQ_CATAS_ERROR", QP, true, ERROR,
+	     "catastrophic error on a work queue"),
+	MLX5(0x07, "PATH_MIG_FAILED", QP, true, ERROR, "path migration failed"),
+	MLX5(0x08, "INTERNAL_ERROR", DEVICE, false, FATAL,
+	     "the adapter reported an internal error"),
+	MLX5(0x09, "PORT_CHANGE", PORT, false, INFO, "port state changed"),
+	MLX5(0x0d, "NIC_VPORT_CHANGE", DEVICE, false, INFO,
+	     "a NIC vport's context changed"),
+	MLX5(0x10, "WQ_INVAL_REQ_ERROR", QP, true, ERROR,
+	     "invalid request on a work queue"),
+	MLX5(0x11, "WQ_ACCESS_ERROR", QP, true, ERROR,
+	     "access error on a work queue"),
+	MLX5(0x12, "SRQ_CATAS_ERROR", SRQ, true, ERROR,
+	     "catastrophic error on a shared receive queue"),
+	MLX5(0x13, "SRQ_LAST_WQE", QP, true, INFO,
+	     "last WQE reached on an SRQ-attached queue"),
+	MLX5(0x14, "SRQ_RQ_LIMIT", SRQ, true, WARNING,
+	     "shared receive queue below its limit"),
+	MLX5(0x15, "GPIO", DEVICE, false, INFO,
+	     "a GPIO pin of the adapter changed"),
+	MLX5(0x16, "PORT_MODULE", DEVICE, false, WARNING,
+	     "cable or module status changed"),
+	MLX5(0x17, "TEMP_WARN", DEVICE, false, WARNING,
+	     "temperature warning from the adapter's sensors"),
+	MLX5(0x18, "XRQ_ERROR", SRQ, true, ERROR, "error on an XRQ"),
+	MLX5(0x19, "REMOTE_CONFIG", DEVICE, false, INFO,
+	     "configuration changed remotely"),
+	MLX5(0x1a, "DB_BF_CONGESTION", DEVICE, false, WARNING,
+	     "doorbell/BlueFlame congestion"),
+	MLX5(0x1b, "STALL", DEVICE, false, WARNING,
+	     "the adapter reports a stall"),
+	MLX5(0x1c, "DCT_DRAINED", QP, true, INFO, "DC target drained"),
+	MLX5(0x1d, "DCT_KEY_VIOLATION", QP, true, WARNING,
+	     "DC target key violation"),
+	MLX5(0x20, "FPGA_ERROR", DEVICE, false, ERROR, "FPGA error"),
+	MLX5(0x21, "FPGA_QP_ERROR", QP, true, ERROR, "FPGA queue pair error"),
+	MLX5(0x22, "GENERAL", DEVICE, false, INFO, "general adapter event"),
+	MLX5(0x24, "MONITOR_COUNTER", DEVICE, false, INFO,
+	     "a monitored counter changed"),
+	MLX5(0x25, "PPS", DEVICE, false, INFO, "pulse-per-second clock event"),
+	MLX5(0x26, "DEVICE_TRACER", DEVICE, false, INFO,
+	     "firmware tracer event"),
+	MLX5(0x27, "OBJECT_CHANGE", DEVICE, false, INFO,
+	     "a device object changed"),
+	MLX5(IBVE_MLX5_EVENTS_LOST, "EVENTS_LOST", DEVICE, false, WARNING,
+	     "the DEVX event channel overflowed: events were lost"),
+
 	HOTPLUG(IBVE_HOTPLUG_DEVICE_ADDED, "DEVICE_ADDED", DEVICE, INFO,
 		"device appeared and is being watched"),
 	HOTPLUG(IBVE_HOTPLUG_DEVICE_REMOVED, "DEVICE_REMOVED", DEVICE, WARNING,
@@ -105,6 +166,15 @@ static const char *const severity_names[] = {
 IBVE_EXPORT const char *ibve_version(void)
 {
 	return IBVE_VERSION;
+}
+
+IBVE_EXPORT unsigned int ibve_features(void)
+{
+#ifdef IBVE_HAVE_MLX5
+	return IBVE_FEATURE_MLX5;
+#else
+	return 0;
+#endif
 }
 
 IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)

@@ -304,6 +304,10 @@ void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev)
 	size_t start = b->len;
 
 #define SEP() ibve_buf_puts(b, b->len == start ? " (" : ", ")
+	if (ev->fields & IBVE_FIELD_MLX5) {
+		SEP();
+		ibve_mlx5_details(b, ev);
+	}
 	if (ev->fields & IBVE_FIELD_QP_NUM) {
 		SEP();
 		ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);
@@ -475,6 +479,7 @@ IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
 		ibve_buf_printf(&b, "%u", ev->sm.producer_type);
 	}
 	if (ev->fields & IBVE_FIELD_MLX5) {
+		ibve_mlx5_json(&b, ev);
 		json_key(&b, "eqe");
 		ibve_buf_putc(&b, '"');
 		put_hex(&b, ev->mlx5.eqe, sizeof(ev->mlx5.eqe));

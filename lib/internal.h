@@ -40,6 +40,10 @@ size_t ibve_buf_end(struct ibve_buf *b);
 /* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
 void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
 
+/* An mlx5 record's decoded fields: for text, and as JSON fields. */
+void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);
+void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev);
+
 /* Whether a port counter of that name counts errors (dashboard). */
 bool ibve_top_is_error_counter(const char *name);
 

@@ -9,6 +9,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -18,8 +20,9 @@
 
 #include "hotplug.h"
 #include "internal.h"
+#include "mlx5_source.h"
 
-enum tag { TAG_DEVICE = 1, TAG_UEVENT = 2, TAG_NETLINK = 3 };
+enum tag { TAG_DEVICE = 1, TAG_UEVENT = 2, TAG_NETLINK = 3, TAG_MLX5 = 4 };
 #define EP_DATA(tag, i) (((uint64_t)(tag) << 32) | (uint32_t)(i))
 
 struct slot {
@@ -28,7 +31,8 @@ struct slot {
 	char name[IBVE_NAME_MAX];
 	char chardev[IBVE_IFNAME_MAX];
 	uint64_t guid;
-	struct ibv_context *ctx; /* NULL: closed after DEVICE_FATAL */
+	struct ibv_context *ctx;   /* NULL: closed after DEVICE_FATAL */
+	struct ibve_mlx5_chan *dx; /* mlx5 DEVX events, or NULL */
 };
 
 struct ibve_monitor {
@@ -43,6 +47,10 @@ struct ibve_monitor {
 	/* Records made while handling hot-plug, not yet handed out. */
 	struct ibve_event *pending;
 	size_t head, npending, cap;
+	/* Notes for people, oldest first; the one handed out last. */
+	char **notes;
+	size_t nnotes;
+	char *note;
 };
 
 IBVE_EXPORT struct ibve_monitor *ibve_monitor_new(unsigned int flags)
@@ -88,10 +96,16 @@ IBVE_EXPORT void ibve_monitor_free(struct ibve_monitor *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nslots; i++)
+	for (size_t i = 0; i < m->nslots; i++) {
+		ibve_mlx5_close(m->slots[i].dx);
 		if (m->slots[i].used && m->slots[i].ctx &&
 		    !m->slots[i].borrowed)
 			ibv_close_device(m->slots[i].ctx);
+	}
+	for (size_t i = 0; i < m->nnotes; i++)
+		free(m->notes[i]);
+	free(m->notes);
+	free(m->note);
 	ibve_hotplug_close(m->hp);
 	if (m->epfd >= 0)
 		close(m->epfd);
@@ -125,6 +139,46 @@ IBVE_EXPORT size_t ibve_monitor_devices(const struct ibve_monitor *m,
 		n++;
 	}
 	return n;
+}
+
+void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)
+{
+	char **v = realloc(m->notes, (m->nnotes + 1) * sizeof(*v));
+	va_list ap;
+	int r;
+
+	if (!v)
+		return;
+	m->notes = v;
+	va_start(ap, fmt);
+	r = vasprintf(&m->notes[m->nnotes], fmt, ap);
+	va_end(ap);
+	if (r >= 0)
+		m->nnotes++;
+}
+
+IBVE_EXPORT const char *ibve_monitor_note(struct ibve_monitor *m)
+{
+	free(m->note);
+	m->note = NULL;
+	if (!m->nnotes)
+		return NULL;
+	m->note = m->notes[0];
+	memmove(m->notes, m->notes + 1, --m->nnotes * sizeof(*m->notes));
+	return m->note;
+}
+
+IBVE_EXPORT unsigned int ibve_monitor_sources(const struct ibve_monitor *m,
+					      const char *device)
+{
+	for (size_t i = 0; i < m->nslots; i++) {
+		const struct slot *s = &m->slots[i];
+
+		if (s->used && s->ctx && strcmp(s->name, device) == 0)
+			return 1u << IBVE_SOURCE_VERBS |
+			       (s->dx ? 1u << IBVE_SOURCE_MLX5 : 0);
+	}
+	return 0;
 }
 
 static struct ibve_event *push(struct ibve_monitor *m)
@@ -209,7 +263,28 @@ static int watch_context(struct ibve_monitor *m, size_t i)
 	if (fl < 0 || fcntl(s->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
 	    epoll_ctl(m->epfd, EPOLL_CTL_ADD, s->ctx->async_fd, &e))
 		return -errno;
+	if (s->dx) {
+		e.data.u64 = EP_DATA(TAG_MLX5, i);
+		if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, ibve_mlx5_fd(s->dx), &e))
+			return -errno;
+	}
 	return 0;
+}
+
+/* Stop polling slot S and close what it holds (not a borrowed context). */
+static void release(struct ibve_monitor *m, struct slot *s)
+{
+	if (s->dx) {
+		epoll_ctl(m->epfd, EPOLL_CTL_DEL, ibve_mlx5_fd(s->dx), NULL);
+		ibve_mlx5_close(s->dx);
+		s->dx = NULL;
+	}
+	if (s->ctx) {
+		epoll_ctl(m->epfd, EPOLL_CTL_DEL, s->ctx->async_fd, NULL);
+		if (!s->borrowed)
+			ibv_close_device(s->ctx);
+		s->ctx = NULL;
+	}
 }
 
 /* Open DEV into slot S (new or dormant). */
@@ -218,7 +293,8 @@ static int open_into(struct ibve_monitor *m, struct slot *s, size_t i,
 {
 	int r;
 
-	s->ctx = ibv_open_device(dev);
+	s->ctx = m->flags & IBVE_MONITOR_MLX5 ? ibve_mlx5_open(dev, &s->dx, m)
+					      : ibv_open_device(dev);
 	if (!s->ctx)
 		return errno ? -errno : -EIO;
 	s->used = true;
@@ -227,8 +303,7 @@ static int open_into(struct ibve_monitor *m, struct slot *s, size_t i,
 	s->guid = be64toh(ibv_get_device_guid(dev));
 	r = watch_context(m, i);
 	if (r) {
-		ibv_close_device(s->ctx);
-		s->ctx = NULL;
+		release(m, s);
 		s->used = false;
 	}
 	return r;
@@ -239,12 +314,7 @@ static void close_slot(struct ibve_monitor *m, size_t i, int code)
 {
 	struct slot *s = &m->slots[i];
 
-	if (s->ctx) {
-		epoll_ctl(m->epfd, EPOLL_CTL_DEL, s->ctx->async_fd, NULL);
-		if (!s->borrowed)
-			ibv_close_device(s->ctx);
-		s->ctx = NULL;
-	}
+	release(m, s);
 	if (code >= 0)
 		announce(m, s, code);
 	s->used = false;
@@ -412,12 +482,23 @@ static size_t read_device(struct ibve_monitor *m, size_t i,
 		if (fatal)
 			break;
 	}
-	if (fatal && !s->borrowed) {
-		/* Close now; a later rescan or uevent brings it back. */
-		epoll_ctl(m->epfd, EPOLL_CTL_DEL, s->ctx->async_fd, NULL);
-		ibv_close_device(s->ctx);
-		s->ctx = NULL;
-	}
+	if (fatal && !s->borrowed)
+		release(m, s); /* a later rescan or uevent brings it back */
+	return n;
+}
+
+static size_t read_mlx5(struct ibve_monitor *m, size_t i,
+			struct ibve_event *evs, size_t max)
+{
+	struct slot *s = &m->slots[i];
+	bool gone;
+	size_t n;
+
+	if (!s->dx)
+		return 0;
+	n = ibve_mlx5_read(s->dx, s->name, s->guid, evs, max, &gone);
+	if (gone)
+		close_slot(m, i, IBVE_HOTPLUG_DEVICE_REMOVED);
 	return n;
 }
 
@@ -524,6 +605,10 @@ IBVE_EXPORT int ibve_monitor_read(struct ibve_monitor *m,
 		case TAG_DEVICE:
 			if (i < m->nslots && m->slots[i].used)
 				n += read_device(m, i, evs + n, max - n);
+			break;
+		case TAG_MLX5:
+			if (i < m->nslots && m->slots[i].used)
+				n += read_mlx5(m, i, evs + n, max - n);
 			break;
 		case TAG_UEVENT:
 			handle_hotplug(m, ibve_hotplug_uevent_fd(m->hp));

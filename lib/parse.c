@@ -258,9 +258,12 @@ static int parse_optional(struct json_object *o, struct ibve_event *ev,
 		return r;
 	}
 	if ((r = get_str(o, "eqe", &s, err, errlen)) > 0) {
-		if (hex_bytes(s, ev->mlx5.eqe, sizeof(ev->mlx5.eqe)))
+		uint8_t eqe[64];
+
+		/* The entry itself says what happened: decode it here. */
+		if (hex_bytes(s, eqe, sizeof(eqe)))
 			FAIL("\"eqe\" is not 64 bytes of hex");
-		ev->fields |= IBVE_FIELD_MLX5;
+		ibve_mlx5_decode(ev, eqe, sizeof(eqe));
 	} else if (r < 0) {
 		return r;
 	}

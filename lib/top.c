@@ -320,6 +320,14 @@ static enum ibve_top_kind kind_of(const struct ibve_event *ev)
 		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 			if (strcmp(ev->name, kinds[i].name) == 0)
 				return kinds[i].kind;
+	/* mlx5 PORT_CHANGE repeats the verbs port events: OTHER, not UP */
+	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_PORT_MODULE)
+		return IBVE_TOP_MODULE;
+	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_TEMP_WARN)
+		return IBVE_TOP_TEMP;
+	if (ev->source == IBVE_SOURCE_MLX5 &&
+	    ev->severity == IBVE_SEVERITY_FATAL)
+		return IBVE_TOP_FATAL; /* INTERNAL_ERROR */
 	return IBVE_TOP_OTHER;
 }
 
@@ -559,6 +567,8 @@ static const struct {
 	[IBVE_TOP_COL_GID] = { "GID", 4 },
 	[IBVE_TOP_COL_REREG] = { "REREG", 5 },
 	[IBVE_TOP_COL_FATAL] = { "FATAL", 5 },
+	[IBVE_TOP_COL_MODULE] = { "MODULE", 6 },
+	[IBVE_TOP_COL_TEMP] = { "TEMP", 4 },
 	[IBVE_TOP_COL_OTHER] = { "OTHER", 5 },
 	[IBVE_TOP_COL_TOTAL] = { "TOTAL", 6 },
 	[IBVE_TOP_COL_PER_MIN] = { "EV/MIN", 6 },
@@ -570,6 +580,23 @@ static const struct {
 IBVE_EXPORT const char *ibve_top_column_title(enum ibve_top_column col)
 {
 	return (size_t)col < ARRAY_SIZE(columns) ? columns[col].title : "";
+}
+
+IBVE_EXPORT bool ibve_top_column_visible(const struct ibve_top *t,
+					 enum ibve_top_column col)
+{
+	enum ibve_top_kind k;
+
+	if (col == IBVE_TOP_COL_MODULE)
+		k = IBVE_TOP_MODULE;
+	else if (col == IBVE_TOP_COL_TEMP)
+		k = IBVE_TOP_TEMP;
+	else
+		return (size_t)col < ARRAY_SIZE(columns);
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].pub.counts[k])
+			return true;
+	return false;
 }
 
 IBVE_EXPORT int ibve_top_column_width(enum ibve_top_column col)
@@ -635,6 +662,8 @@ static const enum ibve_top_kind count_col[] = {
 	[IBVE_TOP_COL_GID] = IBVE_TOP_GID,
 	[IBVE_TOP_COL_REREG] = IBVE_TOP_REREG,
 	[IBVE_TOP_COL_FATAL] = IBVE_TOP_FATAL,
+	[IBVE_TOP_COL_MODULE] = IBVE_TOP_MODULE,
+	[IBVE_TOP_COL_TEMP] = IBVE_TOP_TEMP,
 	[IBVE_TOP_COL_OTHER] = IBVE_TOP_OTHER,
 };
 
@@ -825,6 +854,8 @@ IBVE_EXPORT size_t ibve_top_format_text(const struct ibve_top *t,
 	put_header(&b, t);
 	ibve_buf_putc(&b, '\n');
 	for (int c = 0; c < IBVE_TOP_COL_COUNT; c++) {
+		if (!ibve_top_column_visible(t, (enum ibve_top_column)c))
+			continue;
 		if (c)
 			ibve_buf_putc(&b, ' ');
 		if (c == IBVE_TOP_COL_COUNT - 1)
@@ -840,6 +871,9 @@ IBVE_EXPORT size_t ibve_top_format_text(const struct ibve_top *t,
 		for (int c = 0; c < IBVE_TOP_COL_COUNT; c++) {
 			char cell[512];
 
+			if (!ibve_top_column_visible(t,
+						     (enum ibve_top_column)c))
+				continue;
 			if (c)
 				ibve_buf_putc(&b, ' ');
 			ibve_top_cell(p, (enum ibve_top_column)c, cell,
@@ -854,10 +888,18 @@ IBVE_EXPORT size_t ibve_top_format_text(const struct ibve_top *t,
 	return ibve_buf_end(&b);
 }
 
-static const char *const kind_names[] = {
-	"link_down",	     "link_up",	  "lid_change",
-	"pkey_change",	     "sm_change", "gid_change",
-	"client_reregister", "fatal",	  "other",
+static const char *const kind_names[IBVE_TOP_KIND_COUNT] = {
+	[IBVE_TOP_LINK_DOWN] = "link_down",
+	[IBVE_TOP_LINK_UP] = "link_up",
+	[IBVE_TOP_LID] = "lid_change",
+	[IBVE_TOP_PKEY] = "pkey_change",
+	[IBVE_TOP_SM] = "sm_change",
+	[IBVE_TOP_GID] = "gid_change",
+	[IBVE_TOP_REREG] = "client_reregister",
+	[IBVE_TOP_FATAL] = "fatal",
+	[IBVE_TOP_MODULE] = "module",
+	[IBVE_TOP_TEMP] = "temperature",
+	[IBVE_TOP_OTHER] = "other",
 };
 
 IBVE_EXPORT size_t ibve_top_format_json(const struct ibve_top *t,

@@ -10,7 +10,6 @@ bats_load_library bats-assert
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 export PATH="$BUILD/bin:$PATH"
-export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 CAPTURES=$TOP/test/captures
 EXPECTED=$TOP/test/expected
 

@@ -194,3 +194,21 @@ removal_cycle() {
 	grep -q PORT_ERR "$BATS_TEST_TMPDIR/first"
 	[ ! -s "$BATS_TEST_TMPDIR/err" ]
 }
+
+@test "--mlx5 on rxe0, which is not mlx5: one line, status 3" {
+	run --separate-stderr ibv_eventwatch --mlx5 -d rxe0 -t 1
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: --mlx5: rxe0 has no mlx5 DEVX events (it is not an mlx5 device)" ]
+	run --separate-stderr ibv_eventwatch --mlx5 -t 1
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: --mlx5: no device with mlx5 DEVX events" ]
+}
+
+@test "without --mlx5 the mlx5 source is silently not used on rxe0; verbs events flow" {
+	start_watch -j
+	assert_equal "$(cat "$WERR")" "ibv_eventwatch: watching 1 device: rxe0 (hot-plug: $(expected_hotplug))"
+	ip link set dummy0 down
+	wait_for "$WOUT" '"event":"PORT_ERR"'
+	run jq -r .source "$WOUT"
+	refute_output --partial mlx5
+}
