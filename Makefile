@@ -19,6 +19,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 
 CC ?= cc
@@ -43,7 +44,7 @@ endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
 
-PKGS := libibverbs json-c
+PKGS := libibverbs json-c libmicrohttpd
 # The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
 MLX5 ?= $(shell printf '\043include <infiniband/mlx5dv.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -71,7 +72,8 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rdma-core ibverbs-utils libjson-c-dev libncurses-dev \
 	bats bats-support bats-assert qemu-system-x86 busybox-static cpio kmod \
 	xz-utils iproute2 tmux mandoc shellcheck clang-format bash-completion \
-	jq strace
+	jq strace libmicrohttpd-dev prometheus prometheus-node-exporter \
+	rsyslog curl
 
 .PHONY: all deps check check-unit check-cli check-vm demo \
 	check-format lint install uninstall clean
@@ -152,13 +154,20 @@ check-vm: all
 $(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(PKGS)|' $< >$@
 
 MANPAGES := $(wildcard man/*.[0-9])
 
-install: all $(B)/libibvevent.pc
+$(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' $< >$@
+
+install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
@@ -177,6 +186,7 @@ uninstall:
 	for m in $(MANPAGES); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/ibvevent $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(CMDS))
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/ibv_eventwatch.service
 
 demo: all
 	@VM_TIMEOUT=$${VM_TIMEOUT:-86400} test/vm/run --kernel $(KERNEL) --tty -- test/vm/demo

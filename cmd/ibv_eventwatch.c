@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "ibvevent.h"
@@ -30,7 +31,15 @@ enum exit_status {
 /* Loop results beyond "go on": why the loop stopped. */
 enum stop { STOP_DONE = 1, STOP_MET, STOP_EOF, STOP_FAIL, STOP_SIGNAL };
 
-enum opt_long { OPT_EXPECT = 256, OPT_NO_COLOR, OPT_MLX5 };
+enum opt_long {
+	OPT_EXPECT = 256,
+	OPT_NO_COLOR,
+	OPT_MLX5,
+	OPT_METRICS_FILE,
+	OPT_METRICS_STATE,
+	OPT_METRICS_LISTEN,
+	OPT_SYSLOG,
+};
 
 static const struct option long_opts[] = {
 	{ "ib-dev", required_argument, NULL, 'd' },
@@ -46,6 +55,10 @@ static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "mlx5", no_argument, NULL, OPT_MLX5 },
+	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
+	{ "metrics-state", required_argument, NULL, OPT_METRICS_STATE },
+	{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
+	{ "syslog", optional_argument, NULL, OPT_SYSLOG },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -76,6 +89,10 @@ static void usage(FILE *f)
 		"  -q, --quiet            no \"watching\" line on standard error\n"
 		"      --mlx5             require mlx5 DEVX device events (cables, temperature);\n"
 		"                         without it they are used wherever a device has them\n"
+		"      --metrics-file FILE  keep Prometheus metrics of every event in FILE\n"
+		"      --metrics-state FILE keep the metrics' counters across restarts in FILE\n"
+		"      --metrics-listen ADDR serve them at http://ADDR/metrics (:PORT: loopback)\n"
+		"      --syslog[=FACILITY]  also log each event shown to syslog (default daemon)\n"
 		"      --no-color         no colours (also when NO_COLOR is set)\n"
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
@@ -85,6 +102,11 @@ static void usage(FILE *f)
 }
 
 struct watch {
+	struct ibve_metrics *metrics;
+	const char *metrics_path, *state_path;
+	struct ibve_http *http;
+	bool metrics_dirty;
+	bool syslog;
 	struct ibve_filter *filter;
 	struct ibve_filter *expect;
 	struct ibve_monitor *mon;
@@ -166,8 +188,19 @@ static int handle(struct watch *w, const struct ibve_event *ev)
 		if (!put(w, w->capture, w->capture_path, w->line, n))
 			return STOP_FAIL;
 	}
+	/* Metrics count everything; dashboards choose with PromQL. */
+	if (w->metrics) {
+		ibve_metrics_event(w->metrics, ev);
+		w->metrics_dirty = true;
+	}
 	if (!ibve_filter_match(w->filter, ev))
 		return 0;
+	if (w->syslog) {
+		char msg[1024];
+
+		ibve_event_format_syslog(ev, msg, sizeof(msg));
+		syslog(ibve_severity_syslog(ev->severity), "%s", msg);
+	}
 	n = format(w, ev, w->json);
 	if (!put(w, w->out, "standard output", w->line, n))
 		return STOP_FAIL;
@@ -242,6 +275,122 @@ static int on_signal(int signo, void *arg)
 	return STOP_SIGNAL;
 }
 
+/* The metrics file and state, when events changed them. */
+static int write_metrics(struct watch *w)
+{
+	int r;
+
+	if (!w->metrics_dirty)
+		return 0;
+	w->metrics_dirty = false;
+	if (w->metrics_path) {
+		r = ibve_metrics_write(w->metrics, w->metrics_path);
+		if (r) {
+			w->error = -r;
+			w->error_what = w->metrics_path;
+			return STOP_FAIL;
+		}
+	}
+	if (w->state_path) {
+		r = ibve_metrics_save(w->metrics, w->state_path);
+		if (r) {
+			w->error = -r;
+			w->error_what = w->state_path;
+			return STOP_FAIL;
+		}
+	}
+	return 0;
+}
+
+static int on_http(int fd, short revents, void *arg)
+{
+	(void)fd;
+	(void)revents;
+	ibve_http_run(arg);
+	return 0;
+}
+
+static int http_next(void *arg)
+{
+	return ibve_http_timeout(arg);
+}
+
+static void http_run(void *arg)
+{
+	ibve_http_run(arg);
+}
+
+static int parse_facility(const char *name)
+{
+	static const struct {
+		const char *name;
+		int value;
+	} f[] = {
+		{ "daemon", LOG_DAEMON },     { "user", LOG_USER },
+		{ "local0", LOG_LOCAL0 },     { "local1", LOG_LOCAL1 },
+		{ "local2", LOG_LOCAL2 },     { "local3", LOG_LOCAL3 },
+		{ "local4", LOG_LOCAL4 },     { "local5", LOG_LOCAL5 },
+		{ "local6", LOG_LOCAL6 },     { "local7", LOG_LOCAL7 },
+		{ "syslog", LOG_SYSLOG },     { "auth", LOG_AUTH },
+		{ "authpriv", LOG_AUTHPRIV },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (strcmp(f[i].name, name) == 0)
+			return f[i].value;
+	return -1;
+}
+
+/*
+ * Metrics: the saved counters, the devices there now, the first file;
+ * then the HTTP endpoint in the loop.
+ */
+static int start_metrics(struct watch *w, struct ibve_loop *loop,
+			 const char *listen)
+{
+	const char *open[64];
+	unsigned long bad;
+	char err[256];
+	size_t n;
+	int r;
+
+	w->metrics = ibve_metrics_new(w->mon ? IBVE_METRICS_SYSFS : 0);
+	if (!w->metrics)
+		return EXIT_RUNTIME;
+	if (w->state_path) {
+		r = ibve_metrics_load(w->metrics, w->state_path, &bad);
+		if (r == -EINVAL) {
+			fprintf(stderr, "%s:%lu: not a metrics state line\n",
+				w->state_path, bad);
+			return EXIT_RUNTIME;
+		}
+		if (r && r != -ENOENT) {
+			fprintf(stderr, PROG ": %s: %s\n", w->state_path,
+				strerror(-r));
+			return EXIT_RUNTIME;
+		}
+	}
+	n = w->mon ? ibve_monitor_devices(w->mon, open, 64) : 0;
+	for (size_t i = 0; i < n && i < 64; i++)
+		ibve_metrics_add_device(w->metrics, open[i], 0);
+	w->metrics_dirty = true;
+	if (write_metrics(w)) {
+		fprintf(stderr, PROG ": write to %s: %s\n", w->error_what,
+			strerror(w->error));
+		return EXIT_RUNTIME;
+	}
+	if (!listen)
+		return EXIT_OK;
+	r = ibve_http_new(&w->http, listen, w->metrics, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, PROG ": --metrics-listen %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	ibve_loop_add_fd(loop, ibve_http_fd(w->http), POLLIN, on_http, w->http);
+	ibve_loop_set_wakeup(loop, http_next, http_run, w->http);
+	return EXIT_OK;
+}
+
 /* Before the loop blocks: nothing may wait in a buffer. */
 static int on_idle(void *arg)
 {
@@ -257,7 +406,7 @@ static int on_idle(void *arg)
 		w->error_what = w->capture_path;
 		return STOP_FAIL;
 	}
-	return 0;
+	return write_metrics(w);
 }
 
 static bool want_color(bool no_color)
@@ -454,6 +603,8 @@ int main(int argc, char **argv)
 	uint32_t list_port = 0;
 	double timeout = 0;
 	bool list = false, quiet = false, no_color = false, need_mlx5 = false;
+	const char *listen = NULL;
+	int facility = -1;
 	int opt, status = EXIT_OK, r;
 
 	w.filter = ibve_filter_new();
@@ -531,6 +682,21 @@ int main(int argc, char **argv)
 		case OPT_MLX5:
 			need_mlx5 = true;
 			break;
+		case OPT_METRICS_FILE:
+			w.metrics_path = optarg;
+			break;
+		case OPT_METRICS_STATE:
+			w.state_path = optarg;
+			break;
+		case OPT_METRICS_LISTEN:
+			listen = optarg;
+			break;
+		case OPT_SYSLOG:
+			facility = parse_facility(optarg ? optarg : "daemon");
+			if (facility < 0)
+				fail_usage("unknown syslog facility '%s'",
+					   optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -553,6 +719,13 @@ int main(int argc, char **argv)
 		fail_usage(
 			"%s",
 			"--list cannot be combined with --replay, --write or --expect");
+	if (list && (w.metrics_path || w.state_path || listen || facility >= 0))
+		fail_usage("%s",
+			   "--list does not take metrics or syslog options");
+	if (w.state_path && !w.metrics_path && !listen)
+		fail_usage(
+			"%s",
+			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
 	if (need_mlx5 && (list || w.replay_path))
 		fail_usage(
 			"%s",
@@ -628,6 +801,16 @@ int main(int argc, char **argv)
 				 on_monitor, &w);
 	}
 
+	if (w.metrics_path || listen) {
+		status = start_metrics(&w, loop, listen);
+		if (status)
+			goto out;
+	}
+	if (facility >= 0) {
+		openlog(PROG, LOG_PID | LOG_NDELAY, facility);
+		w.syslog = true;
+	}
+
 	r = ibve_loop_run(loop);
 	if (r < 0) {
 		fprintf(stderr, PROG ": waiting for events: %s\n",
@@ -658,6 +841,10 @@ out:
 			strerror(errno));
 		status = EXIT_RUNTIME;
 	}
+	if (w.syslog)
+		closelog();
+	ibve_http_free(w.http);
+	ibve_metrics_free(w.metrics);
 	ibve_loop_free(loop);
 	ibve_monitor_free(w.mon);
 	ibve_replay_close(w.replay);

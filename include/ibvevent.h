@@ -207,6 +207,14 @@ size_t ibve_event_format_text(const struct ibve_event *ev, char *buf,
 			      size_t size, unsigned int flags);
 size_t ibve_event_format_json(const struct ibve_event *ev, char *buf,
 			      size_t size);
+/*
+ * EV as one syslog message, no newline: "device=rxe0 port=1
+ * event=PORT_ERR severity=error code=10 source=verbs: port left ...".
+ */
+size_t ibve_event_format_syslog(const struct ibve_event *ev, char *buf,
+				size_t size);
+/* The syslog(3) level of a severity: LOG_INFO ... LOG_CRIT. */
+int ibve_severity_syslog(enum ibve_severity severity);
 /* RFC 3339 UTC with nanoseconds: 2026-01-02T03:04:05.123456789Z. */
 size_t ibve_time_format(const struct timespec *ts, char *buf, size_t size);
 /* Parse what ibve_time_format writes (any fraction, Z or +hh:mm). */
@@ -394,6 +402,55 @@ int ibve_replay_read(struct ibve_replay *r, struct ibve_event *ev, char *err,
 		     size_t errlen);
 /* Number of the line last returned or rejected (from 1). */
 unsigned long ibve_replay_line(const struct ibve_replay *r);
+
+/* ------------------------------------------------------------------ */
+/* Prometheus metrics of the events seen                               */
+
+struct ibve_metrics;
+
+enum ibve_metrics_flags {
+	/* Read port state and attributes from sysfs (live). */
+	IBVE_METRICS_SYSFS = 1u << 0,
+};
+
+struct ibve_metrics *ibve_metrics_new(unsigned int flags);
+void ibve_metrics_free(struct ibve_metrics *m);
+/* DEVICE is there (rdma_device_present 1); live, its ports are read. */
+int ibve_metrics_add_device(struct ibve_metrics *m, const char *device,
+			    uint64_t node_guid);
+/*
+ * Count EV. DEVICE_REMOVED / DEVICE_ADDED set the device's presence; a
+ * port event refreshes the port (live: from sysfs; from a capture,
+ * PORT_ERR and PORT_ACTIVE set the state).
+ */
+void ibve_metrics_event(struct ibve_metrics *m, const struct ibve_event *ev);
+/* The Prometheus text exposition format (version 0.0.4). */
+size_t ibve_metrics_format(const struct ibve_metrics *m, char *buf,
+			   size_t size);
+/* Write the exposition to PATH atomically (temporary file, rename). */
+int ibve_metrics_write(const struct ibve_metrics *m, const char *path);
+/* Keep the counters and last times across restarts (atomic, fsync'ed). */
+int ibve_metrics_save(const struct ibve_metrics *m, const char *path);
+/* Add the counters of a saved state; -EINVAL names *BAD_LINE. */
+int ibve_metrics_load(struct ibve_metrics *m, const char *path,
+		      unsigned long *bad_line);
+
+/* A /metrics HTTP endpoint (libmicrohttpd) for one poll loop. */
+struct ibve_http;
+
+/*
+ * Listen on ADDR ("[host]:port", "host:port" or ":port"; the host is
+ * 127.0.0.1 when left out) and serve M at /metrics. 0 or -errno with a
+ * reason in ERR.
+ */
+int ibve_http_new(struct ibve_http **h, const char *addr,
+		  const struct ibve_metrics *m, char *err, size_t errlen);
+void ibve_http_free(struct ibve_http *h);
+/* The fd to poll for POLLIN, then call ibve_http_run(). */
+int ibve_http_fd(const struct ibve_http *h);
+/* Milliseconds until the server wants to run anyway (-1: not at all). */
+int ibve_http_timeout(const struct ibve_http *h);
+void ibve_http_run(struct ibve_http *h);
 
 /* ------------------------------------------------------------------ */
 /* The injector: provoke events on objects of our own                  */
@@ -613,6 +670,13 @@ int ibve_loop_add_signal(struct ibve_loop *l, int signo, ibve_loop_signal_cb cb,
 			 void *arg);
 /* Called every time before the loop blocks (e.g. to flush output). */
 void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb, void *arg);
+/*
+ * Something that wants to run at times (a server's connection timeouts):
+ * before blocking the loop asks NEXT for the milliseconds until then (-1:
+ * never, so an idle loop stays idle) and calls RUN once they have passed.
+ */
+void ibve_loop_set_wakeup(struct ibve_loop *l, int (*next)(void *arg),
+			  void (*run)(void *arg), void *arg);
 /* Stop with STATUS at the CLOCK_MONOTONIC time DEADLINE (NULL: none). */
 void ibve_loop_set_deadline(struct ibve_loop *l,
 			    const struct timespec *deadline, int status);

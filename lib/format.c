@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <syslog.h>
 
 #include "internal.h"
 
@@ -393,6 +394,43 @@ IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
 	ibve_buf_puts(&b, ibve_event_text(ev));
 	ibve_buf_event_details(&b, ev);
 	ibve_buf_putc(&b, '\n');
+	return ibve_buf_end(&b);
+}
+
+IBVE_EXPORT int ibve_severity_syslog(enum ibve_severity severity)
+{
+	switch (severity) {
+	case IBVE_SEVERITY_INFO:
+		return LOG_INFO;
+	case IBVE_SEVERITY_WARNING:
+		return LOG_WARNING;
+	case IBVE_SEVERITY_ERROR:
+		return LOG_ERR;
+	case IBVE_SEVERITY_FATAL:
+		return LOG_CRIT;
+	case IBVE_SEVERITY_COUNT:
+		break;
+	}
+	return LOG_WARNING;
+}
+
+IBVE_EXPORT size_t ibve_event_format_syslog(const struct ibve_event *ev,
+					    char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	ibve_buf_puts(&b, "device=");
+	ibve_buf_text_str(&b, ev->device);
+	if (ev->port)
+		ibve_buf_printf(&b, " port=%u", ev->port);
+	ibve_buf_puts(&b, " event=");
+	ibve_buf_text_str(&b, ev->name);
+	ibve_buf_printf(&b, " severity=%s", ibve_severity_name(ev->severity));
+	if (ev->code >= 0)
+		ibve_buf_printf(&b, " code=%d", ev->code);
+	ibve_buf_printf(&b, " source=%s: %s", ibve_source_name(ev->source),
+			ibve_event_text(ev));
+	ibve_buf_event_details(&b, ev);
 	return ibve_buf_end(&b);
 }
 

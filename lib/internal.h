@@ -40,6 +40,22 @@ size_t ibve_buf_end(struct ibve_buf *b);
 /* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
 void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
 
+/* Port attributes read from sysfs; "" for what could not be read. */
+#define IBVE_SYSFS "/sys/class/infiniband"
+
+struct ibve_port_attrs {
+	int state; /* enum ibv_port_state; 0 when unknown */
+	char state_name[16];
+	char phys_state[32];
+	char link_layer[16];
+	char rate[40];
+	char address[48]; /* "LID 0x12" or the first GID as IPv6 */
+};
+
+int ibve_sysfs_read(const char *path, char *buf, size_t size);
+int ibve_sysfs_port(const char *device, uint32_t port,
+		    struct ibve_port_attrs *a);
+
 /* An mlx5 record's decoded fields: for text, and as JSON fields. */
 void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);
 void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev);

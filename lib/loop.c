@@ -36,6 +36,9 @@ struct ibve_loop {
 	int sigfd;
 	ibve_loop_idle_cb idle;
 	void *idle_arg;
+	int (*wake_next)(void *arg);
+	void (*wake_run)(void *arg);
+	void *wake_arg;
 	bool has_deadline;
 	struct timespec deadline;
 	int deadline_status;
@@ -117,6 +120,15 @@ IBVE_EXPORT void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb,
 	l->idle_arg = arg;
 }
 
+IBVE_EXPORT void ibve_loop_set_wakeup(struct ibve_loop *l,
+				      int (*next)(void *arg),
+				      void (*run)(void *arg), void *arg)
+{
+	l->wake_next = next;
+	l->wake_run = run;
+	l->wake_arg = arg;
+}
+
 IBVE_EXPORT void ibve_loop_set_deadline(struct ibve_loop *l,
 					const struct timespec *deadline,
 					int status)
@@ -163,7 +175,7 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 {
 	for (;;) {
 		size_t n = l->nfds;
-		int timeout = -1, r;
+		int timeout = -1, wake, r;
 
 		if (l->idle) {
 			r = l->idle(l->idle_arg);
@@ -175,6 +187,9 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 			if (timeout == 0)
 				return l->deadline_status;
 		}
+		wake = l->wake_next ? l->wake_next(l->wake_arg) : -1;
+		if (wake >= 0 && (timeout < 0 || wake < timeout))
+			timeout = wake;
 		for (size_t i = 0; i < n; i++)
 			l->pfd[i] = (struct pollfd){ l->fds[i].fd,
 						     l->fds[i].events, 0 };
@@ -186,8 +201,12 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 				continue;
 			return -errno;
 		}
-		if (r == 0)
-			continue; /* the deadline check above ends it */
+		if (r == 0) {
+			/* the deadline check above ends it; or a wakeup */
+			if (wake >= 0 && l->wake_run)
+				l->wake_run(l->wake_arg);
+			continue;
+		}
 		if (l->sigfd >= 0 && l->pfd[n - 1].revents) {
 			r = handle_signals(l);
 			if (r)

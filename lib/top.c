@@ -6,7 +6,6 @@
  * command's. Live, attributes and counters come from sysfs; from a capture,
  * rows appear as events name them.
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +19,6 @@
 
 #include "internal.h"
 
-#define SYSFS	"/sys/class/infiniband"
 #define RECENT	512 /* events kept for the log pane */
 #define BUCKETS 60  /* one per second: events per minute */
 
@@ -79,24 +77,6 @@ IBVE_EXPORT void ibve_top_free(struct ibve_top *t)
 		free_row(&t->rows[i]);
 	free(t->rows);
 	free(t);
-}
-
-/* Read a small sysfs file into BUF, without the trailing newline. */
-static int read_attr(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
 }
 
 /*
@@ -221,10 +201,10 @@ static void read_counters(struct row *r, double dt, bool first)
 		char path[512], v[64];
 		uint64_t now;
 
-		snprintf(path, sizeof(path), SYSFS "/%s/ports/%u/%s/%s",
+		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/%s/%s",
 			 p->device, p->port, c->hw ? "hw_counters" : "counters",
 			 c->name);
-		if (read_attr(path, v, sizeof(v)) == 0) {
+		if (ibve_sysfs_read(path, v, sizeof(v)) == 0) {
 			now = strtoull(v, NULL, 0);
 			if (first)
 				r->base[i] = c->value = now;
@@ -243,10 +223,10 @@ static void find_counters(struct row *r)
 {
 	char dir[512];
 
-	snprintf(dir, sizeof(dir), SYSFS "/%s/ports/%u/counters", r->pub.device,
-		 r->pub.port);
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/counters",
+		 r->pub.device, r->pub.port);
 	counter_dir(r, dir, false);
-	snprintf(dir, sizeof(dir), SYSFS "/%s/ports/%u/hw_counters",
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/hw_counters",
 		 r->pub.device, r->pub.port);
 	counter_dir(r, dir, true);
 	if (r->pub.counter_count)
@@ -266,7 +246,7 @@ IBVE_EXPORT int ibve_top_add_device(struct ibve_top *t, const char *device)
 
 	if (!(t->flags & IBVE_TOP_SYSFS))
 		return 0;
-	snprintf(dir, sizeof(dir), SYSFS "/%s/ports", device);
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports", device);
 	d = opendir(dir);
 	if (!d)
 		return -errno;
@@ -400,59 +380,22 @@ IBVE_EXPORT void ibve_top_event(struct ibve_top *t, const struct ibve_event *ev)
 	}
 }
 
-/* "4: ACTIVE" -> "ACTIVE" */
-static void attr_word(const char *dir, const char *name, char *out, size_t size)
-{
-	char path[512], v[96], *p;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (read_attr(path, v, sizeof(v)))
-		return;
-	p = strchr(v, ':');
-	p = p ? p + 1 : v;
-	while (*p == ' ')
-		p++;
-	ibve_strcpy(out, p, size);
-}
-
 static void read_attributes(struct ibve_top_port *p)
 {
-	char dir[256], v[96];
+	struct ibve_port_attrs a = { 0 };
 
-	snprintf(dir, sizeof(dir), SYSFS "/%s/ports/%u", p->device, p->port);
-	attr_word(dir, "state", p->state, sizeof(p->state));
-	attr_word(dir, "phys_state", p->phys_state, sizeof(p->phys_state));
-	attr_word(dir, "link_layer", p->link_layer, sizeof(p->link_layer));
-	attr_word(dir, "rate", p->rate, sizeof(p->rate));
-	if (strcmp(p->link_layer, "InfiniBand") == 0) {
-		char path[300];
-
-		snprintf(path, sizeof(path), "%s/lid", dir);
-		if (read_attr(path, p->address + 4, sizeof(p->address) - 4) ==
-		    0)
-			memcpy(p->address, "LID ", 4);
-	} else {
-		char path[300];
-		uint8_t raw[16];
-		int n = 0;
-
-		snprintf(path, sizeof(path), "%s/gids/0", dir);
-		if (read_attr(path, v, sizeof(v)))
-			return;
-		for (char *s = v; *s && n < 16; s++) {
-			unsigned int hi, lo;
-
-			if (*s == ':')
-				continue;
-			if (sscanf(s, "%1x%1x", &hi, &lo) != 2)
-				break;
-			raw[n++] = (uint8_t)(hi << 4 | lo);
-			s++;
-		}
-		if (n == 16)
-			inet_ntop(AF_INET6, raw, p->address,
-				  sizeof(p->address));
-	}
+	if (ibve_sysfs_port(p->device, p->port, &a))
+		return;
+	if (a.state_name[0])
+		ibve_strcpy(p->state, a.state_name, sizeof(p->state));
+	if (a.phys_state[0])
+		ibve_strcpy(p->phys_state, a.phys_state, sizeof(p->phys_state));
+	if (a.link_layer[0])
+		ibve_strcpy(p->link_layer, a.link_layer, sizeof(p->link_layer));
+	if (a.rate[0])
+		ibve_strcpy(p->rate, a.rate, sizeof(p->rate));
+	if (a.address[0])
+		ibve_strcpy(p->address, a.address, sizeof(p->address));
 }
 
 IBVE_EXPORT void ibve_top_sample(struct ibve_top *t, const struct timespec *now)

@@ -145,3 +145,22 @@ tm_wait() {
 tm_stop() {
 	tm kill-server 2>/dev/null || true
 }
+
+# free_port: a TCP port nothing listens on, on loopback.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		ss -ltnH "sport = :$p" | grep -q . || break
+	done
+	echo "$p"
+}
+
+# wait_http URL [SECONDS]: until URL answers.
+wait_http() {
+	local end=$((SECONDS + ${2:-15}))
+	until curl -fs -o /dev/null "$1"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /metrics over HTTP with libmicrohttpd, driven from the caller's poll
+ * loop: MHD's epoll fd is polled with the rest, and MHD asks for a
+ * wakeup only while connections are open, so an idle server is idle.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "internal.h"
+
+struct ibve_http {
+	struct MHD_Daemon *d;
+	const struct ibve_metrics *m;
+	int fd;
+};
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     char *body, size_t len, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		len, body, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ok;
+
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	ok = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **state)
+{
+	struct ibve_http *h = cls;
+	size_t n;
+	char *body;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)state;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     strdup("only GET\n"), 9, "text/plain");
+	if (strcmp(url, "/metrics") != 0)
+		return reply(c, MHD_HTTP_NOT_FOUND,
+			     strdup("the metrics are at /metrics\n"), 28,
+			     "text/plain");
+	n = ibve_metrics_format(h->m, NULL, 0);
+	body = malloc(n + 1);
+	if (!body)
+		return MHD_NO;
+	n = ibve_metrics_format(h->m, body, n + 1);
+	return reply(c, MHD_HTTP_OK, body, n,
+		     "text/plain; version=0.0.4; charset=utf-8");
+}
+
+/* "[::1]:9100", "host:9100", ":9100" -> HOST and PORT. */
+static int split(const char *addr, char *host, size_t hsize, char *port,
+		 size_t psize)
+{
+	const char *colon;
+
+	if (addr[0] == '[') {
+		const char *end = strchr(addr, ']');
+
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		snprintf(host, hsize, "%.*s", (int)(end - addr - 1), addr + 1);
+		colon = end + 1;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon)
+			return -EINVAL;
+		snprintf(host, hsize, "%.*s", (int)(colon - addr), addr);
+	}
+	if (!colon[1] || strlen(colon + 1) >= psize)
+		return -EINVAL;
+	snprintf(port, psize, "%s", colon + 1);
+	if (!host[0])
+		snprintf(host, hsize, "127.0.0.1");
+	return 0;
+}
+
+IBVE_EXPORT int ibve_http_new(struct ibve_http **out, const char *addr,
+			      const struct ibve_metrics *m, char *err,
+			      size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV },
+			*ai;
+	const union MHD_DaemonInfo *info;
+	char host[256], port[16];
+	struct ibve_http *h;
+	int r;
+
+	*out = NULL;
+	if (split(addr, host, sizeof(host), port, sizeof(port))) {
+		snprintf(err, errlen,
+			 "'%s' is not HOST:PORT, [HOST]:PORT or :PORT", addr);
+		return -EINVAL;
+	}
+	r = getaddrinfo(host, port, &hints, &ai);
+	if (r) {
+		snprintf(err, errlen, "%s: %s", addr, gai_strerror(r));
+		return -EINVAL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		freeaddrinfo(ai);
+		return -ENOMEM;
+	}
+	h->m = m;
+	errno = 0;
+	h->d = MHD_start_daemon(
+		MHD_USE_EPOLL | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)32, MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!h->d) {
+		r = errno ? errno : EADDRINUSE;
+		snprintf(err, errlen, "%s: cannot listen: %s", addr,
+			 strerror(r));
+		free(h);
+		return -r;
+	}
+	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	h->fd = info ? info->epoll_fd : -1;
+	if (h->fd < 0) {
+		snprintf(err, errlen, "%s: no epoll fd from libmicrohttpd",
+			 addr);
+		ibve_http_free(h);
+		return -EIO;
+	}
+	*out = h;
+	return 0;
+}
+
+IBVE_EXPORT void ibve_http_free(struct ibve_http *h)
+{
+	if (!h)
+		return;
+	if (h->d)
+		MHD_stop_daemon(h->d);
+	free(h);
+}
+
+IBVE_EXPORT int ibve_http_fd(const struct ibve_http *h)
+{
+	return h->fd;
+}
+
+IBVE_EXPORT int ibve_http_timeout(const struct ibve_http *h)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	if (MHD_get_timeout(h->d, &ms) != MHD_YES)
+		return -1;
+	return ms > 86400000 ? 86400000 : (int)ms;
+}
+
+IBVE_EXPORT void ibve_http_run(struct ibve_http *h)
+{
+	MHD_run(h->d);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* Port attributes from /sys/class/infiniband, for the dashboard and the
+ * metrics: what a refresh reads without opening the device. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int ibve_sysfs_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* "4: ACTIVE" -> 4 and "ACTIVE"; returns the number, or 0. */
+static int attr_word(const char *dir, const char *name, char *out, size_t size)
+{
+	char path[512], v[96], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (ibve_sysfs_read(path, v, sizeof(v)))
+		return 0;
+	p = strchr(v, ':');
+	p = p ? p + 1 : v;
+	while (*p == ' ')
+		p++;
+	ibve_strcpy(out, p, size);
+	return atoi(v);
+}
+
+int ibve_sysfs_port(const char *device, uint32_t port,
+		    struct ibve_port_attrs *a)
+{
+	char dir[256], path[300], v[96];
+
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", device, port);
+	if (access(dir, F_OK))
+		return -errno;
+	a->state =
+		attr_word(dir, "state", a->state_name, sizeof(a->state_name));
+	attr_word(dir, "phys_state", a->phys_state, sizeof(a->phys_state));
+	attr_word(dir, "link_layer", a->link_layer, sizeof(a->link_layer));
+	attr_word(dir, "rate", a->rate, sizeof(a->rate));
+	if (strcmp(a->link_layer, "InfiniBand") == 0) {
+		snprintf(path, sizeof(path), "%s/lid", dir);
+		if (ibve_sysfs_read(path, a->address + 4,
+				    sizeof(a->address) - 4) == 0)
+			memcpy(a->address, "LID ", 4);
+		return 0;
+	}
+	/* RoCE and iWARP: the first GID, as an IPv6 address */
+	snprintf(path, sizeof(path), "%s/gids/0", dir);
+	if (ibve_sysfs_read(path, v, sizeof(v)) == 0) {
+		uint8_t raw[16];
+		int n = 0;
+
+		for (char *s = v; *s && n < 16; s++) {
+			unsigned int hi, lo;
+
+			if (*s == ':')
+				continue;
+			if (sscanf(s, "%1x%1x", &hi, &lo) != 2)
+				break;
+			raw[n++] = (uint8_t)(hi << 4 | lo);
+			s++;
+		}
+		if (n == 16)
+			inet_ntop(AF_INET6, raw, a->address,
+				  sizeof(a->address));
+	}
+	return 0;
+}

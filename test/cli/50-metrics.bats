@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Prometheus metrics from a capture, checked by the real tools: promtool,
+# node_exporter's textfile collector and a Prometheus server, all on
+# loopback; the systemd unit.
+
+load ../test_helper
+
+setup() {
+	export TZ=UTC
+	FABRIC=$CAPTURES/ib-fabric.jsonl
+	M=$BATS_TEST_TMPDIR/rdma.prom
+}
+
+teardown() {
+	stop_bg "${NPID:-}" "${PPID_PROM:-}" "${WPID:-}"
+	exec 5>&- 2>/dev/null || true
+}
+
+need() {
+	command -v "$1" >/dev/null || skip "$1 is not installed (make deps installs it)"
+}
+
+@test "--metrics-file: every event counted, last times, presence; promtool accepts it" {
+	need promtool
+	run ibv_eventwatch -q -r "$FABRIC" -e PORT_ERR --metrics-file "$M"
+	assert_success
+	assert_equal "${#lines[@]}" 1 # the filter is for the output only
+	diff -u "$EXPECTED/ib-fabric.prom" "$M"
+	run promtool check metrics <"$M"
+	assert_success
+	run grep -c '^rdma_async_events_total{' "$M"
+	assert_output 28
+	assert_equal "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s }' "$M")" 28
+}
+
+@test "the file is replaced whole: a reader during a storm only ever sees complete files" {
+	fifo=$BATS_TEST_TMPDIR/events
+	mkfifo "$fifo"
+	ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null &
+	WPID=$!
+	exec 5>"$fifo"
+	# a reader that keeps every version it sees (not holding the pipe)
+	(
+		exec 5>&-
+		n=0
+		while [ ! -e "$BATS_TEST_TMPDIR/stop" ]; do
+			n=$((n + 1)) # not in the redirection: cat's child would count
+			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null
+		done
+	) &
+	RPID=$!
+	for i in $(seq 200); do
+		for _ in 1 2 3 4 5; do
+			echo "{\"time\":\"2026-03-02T08:00:00Z\",\"device\":\"mlx5_$((i % 4))\",\"port\":1,\"event\":\"PORT_ERR\"}"
+		done >&5
+		sleep 0.005
+	done
+	exec 5>&-
+	wait "$WPID"
+	WPID=
+	touch "$BATS_TEST_TMPDIR/stop"
+	wait "$RPID" || true
+	versions=$(cat "$BATS_TEST_TMPDIR"/seen.* | grep -c '^# HELP rdma_async_events_total')
+	[ "$versions" -ge 20 ] || fail "the reader saw only $versions versions"
+	for f in "$BATS_TEST_TMPDIR"/seen.*; do
+		[ -s "$f" ] || continue
+		tail -n 1 "$f" | grep -q '^ibvevent_build_info{' || fail "$f is cut short"
+	done
+	assert_equal "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s }' "$M")" 1000
+}
+
+@test "--metrics-state keeps the counters across a restart; without it they start from zero" {
+	S=$BATS_TEST_TMPDIR/state
+	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
+	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
+	run grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	assert_output --regexp ' 2$'
+	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
+	run grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	assert_output --regexp ' 1$'
+	echo 'not json' >"$S"
+	run --separate-stderr ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S"
+	assert_failure 3
+	[ "$stderr" = "$S:1: not a metrics state line" ]
+}
+
+@test "node_exporter's textfile collector publishes the file" {
+	need prometheus-node-exporter
+	dir=$BATS_TEST_TMPDIR/textfile
+	mkdir -p "$dir"
+	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$dir/rdma.prom" >/dev/null
+	port=$(free_port)
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir" 2>"$BATS_TEST_TMPDIR/ne.log" &
+	NPID=$!
+	wait_http "http://127.0.0.1:$port/metrics"
+	run curl -fs "http://127.0.0.1:$port/metrics"
+	assert_line 'rdma_async_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
+	assert_line 'rdma_device_present{device="mlx5_1"} 1'
+	assert_line 'node_textfile_scrape_error 0'
+}
+
+@test "a real Prometheus server scrapes node_exporter and --metrics-listen; its API has the counts" {
+	need prometheus
+	need prometheus-node-exporter
+	dir=$BATS_TEST_TMPDIR/textfile
+	mkdir -p "$dir"
+	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$dir/rdma.prom" >/dev/null
+	ne=$(free_port)
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$ne" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir" 2>"$BATS_TEST_TMPDIR/ne.log" &
+	NPID=$!
+	# a live watcher serving /metrics, fed from a pipe that stays open
+	fifo=$BATS_TEST_TMPDIR/events
+	mkfifo "$fifo"
+	exec 5<>"$fifo"
+	ml=$(free_port)
+	ibv_eventwatch -q -r - --metrics-listen ":$ml" <"$fifo" >/dev/null &
+	WPID=$!
+	cat "$FABRIC" >&5
+	pp=$(free_port)
+	cat >"$BATS_TEST_TMPDIR/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: textfile
+    static_configs: [{ targets: ['127.0.0.1:$ne'] }]
+  - job_name: listen
+    static_configs: [{ targets: ['127.0.0.1:$ml'] }]
+YML
+	prometheus --config.file="$BATS_TEST_TMPDIR/prometheus.yml" \
+		--storage.tsdb.path="$BATS_TEST_TMPDIR/tsdb" \
+		--web.listen-address="127.0.0.1:$pp" 2>"$BATS_TEST_TMPDIR/prom.log" &
+	PPID_PROM=$!
+	q() {
+		curl -fsG "http://127.0.0.1:$pp/api/v1/query" --data-urlencode "query=$1" |
+			jq -r '.data.result[0].value[1] // empty'
+	}
+	end=$((SECONDS + 60))
+	until [ "$(q 'sum(rdma_async_events_total{job="textfile"})')" = 28 ] &&
+		[ "$(q 'sum(rdma_async_events_total{job="listen"})')" = 28 ]; do
+		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "$BATS_TEST_TMPDIR/prom.log")"
+		sleep 0.5
+	done
+	assert_equal "$(q 'rdma_async_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
+	assert_equal "$(q 'rdma_port_state{job="listen",device="mlx5_1",port="1"}')" 4
+	assert_equal "$(q 'count(ibvevent_build_info)')" 2
+}
+
+@test "--metrics-listen: /metrics only, GET only, loopback when no host is given" {
+	fifo=$BATS_TEST_TMPDIR/events
+	mkfifo "$fifo"
+	exec 5<>"$fifo"
+	port=$(free_port)
+	ibv_eventwatch -q -r - --metrics-listen ":$port" <"$fifo" >/dev/null &
+	WPID=$!
+	wait_http "http://127.0.0.1:$port/metrics"
+	run ss -ltnH "sport = :$port"
+	assert_output --regexp "127\.0\.0\.1:$port "
+	run curl -fsi "http://127.0.0.1:$port/metrics"
+	assert_line --partial 'Content-Type: text/plain; version=0.0.4'
+	assert_output --partial 'ibvevent_build_info{'
+	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/"
+	assert_output 404
+	run curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics"
+	assert_output 405
+	head -n 2 "$FABRIC" >&5
+	sleep 0.3
+	run curl -fs "http://127.0.0.1:$port/metrics"
+	assert_line 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
+}
+
+@test "metrics and syslog usage errors" {
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --metrics-state x
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --syslog=nowhere
+	assert_failure 2
+	[ "${stderr_lines[0]}" = "ibv_eventwatch: unknown syslog facility 'nowhere'" ]
+	run --separate-stderr ibv_eventwatch -l --metrics-file "$M"
+	assert_failure 2
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --metrics-listen nonsense
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: --metrics-listen 'nonsense' is not HOST:PORT, [HOST]:PORT or :PORT" ]
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --metrics-file /nonexistent/dir/m.prom
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: write to /nonexistent/dir/m.prom: No such file or directory" ]
+}
+
+@test "the systemd unit verifies, runs the installed watcher, and is hardened" {
+	need systemd-analyze
+	dest=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	unit=$BATS_TEST_TMPDIR/ibv_eventwatch.service
+	sed "s|/usr/bin/ibv_eventwatch|$dest/usr/bin/ibv_eventwatch|" \
+		"$dest/usr/lib/systemd/system/ibv_eventwatch.service" >"$unit"
+	run systemd-analyze verify --man=no "$unit"
+	assert_success
+	assert_output ''
+	run systemd-analyze security --offline=yes "$unit"
+	level=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p' <<<"$output")
+	echo "# exposure level $level" >&3
+	awk -v l="$level" 'BEGIN { exit !(l != "" && l < 3.0) }'
+	grep -q '^CapabilityBoundingSet=$' "$unit"
+	grep -q '^DynamicUser=yes$' "$unit"
+}

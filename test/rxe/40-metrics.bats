@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Metrics and syslog from live soft-RoCE events: counters and port state
+# follow link flaps, presence follows removal, and a real rsyslogd gets
+# one record per event with the mapped severity.
+
+load ../test_helper
+
+setup() {
+	require_guest
+	M=$BATS_TEST_TMPDIR/rdma.prom
+}
+
+teardown() {
+	stop_bg "${WPID:-}" "${SPID:-}" "${RPID:-}"
+	restore_rxe
+}
+
+# metric NAME{labels}: its value in the file, or nothing.
+metric() {
+	grep -F "$1" "$M" 2>/dev/null | awk '{ print $NF }'
+}
+
+wait_metric() {
+	local end=$((SECONDS + 10))
+	until [ "$(metric "$1")" = "$2" ]; do
+		[ $SECONDS -lt $end ] || fail "$1 is '$(metric "$1")', not $2"
+		sleep 0.05
+	done
+}
+
+@test "link flaps raise the counters; port state and info come from the port" {
+	start_watch --metrics-file "$M"
+	wait_metric 'rdma_port_state{device="rxe0",port="1"}' 4
+	run grep -F 'rdma_port_info{device="rxe0",port="1",link_layer="Ethernet",phys_state="LinkUp"' "$M"
+	assert_success
+	ip link set dummy0 down
+	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 1
+	[ "$(metric 'rdma_port_state{device="rxe0",port="1"}')" -ne 4 ]
+	ip link set dummy0 up
+	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ACTIVE",severity="info"}' 1
+	wait_metric 'rdma_port_state{device="rxe0",port="1"}' 4
+	ip link set dummy0 down
+	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 2
+	run promtool check metrics <"$M"
+	assert_success
+}
+
+@test "device removal sets rdma_device_present to 0, its return to 1" {
+	start_watch --metrics-file "$M"
+	wait_metric 'rdma_device_present{device="rxe0"}' 1
+	timeout 5 rdma link delete rxe0
+	wait_metric 'rdma_device_present{device="rxe0"}' 0
+	run grep -c '^rdma_port_state{device="rxe0"' "$M"
+	assert_output 0
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_metric 'rdma_device_present{device="rxe0"}' 1
+	wait_metric 'rdma_port_state{device="rxe0",port="1"}' 4
+}
+
+@test "during a run of flaps a reader only ever sees whole files" {
+	start_watch --metrics-file "$M"
+	(
+		n=0
+		while [ ! -e "$BATS_TEST_TMPDIR/stop" ]; do
+			n=$((n + 1))
+			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null
+		done
+	) &
+	RPID=$!
+	for _ in $(seq 15); do
+		ip link set dummy0 down
+		ip link set dummy0 up
+	done
+	wait_port_state ACTIVE
+	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 15
+	touch "$BATS_TEST_TMPDIR/stop"
+	wait "$RPID" || true
+	RPID=
+	for f in "$BATS_TEST_TMPDIR"/seen.*; do
+		[ -s "$f" ] || continue
+		tail -n 1 "$f" | grep -q '^ibvevent_build_info{' || fail "$f is cut short"
+	done
+	[ "$(grep -l 'event="PORT_ERR"' "$BATS_TEST_TMPDIR"/seen.* | wc -l)" -ge 2 ]
+}
+
+@test "--syslog: a real rsyslogd gets one record per event shown, severity mapped" {
+	command -v rsyslogd >/dev/null || skip "rsyslog is not installed (make deps installs it)"
+	log=$BATS_TEST_TMPDIR/syslog
+	cat >"$BATS_TEST_TMPDIR/rsyslog.conf" <<CONF
+global(workDirectory="$BATS_TEST_TMPDIR")
+module(load="imuxsock" SysSock.Name="/dev/log")
+template(name="t" type="string" string="%syslogfacility-text%.%syslogseverity-text% %programname%:%msg%\n")
+*.* action(type="omfile" file="$log" template="t")
+CONF
+	rsyslogd -n -f "$BATS_TEST_TMPDIR/rsyslog.conf" -i "$BATS_TEST_TMPDIR/rsyslog.pid" &
+	SPID=$!
+	until [ -S /dev/log ]; do sleep 0.05; done
+	start_watch --syslog=local3 -x GID_CHANGE
+	ip link set dummy0 down
+	ip link set dummy0 up
+	ip addr add 2001:db8::9/64 dev dummy0 nodad
+	wait_for "$log" 'event=PORT_ACTIVE' 10
+	sleep 0.5
+	run grep ibv_eventwatch "$log"
+	assert_line 'local3.err ibv_eventwatch: device=rxe0 port=1 event=PORT_ERR severity=error code=10 source=verbs: port left the active state: link down or lost'
+	assert_line 'local3.info ibv_eventwatch: device=rxe0 port=1 event=PORT_ACTIVE severity=info code=9 source=verbs: port is active: link up and ready for traffic'
+	refute_output --partial GID_CHANGE # what the filters drop is not logged
+	assert_equal "${#lines[@]}" 2
+	ip addr flush dev dummy0 scope global
+}
