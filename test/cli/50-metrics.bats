@@ -46,15 +46,18 @@ need() {
 		n=0
 		while [ ! -e "$BATS_TEST_TMPDIR/stop" ]; do
 			n=$((n + 1)) # not in the redirection: cat's child would count
-			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null
+			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null || true
 		done
 	) &
 	RPID=$!
-	for i in $(seq 200); do
+	for i in $(seq 100); do
 		for _ in 1 2 3 4 5; do
 			echo "{\"time\":\"2026-03-02T08:00:00Z\",\"device\":\"mlx5_$((i % 4))\",\"port\":1,\"event\":\"PORT_ERR\"}"
 		done >&5
-		sleep 0.005
+		# each chunk makes a new version of the file before the next
+		until [ "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s + 0 }' "$M" 2>/dev/null)" = $((i * 5)) ]; do
+			:
+		done
 	done
 	exec 5>&-
 	wait "$WPID"
@@ -67,7 +70,7 @@ need() {
 		[ -s "$f" ] || continue
 		tail -n 1 "$f" | grep -q '^ibvevent_build_info{' || fail "$f is cut short"
 	done
-	assert_equal "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s }' "$M")" 1000
+	assert_equal "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s }' "$M")" 500
 }
 
 @test "--metrics-state keeps the counters across a restart; without it they start from zero" {

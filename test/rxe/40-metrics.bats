@@ -64,7 +64,7 @@ wait_metric() {
 		n=0
 		while [ ! -e "$BATS_TEST_TMPDIR/stop" ]; do
 			n=$((n + 1))
-			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null
+			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null || true
 		done
 	) &
 	RPID=$!
