@@ -4,7 +4,9 @@
  * stable name, class, affiliation, severity and an explanation. Code never
  * switches on event names: it looks rows up here.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -192,14 +194,66 @@ ibve_event_desc_find(enum ibve_source source, int code)
 	return NULL;
 }
 
+/*
+ * Names are looked up for every replayed line: a hash of the upper-cased
+ * name into an open-addressed index, built once.
+ */
+#define NAME_SLOTS 128 /* a power of two, over twice the rows */
+
+static uint8_t name_index[NAME_SLOTS]; /* row + 1; 0: empty */
+static pthread_once_t name_index_once = PTHREAD_ONCE_INIT;
+
+static int upper(int c)
+{
+	return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+}
+
+/* ASCII only, whatever the locale: names are ASCII. */
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (upper((unsigned char)*a) != upper((unsigned char)*b))
+			return false;
+	return *a == *b;
+}
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint32_t)upper((unsigned char)*s)) * 16777619u;
+	return h;
+}
+
+static void build_name_index(void)
+{
+	_Static_assert(ARRAY_SIZE(event_table) * 2 < NAME_SLOTS,
+		       "the name index needs room");
+	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++) {
+		uint32_t h = name_hash(event_table[i].name);
+
+		while (name_index[h % NAME_SLOTS])
+			h++;
+		name_index[h % NAME_SLOTS] = (uint8_t)(i + 1);
+	}
+}
+
 IBVE_EXPORT const struct ibve_event_desc *
 ibve_event_desc_lookup(const char *name)
 {
+	uint32_t h;
+
 	if (strncasecmp(name, "IBV_EVENT_", 10) == 0)
 		name += 10;
-	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
-		if (strcasecmp(event_table[i].name, name) == 0)
-			return &event_table[i];
+	pthread_once(&name_index_once, build_name_index);
+	for (h = name_hash(name); name_index[h % NAME_SLOTS]; h++) {
+		const struct ibve_event_desc *d =
+			&event_table[name_index[h % NAME_SLOTS] - 1];
+
+		if (same_name(d->name, name))
+			return d;
+	}
 	return NULL;
 }
 

@@ -174,11 +174,24 @@ static int digits(const char **s, int n)
 	return v;
 }
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (no timegm: this
+ * runs for every replayed line). */
+static time_t days_from_civil(int y, int m, int d)
+{
+	int era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (time_t)era * 146097 + doe - 719468;
+}
+
 IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
 {
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30,
 				     31, 31, 30, 31, 30, 31 };
-	struct tm tm = { 0 };
 	long nsec = 0;
 	int off = 0, v[6];
 	time_t t;
@@ -230,13 +243,8 @@ IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
 	}
 	if (*s)
 		return -EINVAL;
-	tm.tm_year = v[0] - 1900;
-	tm.tm_mon = v[1] - 1;
-	tm.tm_mday = v[2];
-	tm.tm_hour = v[3];
-	tm.tm_min = v[4];
-	tm.tm_sec = v[5];
-	t = timegm(&tm);
+	t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 +
+	    v[4] * 60 + v[5];
 	ts->tv_sec = t - off;
 	ts->tv_nsec = nsec;
 	return 0;

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reading records back from JSON Lines, with json-c. Only "time",
- * "device", "port" and "event" (or "code") are needed; every other field
- * is optional and unknown fields are ignored, so captures from newer
- * versions still replay.
+ * Reading records back from JSON Lines. Only "time", "device", "port" and
+ * "event" (or "code") are needed; every other field is optional and
+ * unknown fields are ignored, so captures from newer versions still replay.
+ *
+ * What each field must be is decided once, against a small field
+ * interface (struct src). Two readers feed it: json-c, the reference, and
+ * a scanner for flat objects that allocates nothing and hands every line
+ * it is not sure of (nesting, \u surrogates or NUL, raw control bytes,
+ * numbers that are not plain integers, unusual white space) to json-c. A
+ * malformed line therefore always gets json-c's verdict; on the lines the
+ * scanner takes, both give the same record (a fuzz target checks that).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,51 +30,104 @@
 		return -EINVAL;                     \
 	} while (0)
 
-static bool get(struct json_object *o, const char *key, struct json_object **v)
-{
-	return json_object_object_get_ex(o, key, v) && *v;
-}
+/* A field as the checks see it, whichever reader read it. */
+enum jtype { J_ABSENT, J_NULL, J_BOOL, J_INT, J_STRING, J_OTHER };
+
+struct jval {
+	enum jtype type;
+	bool b;
+	bool neg;      /* J_INT: below zero */
+	uint64_t u;    /* J_INT: magnitude */
+	const char *s; /* J_STRING, NUL-terminated */
+};
+
+/* The fields the checks ask for; any other key is read and ignored. */
+enum key {
+	K_TIME,
+	K_DEVICE,
+	K_PORT,
+	K_EVENT,
+	K_CODE,
+	K_SOURCE,
+	K_CLASS,
+	K_SEVERITY,
+	K_AFFILIATED,
+	K_NODE_GUID,
+	K_QP_NUM,
+	K_WQ_NUM,
+	K_HANDLE,
+	K_CHARDEV,
+	K_NETDEV,
+	K_NETDEV_INDEX,
+	K_LOST,
+	K_GID,
+	K_ISSUER_LID,
+	K_PRODUCER_TYPE,
+	K_EQE,
+	K_COUNT
+};
+
+static const struct {
+	const char *name;
+	uint8_t len;
+} keys[K_COUNT] = {
+	[K_TIME] = { "time", sizeof("time") - 1 },
+	[K_DEVICE] = { "device", sizeof("device") - 1 },
+	[K_PORT] = { "port", sizeof("port") - 1 },
+	[K_EVENT] = { "event", sizeof("event") - 1 },
+	[K_CODE] = { "code", sizeof("code") - 1 },
+	[K_SOURCE] = { "source", sizeof("source") - 1 },
+	[K_CLASS] = { "class", sizeof("class") - 1 },
+	[K_SEVERITY] = { "severity", sizeof("severity") - 1 },
+	[K_AFFILIATED] = { "affiliated", sizeof("affiliated") - 1 },
+	[K_NODE_GUID] = { "node_guid", sizeof("node_guid") - 1 },
+	[K_QP_NUM] = { "qp_num", sizeof("qp_num") - 1 },
+	[K_WQ_NUM] = { "wq_num", sizeof("wq_num") - 1 },
+	[K_HANDLE] = { "handle", sizeof("handle") - 1 },
+	[K_CHARDEV] = { "chardev", sizeof("chardev") - 1 },
+	[K_NETDEV] = { "netdev", sizeof("netdev") - 1 },
+	[K_NETDEV_INDEX] = { "netdev_index", sizeof("netdev_index") - 1 },
+	[K_LOST] = { "lost", sizeof("lost") - 1 },
+	[K_GID] = { "gid", sizeof("gid") - 1 },
+	[K_ISSUER_LID] = { "issuer_lid", sizeof("issuer_lid") - 1 },
+	[K_PRODUCER_TYPE] = { "producer_type", sizeof("producer_type") - 1 },
+	[K_EQE] = { "eqe", sizeof("eqe") - 1 },
+};
+
+struct src {
+	void (*get)(const struct src *src, enum key key, struct jval *v);
+	const void *data;
+};
 
 /* An unsigned integer field in [0, MAX]; 1 if set, 0 if absent or null. */
-static int get_uint(struct json_object *o, const char *key, uint64_t max,
+static int get_uint(const struct src *o, enum key key, uint64_t max,
 		    uint64_t *out, char *err, size_t errlen)
 {
-	struct json_object *v;
-	int64_t i;
+	struct jval v;
 
-	if (!get(o, key, &v))
+	o->get(o, key, &v);
+	if (v.type == J_ABSENT || v.type == J_NULL)
 		return 0;
-	if (!json_object_is_type(v, json_type_int))
-		FAIL("\"%s\" must be an integer", key);
-	i = json_object_get_int64(v);
-	if (i < 0)
-		FAIL("\"%s\" out of range", key);
-	if (i == INT64_MAX) {
-		/* Beyond int64: json-c keeps it as a uint64. */
-		uint64_t u = json_object_get_uint64(v);
-
-		if (u > max)
-			FAIL("\"%s\" out of range", key);
-		*out = u;
-		return 1;
-	}
-	if ((uint64_t)i > max)
-		FAIL("\"%s\" out of range", key);
-	*out = (uint64_t)i;
+	if (v.type != J_INT)
+		FAIL("\"%s\" must be an integer", keys[key].name);
+	if (v.neg || v.u > max)
+		FAIL("\"%s\" out of range", keys[key].name);
+	*out = v.u;
 	return 1;
 }
 
 /* A string field; 1 if set, 0 if absent or null. */
-static int get_str(struct json_object *o, const char *key, const char **out,
+static int get_str(const struct src *o, enum key key, const char **out,
 		   char *err, size_t errlen)
 {
-	struct json_object *v;
+	struct jval v;
 
-	if (!get(o, key, &v))
+	o->get(o, key, &v);
+	if (v.type == J_ABSENT || v.type == J_NULL)
 		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		FAIL("\"%s\" must be a string", key);
-	*out = json_object_get_string(v);
+	if (v.type != J_STRING)
+		FAIL("\"%s\" must be a string", keys[key].name);
+	*out = v.s;
 	return 1;
 }
 
@@ -81,17 +142,23 @@ static int copy_str(char *dst, size_t size, const char *key, const char *s,
 	return 0;
 }
 
+static int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 static int hex_bytes(const char *s, uint8_t *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		unsigned int v;
+		int hi = hex_value((unsigned char)s[2 * i]);
+		int lo = hi < 0 ? -1 : hex_value((unsigned char)s[2 * i + 1]);
 
-		if (!isxdigit((unsigned char)s[2 * i]) ||
-		    !isxdigit((unsigned char)s[2 * i + 1]))
+		if (hi < 0 || lo < 0)
 			return -EINVAL;
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -EINVAL;
-		out[i] = (uint8_t)v;
+		out[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return s[2 * n] ? -EINVAL : 0;
 }
@@ -110,32 +177,50 @@ static int parse_gid(const char *s, uint8_t *gid)
 	return hex_bytes(hex, gid, 16);
 }
 
+/* "UNKNOWN(20)" -> 20; -1 when NAME is not of that form. */
+static int64_t unknown_code(const char *name)
+{
+	char *end;
+	long long v;
+
+	if (strncmp(name, "UNKNOWN(", 8) != 0 ||
+	    !isdigit((unsigned char)name[8]))
+		return -1;
+	errno = 0;
+	v = strtoll(name + 8, &end, 10);
+	if (errno || end[0] != ')' || end[1] || v > INT32_MAX)
+		return -1;
+	return v;
+}
+
 /* The event's identity: name or code, and what it implies. */
-static int parse_identity(struct json_object *o, struct ibve_event *ev,
-			  char *err, size_t errlen)
+static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
+			  size_t errlen)
 {
 	const struct ibve_event_desc *d;
 	const char *name = NULL, *s;
 	enum ibve_source source = IBVE_SOURCE_VERBS;
+	struct jval v;
 	uint64_t u;
 	int64_t code = -1;
-	int r, n = 0;
+	int r;
 
-	if (get_str(o, "source", &s, err, errlen) > 0) {
-		int v = ibve_source_parse(s);
+	r = get_str(o, K_SOURCE, &s, err, errlen);
+	if (r < 0)
+		return r;
+	if (r) {
+		int src = ibve_source_parse(s);
 
-		if (v < 0)
+		if (src < 0)
 			FAIL("unknown source \"%.40s\"", s);
-		source = (enum ibve_source)v;
-	} else if (*err) {
-		return -EINVAL;
+		source = (enum ibve_source)src;
 	}
-	r = get_uint(o, "code", INT32_MAX, &u, err, errlen);
+	r = get_uint(o, K_CODE, INT32_MAX, &u, err, errlen);
 	if (r < 0)
 		return r;
 	if (r)
 		code = (int64_t)u;
-	r = get_str(o, "event", &name, err, errlen);
+	r = get_str(o, K_EVENT, &name, err, errlen);
 	if (r < 0)
 		return r;
 
@@ -150,9 +235,8 @@ static int parse_identity(struct json_object *o, struct ibve_event *ev,
 		ibve_event_set_code(ev, d->source, d->code);
 		return 0;
 	}
-	if (sscanf(name, "UNKNOWN(%" SCNd64 ")%n", &code, &n) == 1 &&
-	    name[n] == '\0' && code >= 0 && code <= INT32_MAX) {
-		ibve_event_set_code(ev, source, (int)code);
+	if (unknown_code(name) >= 0) {
+		ibve_event_set_code(ev, source, (int)unknown_code(name));
 		return 0;
 	}
 
@@ -163,55 +247,56 @@ static int parse_identity(struct json_object *o, struct ibve_event *ev,
 		return -EINVAL;
 	ibve_event_set_unknown(ev, source, (int)code);
 	ibve_strcpy(ev->name, name, sizeof(ev->name));
-	if (get_str(o, "class", &s, err, errlen) > 0 &&
-	    ibve_class_parse(s) >= 0)
-		ev->cls = (enum ibve_class)ibve_class_parse(s);
-	if (get_str(o, "severity", &s, err, errlen) > 0 &&
-	    ibve_severity_parse(s) >= 0)
-		ev->severity = (enum ibve_severity)ibve_severity_parse(s);
-	{
-		struct json_object *v;
-
-		if (get(o, "affiliated", &v) &&
-		    json_object_is_type(v, json_type_boolean))
-			ev->affiliated = json_object_get_boolean(v);
-	}
-	*err = '\0';
+	o->get(o, K_CLASS, &v);
+	if (v.type == J_STRING && ibve_class_parse(v.s) >= 0)
+		ev->cls = (enum ibve_class)ibve_class_parse(v.s);
+	o->get(o, K_SEVERITY, &v);
+	if (v.type == J_STRING && ibve_severity_parse(v.s) >= 0)
+		ev->severity = (enum ibve_severity)ibve_severity_parse(v.s);
+	o->get(o, K_AFFILIATED, &v);
+	if (v.type == J_BOOL)
+		ev->affiliated = v.b;
 	return 0;
 }
 
-static int parse_optional(struct json_object *o, struct ibve_event *ev,
-			  char *err, size_t errlen)
+/* An optional unsigned field into *OUT, flagging FIELD when set. */
+static int opt_uint(const struct src *o, enum key key, uint64_t max,
+		    uint64_t *out, struct ibve_event *ev, uint32_t field,
+		    char *err, size_t errlen)
+{
+	int r = get_uint(o, key, max, out, err, errlen);
+
+	if (r > 0)
+		ev->fields |= field;
+	return r < 0 ? r : 0;
+}
+
+static int parse_optional(const struct src *o, struct ibve_event *ev, char *err,
+			  size_t errlen)
 {
 	const char *s;
-	uint64_t u;
+	uint64_t u = 0;
 	int r;
 
-	if ((r = get_str(o, "node_guid", &s, err, errlen)) > 0) {
+	if ((r = get_str(o, K_NODE_GUID, &s, err, errlen)) > 0) {
 		if (ibve_guid_parse(s, &ev->node_guid))
 			FAIL("\"node_guid\" is not a GUID");
 	} else if (r < 0) {
 		return r;
 	}
-	if ((r = get_uint(o, "qp_num", UINT32_MAX, &u, err, errlen)) > 0) {
-		ev->qp_num = (uint32_t)u;
-		ev->fields |= IBVE_FIELD_QP_NUM;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_uint(o, "wq_num", UINT32_MAX, &u, err, errlen)) > 0) {
-		ev->wq_num = (uint32_t)u;
-		ev->fields |= IBVE_FIELD_WQ_NUM;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_uint(o, "handle", UINT32_MAX, &u, err, errlen)) > 0) {
-		ev->handle = (uint32_t)u;
-		ev->fields |= IBVE_FIELD_HANDLE;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_str(o, "chardev", &s, err, errlen)) > 0) {
+	if (opt_uint(o, K_QP_NUM, UINT32_MAX, &u, ev, IBVE_FIELD_QP_NUM, err,
+		     errlen))
+		return -EINVAL;
+	ev->qp_num = ev->fields & IBVE_FIELD_QP_NUM ? (uint32_t)u : 0;
+	if (opt_uint(o, K_WQ_NUM, UINT32_MAX, &u, ev, IBVE_FIELD_WQ_NUM, err,
+		     errlen))
+		return -EINVAL;
+	ev->wq_num = ev->fields & IBVE_FIELD_WQ_NUM ? (uint32_t)u : 0;
+	if (opt_uint(o, K_HANDLE, UINT32_MAX, &u, ev, IBVE_FIELD_HANDLE, err,
+		     errlen))
+		return -EINVAL;
+	ev->handle = ev->fields & IBVE_FIELD_HANDLE ? (uint32_t)u : 0;
+	if ((r = get_str(o, K_CHARDEV, &s, err, errlen)) > 0) {
 		if (copy_str(ev->chardev, sizeof(ev->chardev), "chardev", s,
 			     err, errlen))
 			return -EINVAL;
@@ -219,7 +304,7 @@ static int parse_optional(struct json_object *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
-	if ((r = get_str(o, "netdev", &s, err, errlen)) > 0) {
+	if ((r = get_str(o, K_NETDEV, &s, err, errlen)) > 0) {
 		if (copy_str(ev->netdev, sizeof(ev->netdev), "netdev", s, err,
 			     errlen))
 			return -EINVAL;
@@ -227,29 +312,29 @@ static int parse_optional(struct json_object *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
-	if ((r = get_uint(o, "netdev_index", UINT32_MAX, &u, err, errlen)) >
+	if ((r = get_uint(o, K_NETDEV_INDEX, UINT32_MAX, &u, err, errlen)) >
 	    0) {
 		ev->netdev_index = (uint32_t)u;
 		ev->fields |= IBVE_FIELD_NETDEV;
 	} else if (r < 0) {
 		return r;
 	}
-	if ((r = get_uint(o, "lost", UINT64_MAX, &u, err, errlen)) > 0) {
+	if ((r = get_uint(o, K_LOST, UINT64_MAX, &u, err, errlen)) > 0) {
 		ev->lost = u;
 		ev->fields |= IBVE_FIELD_LOST;
 	} else if (r < 0) {
 		return r;
 	}
-	if ((r = get_str(o, "gid", &s, err, errlen)) > 0) {
+	if ((r = get_str(o, K_GID, &s, err, errlen)) > 0) {
 		if (parse_gid(s, ev->sm.gid))
 			FAIL("\"gid\" is not a GID");
 		ev->fields |= IBVE_FIELD_SM;
-		if ((r = get_uint(o, "issuer_lid", UINT16_MAX, &u, err,
+		if ((r = get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err,
 				  errlen)) > 0)
 			ev->sm.issuer_lid = (uint16_t)u;
 		else if (r < 0)
 			return r;
-		if ((r = get_uint(o, "producer_type", 0xffffff, &u, err,
+		if ((r = get_uint(o, K_PRODUCER_TYPE, 0xffffff, &u, err,
 				  errlen)) > 0)
 			ev->sm.producer_type = (uint32_t)u;
 		else if (r < 0)
@@ -257,7 +342,7 @@ static int parse_optional(struct json_object *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
-	if ((r = get_str(o, "eqe", &s, err, errlen)) > 0) {
+	if ((r = get_str(o, K_EQE, &s, err, errlen)) > 0) {
 		uint8_t eqe[64];
 
 		/* The entry itself says what happened: decode it here. */
@@ -270,25 +355,23 @@ static int parse_optional(struct json_object *o, struct ibve_event *ev,
 	return 0;
 }
 
-int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
-		      size_t errlen)
+static int parse_fields(const struct src *o, struct ibve_event *ev, char *err,
+			size_t errlen)
 {
+	struct jval v;
 	const char *s;
 	uint64_t u;
 	int r;
 
 	memset(ev, 0, sizeof(*ev));
 	*err = '\0';
-	if (!json_object_is_type(o, json_type_object))
-		FAIL("not a JSON object");
-
-	r = get_str(o, "time", &s, err, errlen);
+	r = get_str(o, K_TIME, &s, err, errlen);
 	if (r <= 0)
 		FAIL("%s", r < 0 ? err : "missing \"time\"");
 	if (ibve_time_parse(s, &ev->time))
 		FAIL("\"time\" is not an RFC 3339 time: \"%.40s\"", s);
 
-	r = get_str(o, "device", &s, err, errlen);
+	r = get_str(o, K_DEVICE, &s, err, errlen);
 	if (r <= 0)
 		FAIL("%s", r < 0 ? err : "missing \"device\"");
 	if (!*s)
@@ -296,13 +379,10 @@ int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 	if (copy_str(ev->device, sizeof(ev->device), "device", s, err, errlen))
 		return -EINVAL;
 
-	{
-		struct json_object *v;
-
-		if (!json_object_object_get_ex(o, "port", &v))
-			FAIL("missing \"port\"");
-	}
-	r = get_uint(o, "port", UINT16_MAX, &u, err, errlen);
+	o->get(o, K_PORT, &v);
+	if (v.type == J_ABSENT)
+		FAIL("missing \"port\"");
+	r = get_uint(o, K_PORT, UINT16_MAX, &u, err, errlen);
 	if (r < 0)
 		FAIL("\"port\" must be a port number or null");
 	ev->port = r ? (uint32_t)u : 0;
@@ -312,20 +392,71 @@ int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 	return parse_optional(o, ev, err, errlen);
 }
 
-int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
-		    struct ibve_event *ev, char *err, size_t errlen)
+/* ------------------------------------------------------------------ */
+/* json-c: the reference reader                                        */
+
+static void jc_get(const struct src *src, enum key key, struct jval *v)
+{
+	struct json_object *x;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_object_object_get_ex((struct json_object *)src->data,
+				       keys[key].name, &x)) {
+		v->type = J_ABSENT;
+		return;
+	}
+	if (!x) {
+		v->type = J_NULL;
+		return;
+	}
+	switch (json_object_get_type(x)) {
+	case json_type_boolean:
+		v->type = J_BOOL;
+		v->b = json_object_get_boolean(x);
+		break;
+	case json_type_int: {
+		int64_t i = json_object_get_int64(x);
+
+		v->type = J_INT;
+		if (i == INT64_MAX) /* beyond int64: json-c keeps a uint64 */
+			v->u = json_object_get_uint64(x);
+		else if (i < 0)
+			v->neg = true, v->u = (uint64_t)0 - (uint64_t)i;
+		else
+			v->u = (uint64_t)i;
+		break;
+	}
+	case json_type_string:
+		v->type = J_STRING;
+		v->s = json_object_get_string(x);
+		break;
+	default:
+		v->type = J_OTHER;
+		break;
+	}
+}
+
+int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
+		      size_t errlen)
+{
+	struct src s = { jc_get, o };
+
+	memset(ev, 0, sizeof(*ev));
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "not a JSON object");
+		return -EINVAL;
+	}
+	return parse_fields(&s, ev, err, errlen);
+}
+
+static int parse_jsonc(struct json_tokener *tok, const char *line, size_t len,
+		       struct ibve_event *ev, char *err, size_t errlen)
 {
 	struct json_object *o;
 	enum json_tokener_error jerr;
 	size_t used;
 	int r;
 
-	if (len > INT32_MAX)
-		FAIL("line too long");
-	for (used = 0; used < len && isspace((unsigned char)line[used]); used++)
-		;
-	if (used == len || line[used] != '{')
-		FAIL("not a JSON object");
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	jerr = json_tokener_get_error(tok);
@@ -345,6 +476,327 @@ int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
 	return r;
 }
 
+/* ------------------------------------------------------------------ */
+/* The scanner: flat objects of our own format, nothing allocated      */
+
+#define FAST_STRINGS 2048 /* bytes of decoded strings per line */
+
+struct fast {
+	struct jval v[K_COUNT];
+	char str[FAST_STRINGS];
+	size_t used;
+};
+
+static void fast_get(const struct src *src, enum key key, struct jval *v)
+{
+	*v = ((const struct fast *)src->data)->v[key];
+}
+
+/* The keys of each length (id + 1; 0 ends a list), built once. */
+#define KEY_LEN_MAX 16
+static uint8_t by_len[KEY_LEN_MAX][K_COUNT + 1];
+static bool fast_ok = true; /* false: a key too long for the table */
+static pthread_once_t by_len_once = PTHREAD_ONCE_INIT;
+
+static void build_by_len(void)
+{
+	for (int k = 0; k < K_COUNT; k++) {
+		uint8_t *c;
+
+		if (keys[k].len >= KEY_LEN_MAX) {
+			fast_ok = false; /* it would be missed: json-c only */
+			return;
+		}
+		c = by_len[keys[k].len];
+
+		while (*c)
+			c++;
+		*c = (uint8_t)(k + 1);
+	}
+}
+
+/* The id of the key of LEN bytes at K, or K_COUNT for any other. */
+static enum key key_id(const char *k, size_t len)
+{
+	if (len >= KEY_LEN_MAX)
+		return K_COUNT;
+	for (const uint8_t *c = by_len[len]; *c; c++)
+		if (memcmp(k, keys[*c - 1].name, len) == 0)
+			return (enum key)(*c - 1);
+	return K_COUNT;
+}
+
+static bool ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && ws(*p))
+		p++;
+	return p;
+}
+
+/* Bytes that end a plain run inside a string: quote, backslash, controls. */
+static const bool stops_string[256] = {
+	[0x00 ... 0x1f] = true,
+	['"'] = true,
+	['\\'] = true,
+};
+
+/* Put UTF-8 for code point C (not a surrogate, not 0) into F. */
+static bool put_utf8(struct fast *f, unsigned int c)
+{
+	char b[3];
+	size_t n;
+
+	if (c < 0x80) {
+		b[0] = (char)c;
+		n = 1;
+	} else if (c < 0x800) {
+		b[0] = (char)(0xc0 | c >> 6);
+		b[1] = (char)(0x80 | (c & 0x3f));
+		n = 2;
+	} else {
+		b[0] = (char)(0xe0 | c >> 12);
+		b[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		b[2] = (char)(0x80 | (c & 0x3f));
+		n = 3;
+	}
+	if (f->used + n >= sizeof(f->str))
+		return false;
+	memcpy(f->str + f->used, b, n);
+	f->used += n;
+	return true;
+}
+
+/*
+ * A string from P (after its opening quote); decoded into F's buffer when
+ * OUT, else only checked. The position after the closing quote, or NULL
+ * to let json-c decide.
+ */
+static const char *fast_string(struct fast *f, const char *p, const char *end,
+			       const char **out)
+{
+	size_t start = f->used;
+
+	while (p < end) {
+		const char *run = p;
+		unsigned char c;
+
+		while (p < end && !stops_string[(unsigned char)*p])
+			p++;
+		if (p > run && out) {
+			size_t n = (size_t)(p - run);
+
+			if (f->used + n >= sizeof(f->str))
+				return NULL;
+			memcpy(f->str + f->used, run, n);
+			f->used += n;
+		}
+		if (p >= end)
+			return NULL;
+		c = (unsigned char)*p;
+		if (c == '"') {
+			if (out) {
+				f->str[f->used++] = '\0';
+				*out = f->str + start;
+			}
+			return p + 1;
+		}
+		if (c < 0x20)
+			return NULL; /* raw control byte */
+		/* an escape */
+		if (++p >= end)
+			return NULL;
+		if (*p == 'u') {
+			unsigned int cp = 0;
+
+			if (end - p < 5)
+				return NULL;
+			for (int i = 1; i <= 4; i++) {
+				int h = hex_value((unsigned char)p[i]);
+
+				if (h < 0)
+					return NULL;
+				cp = cp << 4 | (unsigned int)h;
+			}
+			if (!cp || (cp >= 0xd800 && cp <= 0xdfff))
+				return NULL;
+			if (out && !put_utf8(f, cp))
+				return NULL;
+			p += 5;
+			continue;
+		}
+		{
+			static const char from[] = "\"\\/bfnrt",
+					  to[] = "\"\\/\b\f\n\r\t";
+			const char *e = memchr(from, *p, sizeof(from) - 1);
+
+			if (!e)
+				return NULL;
+			if (out) {
+				if (f->used + 1 >= sizeof(f->str))
+					return NULL;
+				f->str[f->used++] = to[e - from];
+			}
+			p++;
+		}
+	}
+	return NULL;
+}
+
+/* A value into V (V NULL: read and ignore). The position after it. */
+static const char *fast_value(struct fast *f, const char *p, const char *end,
+			      struct jval *v)
+{
+	struct jval tmp;
+
+	if (!v)
+		v = &tmp;
+	memset(v, 0, sizeof(*v));
+	if (p >= end)
+		return NULL;
+	switch (*p) {
+	case '"':
+		v->type = J_STRING;
+		return fast_string(f, p + 1, end, v == &tmp ? NULL : &v->s);
+	case 't':
+	case 'f':
+	case 'n': {
+		static const struct {
+			const char *word;
+			enum jtype type;
+			bool b;
+		} lit[] = { { "true", J_BOOL, true },
+			    { "false", J_BOOL, false },
+			    { "null", J_NULL, false } };
+
+		for (size_t i = 0; i < ARRAY_SIZE(lit); i++) {
+			size_t n = strlen(lit[i].word);
+
+			if ((size_t)(end - p) >= n &&
+			    memcmp(p, lit[i].word, n) == 0) {
+				v->type = lit[i].type;
+				v->b = lit[i].b;
+				return p + n;
+			}
+		}
+		return NULL;
+	}
+	default: {
+		/* only plain integers: -?(0|[1-9][0-9]*), at most 18 digits */
+		const char *d;
+		int n = 0;
+
+		v->type = J_INT;
+		if (*p == '-') {
+			v->neg = true;
+			p++;
+		}
+		d = p;
+		while (p < end && *p >= '0' && *p <= '9' && n <= 18) {
+			v->u = v->u * 10 + (uint64_t)(*p - '0');
+			p++;
+			n++;
+		}
+		if (!n || n > 18 || (d[0] == '0' && n > 1) ||
+		    (v->neg && v->u == 0))
+			return NULL;
+		if (p < end && !ws(*p) && *p != ',' && *p != '}')
+			return NULL; /* a fraction, an exponent, ... */
+		return p;
+	}
+	}
+}
+
+/* 1 parsed into F, 0: let json-c read it. */
+static int fast_object(struct fast *f, const char *p, const char *end)
+{
+	memset(f->v, 0, sizeof(f->v));
+	f->used = 0;
+	p = skip_ws(p, end);
+	if (p >= end || *p++ != '{')
+		return 0;
+	p = skip_ws(p, end);
+	if (p < end && *p == '}') {
+		p++;
+		goto tail;
+	}
+	for (;;) {
+		const char *key = p + 1, *kend;
+		enum key slot;
+
+		if (p >= end || *p != '"')
+			return 0;
+		for (kend = key;
+		     kend < end && !stops_string[(unsigned char)*kend];)
+			kend++;
+		if (kend >= end || *kend != '"')
+			return 0; /* escaped or odd keys: json-c's */
+		slot = key_id(key, (size_t)(kend - key));
+
+		p = skip_ws(kend + 1, end);
+		if (p >= end || *p++ != ':')
+			return 0;
+		p = skip_ws(p, end);
+		/* the last of repeated keys wins, as with json-c */
+		p = fast_value(f, p, end, slot < K_COUNT ? &f->v[slot] : NULL);
+		if (!p)
+			return 0;
+		p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		if (p < end && *p == '}') {
+			p++;
+			break;
+		}
+		return 0;
+	}
+tail:
+	return skip_ws(p, end) == end;
+}
+
+/* ------------------------------------------------------------------ */
+
+int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
+		    struct ibve_event *ev, char *err, size_t errlen)
+{
+	struct fast f;
+	size_t i;
+
+	if (len > INT32_MAX)
+		FAIL("line too long");
+	for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
+		;
+	if (i == len || line[i] != '{')
+		FAIL("not a JSON object");
+	pthread_once(&by_len_once, build_by_len);
+	if (fast_ok && fast_object(&f, line, line + len)) {
+
+		struct src s = { fast_get, &f };
+
+		return parse_fields(&s, ev, err, errlen);
+	}
+	return parse_jsonc(tok, line, len, ev, err, errlen);
+}
+
+int ibve_parse_line_jsonc(struct json_tokener *tok, const char *line,
+			  size_t len, struct ibve_event *ev, char *err,
+			  size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
+		;
+	if (i == len || line[i] != '{')
+		FAIL("not a JSON object");
+	return parse_jsonc(tok, line, len, ev, err, errlen);
+}
+
 IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,
 				      struct ibve_event *ev, char *err,
 				      size_t errlen)
@@ -359,4 +811,12 @@ IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,
 	r = ibve_parse_line(tok, line, len, ev, err, errlen);
 	json_tokener_free(tok);
 	return r;
+}
+
+bool ibve_parse_fast_takes(const char *line, size_t len)
+{
+	struct fast f;
+
+	pthread_once(&by_len_once, build_by_len);
+	return fast_ok && fast_object(&f, line, line + len);
 }
