@@ -57,27 +57,6 @@ size_t ibve_buf_end(struct ibve_buf *b)
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* Length of the valid UTF-8 sequence at S (0: not valid). */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -107,14 +86,19 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 		} else if (*p < 0x20 || *p == 0x7f) {
 			ibve_buf_printf(b, "\\u%04x", *p++);
 		} else {
-			size_t n = utf8_len(p);
+			size_t n = ibve_utf8_len(p);
 
 			if (n) {
 				ibve_buf_put(b, (const char *)p, n);
 				p += n;
 			} else {
-				/* Not UTF-8: keep the byte's value visible. */
-				ibve_buf_puts(b, "\\ufffd");
+				/*
+				 * Not UTF-8: U+FFFD, written as UTF-8 like any
+				 * other character so a record read back and
+				 * written again comes out byte for byte the same.
+				 */
+				ibve_buf_puts(b, "\xef\xbf\xbd");
+
 				p++;
 			}
 		}
@@ -127,7 +111,7 @@ void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = ibve_utf8_len(p);
 
 		if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\')) {
 			if (*p == '\\')

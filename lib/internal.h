@@ -20,7 +20,29 @@ static inline void ibve_strcpy(char *dst, const char *src, size_t size)
 	dst[n] = '\0';
 }
 
+/* Length of the valid UTF-8 sequence at S (0: not valid). */
+static inline size_t ibve_utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 /* An output buffer that never overflows and counts what was wanted. */
+
 struct ibve_buf {
 	char *p;
 	size_t size;

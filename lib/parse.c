@@ -131,14 +131,33 @@ static int get_str(const struct src *o, enum key key, const char **out,
 	return 1;
 }
 
+/*
+ * Bytes that are not UTF-8 become U+FFFD here, as the writers would print
+ * them, so a record read and written again reads back the same.
+ */
 static int copy_str(char *dst, size_t size, const char *key, const char *s,
 		    char *err, size_t errlen)
 {
-	size_t n = strlen(s);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0;
 
-	if (n >= size)
-		FAIL("\"%s\" longer than %zu bytes", key, size - 1);
-	memcpy(dst, s, n + 1);
+	while (*p) {
+		size_t n = ibve_utf8_len(p);
+		const void *from = p;
+
+		if (n) {
+			p += n;
+		} else {
+			from = "\xef\xbf\xbd";
+			n = 3;
+			p++;
+		}
+		if (used + n >= size)
+			FAIL("\"%s\" longer than %zu bytes", key, size - 1);
+		memcpy(dst + used, from, n);
+		used += n;
+	}
+	dst[used] = '\0';
 	return 0;
 }
 
@@ -368,8 +387,16 @@ static int parse_fields(const struct src *o, struct ibve_event *ev, char *err,
 	r = get_str(o, K_TIME, &s, err, errlen);
 	if (r <= 0)
 		FAIL("%s", r < 0 ? err : "missing \"time\"");
-	if (ibve_time_parse(s, &ev->time))
-		FAIL("\"time\" is not an RFC 3339 time: \"%.40s\"", s);
+	if (ibve_time_parse(s, &ev->time)) {
+		/* shown as text shows names: escaped, and cut short */
+		char cut[41], shown[41 * 4];
+		struct ibve_buf b = { shown, sizeof(shown), 0 };
+
+		ibve_strcpy(cut, s, sizeof(cut));
+		ibve_buf_text_str(&b, cut);
+		ibve_buf_end(&b);
+		FAIL("\"time\" is not an RFC 3339 time: \"%s\"", shown);
+	}
 
 	r = get_str(o, K_DEVICE, &s, err, errlen);
 	if (r <= 0)
@@ -449,18 +476,30 @@ int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 	return parse_fields(&s, ev, err, errlen);
 }
 
-static int parse_jsonc(struct json_tokener *tok, const char *line, size_t len,
+static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 		       struct ibve_event *ev, char *err, size_t errlen)
 {
+	struct json_tokener *tok = *tokp;
 	struct json_object *o;
 	enum json_tokener_error jerr;
 	size_t used;
 	int r;
 
+	if (!tok && !(tok = *tokp = json_tokener_new())) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (!o) {
+		/*
+		 * json_tokener_reset() keeps a \u escape's half-read
+		 * surrogate, which would then corrupt the next line's first
+		 * \u escape: after a failure, a fresh tokener.
+		 */
+		json_tokener_free(tok);
+		*tokp = NULL;
 		if (jerr == json_tokener_continue)
 			FAIL("incomplete JSON");
 		FAIL("invalid JSON: %s", json_tokener_error_desc(jerr));
@@ -762,7 +801,7 @@ tail:
 
 /* ------------------------------------------------------------------ */
 
-int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
+int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
 		    struct ibve_event *ev, char *err, size_t errlen)
 {
 	struct fast f;
@@ -784,7 +823,7 @@ int ibve_parse_line(struct json_tokener *tok, const char *line, size_t len,
 	return parse_jsonc(tok, line, len, ev, err, errlen);
 }
 
-int ibve_parse_line_jsonc(struct json_tokener *tok, const char *line,
+int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
 			  size_t len, struct ibve_event *ev, char *err,
 			  size_t errlen)
 {
@@ -801,15 +840,12 @@ IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,
 				      struct ibve_event *ev, char *err,
 				      size_t errlen)
 {
-	struct json_tokener *tok = json_tokener_new();
+	struct json_tokener *tok = NULL;
 	int r;
 
-	if (!tok) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	r = ibve_parse_line(tok, line, len, ev, err, errlen);
-	json_tokener_free(tok);
+	r = ibve_parse_line(&tok, line, len, ev, err, errlen);
+	if (tok)
+		json_tokener_free(tok);
 	return r;
 }
 

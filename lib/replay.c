@@ -58,8 +58,7 @@ IBVE_EXPORT struct ibve_replay *ibve_replay_open(const char *path)
 	}
 	r->cap = CHUNK * 2;
 	r->buf = malloc(r->cap);
-	r->tok = json_tokener_new();
-	if (!r->buf || !r->tok) {
+	if (!r->buf) {
 		errno = ENOMEM;
 		goto fail;
 	}
@@ -156,7 +155,10 @@ IBVE_EXPORT int ibve_replay_read(struct ibve_replay *r, struct ibve_event *ev,
 			return 0; /* end of input */
 		len = nl ? (size_t)(nl - line) : avail;
 		r->start += nl ? len + 1 : len;
-		if (r->skipping) {
+		if (r->skipping || len > IBVE_REPLAY_LINE_MAX) {
+			/* the limit holds wherever the reads happened to end */
+			if (!r->skipping)
+				r->line++;
 			r->skipping = false;
 			snprintf(err, errlen, "line longer than %d bytes",
 				 IBVE_REPLAY_LINE_MAX);
@@ -178,7 +180,7 @@ IBVE_EXPORT int ibve_replay_read(struct ibve_replay *r, struct ibve_event *ev,
 			snprintf(err, errlen, "NUL byte in the line");
 			return -EINVAL;
 		}
-		return ibve_parse_line(r->tok, line, len, ev, err, errlen)
+		return ibve_parse_line(&r->tok, line, len, ev, err, errlen)
 			       ? -EINVAL
 			       : 1;
 	}
