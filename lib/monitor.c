@@ -5,6 +5,12 @@
  * record and acknowledged at once, so destroying objects never waits on
  * us. A device that goes away is closed as soon as its uverbs node goes,
  * so its removal never waits on us either.
+ *
+ * A device's arrival can be announced before libibverbs can list it: the
+ * uverbs node's uevent is sent from inside the uverbs client's add, and
+ * rdma-core finds the node through netlink, which names it only once that
+ * add has returned. An arrival not yet listed is looked for again after
+ * 50 ms, then after twice as long each time, for about three seconds.
  */
 #include <endian.h>
 #include <errno.h>
@@ -14,6 +20,7 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -22,7 +29,22 @@
 #include "internal.h"
 #include "mlx5_source.h"
 
-enum tag { TAG_DEVICE = 1, TAG_UEVENT = 2, TAG_NETLINK = 3, TAG_MLX5 = 4 };
+enum tag {
+	TAG_DEVICE = 1,
+	TAG_UEVENT = 2,
+	TAG_NETLINK = 3,
+	TAG_MLX5 = 4,
+	TAG_RETRY = 5,
+};
+
+#define AWAIT_MAX   8 /* arrivals looked for at once */
+#define AWAIT_TRIES 7 /* 50 ms, doubling: 3.15 s in all */
+
+/* An announced arrival libibverbs did not list yet: by node or by name. */
+struct await {
+	char chardev[IBVE_IFNAME_MAX];
+	char device[IBVE_NAME_MAX];
+};
 #define EP_DATA(tag, i) (((uint64_t)(tag) << 32) | (uint32_t)(i))
 
 struct slot {
@@ -51,6 +73,11 @@ struct ibve_monitor {
 	char **notes;
 	size_t nnotes;
 	char *note;
+	/* Arrivals to look for again, and the timer that says when. */
+	struct await await[AWAIT_MAX];
+	size_t nawait;
+	unsigned int tries;
+	int retry_fd;
 };
 
 IBVE_EXPORT struct ibve_monitor *ibve_monitor_new(unsigned int flags)
@@ -62,6 +89,7 @@ IBVE_EXPORT struct ibve_monitor *ibve_monitor_new(unsigned int flags)
 	if (!m)
 		return NULL;
 	m->flags = flags;
+	m->retry_fd = -1;
 	m->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (m->epfd < 0)
 		goto fail;
@@ -83,6 +111,13 @@ IBVE_EXPORT struct ibve_monitor *ibve_monitor_new(unsigned int flags)
 				      ibve_hotplug_netlink_fd(m->hp), &e))
 				goto fail;
 		}
+		/* made now, so the count of open files never changes later */
+		m->retry_fd = timerfd_create(CLOCK_MONOTONIC,
+					     TFD_CLOEXEC | TFD_NONBLOCK);
+		e.data.u64 = EP_DATA(TAG_RETRY, 0);
+		if (m->retry_fd < 0 ||
+		    epoll_ctl(m->epfd, EPOLL_CTL_ADD, m->retry_fd, &e))
+			goto fail;
 	}
 	return m;
 fail:
@@ -107,6 +142,8 @@ IBVE_EXPORT void ibve_monitor_free(struct ibve_monitor *m)
 	free(m->notes);
 	free(m->note);
 	ibve_hotplug_close(m->hp);
+	if (m->retry_fd >= 0)
+		close(m->retry_fd);
 	if (m->epfd >= 0)
 		close(m->epfd);
 	free(m->slots);
@@ -380,10 +417,73 @@ static int rescan(struct ibve_monitor *m, bool announce_changes)
 		if (open_into(m, s, i, list[k]) == 0 && announce_changes)
 			announce(m, s, IBVE_HOTPLUG_DEVICE_ADDED);
 	}
+	/* Arrivals now listed are no longer awaited. */
+	for (size_t a = 0; a < m->nawait;) {
+		const struct await *w = &m->await[a];
+		bool listed = false;
+
+		for (int k = 0; k < n && !listed; k++)
+			listed = w->chardev[0]
+					 ? strcmp(list[k]->dev_name,
+						  w->chardev) == 0
+					 : strcmp(ibv_get_device_name(list[k]),
+						  w->device) == 0;
+		if (listed)
+			m->await[a] = m->await[--m->nawait];
+		else
+			a++;
+	}
 	ibv_free_device_list(list);
 	if (m->hp)
 		ibve_hotplug_refresh(m->hp);
 	return 0;
+}
+
+/* Arm the retry timer for try number m->tries (0: 50 ms). */
+static void arm_retry(struct ibve_monitor *m)
+{
+	long ms = 50L << m->tries;
+	struct itimerspec its = { .it_value = { ms / 1000,
+						(ms % 1000) * 1000000 } };
+
+	timerfd_settime(m->retry_fd, 0, &its, NULL);
+}
+
+/* An arrival was announced: look now, and again later if not listed. */
+static void arrived(struct ibve_monitor *m, const struct ibve_hp_msg *h)
+{
+	if (m->nawait < AWAIT_MAX && (h->chardev[0] || h->device[0])) {
+		struct await *w = &m->await[m->nawait++];
+
+		ibve_strcpy(w->chardev, h->chardev, sizeof(w->chardev));
+		ibve_strcpy(w->device, h->device, sizeof(w->device));
+	}
+	rescan(m, true);
+	if (m->nawait) {
+		m->tries = 0;
+		arm_retry(m);
+	}
+}
+
+static void retry(struct ibve_monitor *m)
+{
+	uint64_t ticks;
+
+	if (read(m->retry_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	rescan(m, true);
+	if (!m->nawait)
+		return;
+	if (++m->tries < AWAIT_TRIES) {
+		arm_retry(m);
+		return;
+	}
+	for (size_t a = 0; a < m->nawait; a++)
+		ibve_monitor_add_note(
+			m, "%s appeared but libibverbs did not list it",
+			m->await[a].chardev[0] ? m->await[a].chardev
+					       : m->await[a].device);
+	m->nawait = 0;
 }
 
 IBVE_EXPORT int ibve_monitor_add_device(struct ibve_monitor *m,
@@ -541,6 +641,8 @@ static void handle_hotplug(struct ibve_monitor *m, int fd)
 
 			switch (h->kind) {
 			case IBVE_HP_ADDED:
+				arrived(m, h);
+				break;
 			case IBVE_HP_RESCAN:
 				rescan(m, true);
 				break;
@@ -576,6 +678,8 @@ static size_t take_pending(struct ibve_monitor *m, struct ibve_event *evs,
 {
 	size_t n = m->npending < max ? m->npending : max;
 
+	if (!n)
+		return 0; /* m->pending may not exist yet */
 	memcpy(evs, m->pending + m->head, n * sizeof(*evs));
 	m->head += n;
 	m->npending -= n;
@@ -615,6 +719,9 @@ IBVE_EXPORT int ibve_monitor_read(struct ibve_monitor *m,
 			break;
 		case TAG_NETLINK:
 			handle_hotplug(m, ibve_hotplug_netlink_fd(m->hp));
+			break;
+		case TAG_RETRY:
+			retry(m);
 			break;
 		}
 		n += take_pending(m, evs + n, max - n);
