@@ -31,8 +31,9 @@ struct row {
 
 struct ibve_top {
 	unsigned int flags;
-	struct row *rows;
-	size_t nrows;
+	struct row *rows; /* in (device, port) order */
+	size_t nrows, cap;
+	uint64_t kind_total[IBVE_TOP_KIND_COUNT]; /* over all rows */
 	struct ibve_event recent[RECENT];
 	size_t recent_head, recent_n;
 	uint64_t events, events_at_sample;
@@ -117,28 +118,51 @@ static int row_cmp_key(const struct ibve_top_port *p, const char *device,
 	return c ? c : (p->port > port) - (p->port < port);
 }
 
+/* The index of the first row not before (DEVICE, PORT). */
+static size_t lower_bound(const struct ibve_top *t, const char *device,
+			  uint32_t port)
+{
+	size_t lo = 0, hi = t->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (row_cmp_key(&t->rows[mid].pub, device, port) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct row *find_row(struct ibve_top *t, const char *device,
 			    uint32_t port)
 {
-	for (size_t i = 0; i < t->nrows; i++)
-		if (row_cmp_key(&t->rows[i].pub, device, port) == 0)
-			return &t->rows[i];
-	return NULL;
+	size_t i = lower_bound(t, device, port);
+
+	return i < t->nrows && row_cmp_key(&t->rows[i].pub, device, port) == 0
+		       ? &t->rows[i]
+		       : NULL;
 }
 
 /* A new row, kept in (device, port) order; NULL on ENOMEM. */
 static struct row *add_row(struct ibve_top *t, const char *device,
 			   uint32_t port)
 {
-	struct row *v = realloc(t->rows, (t->nrows + 1) * sizeof(*v)), *r;
+	struct row *v, *r;
 	size_t i;
 
-	if (!v)
-		return NULL;
-	t->rows = v;
-	for (i = 0; i < t->nrows; i++)
-		if (row_cmp_key(&t->rows[i].pub, device, port) > 0)
-			break;
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+
+		v = realloc(t->rows, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->rows = v;
+		t->cap = cap;
+	}
+	v = t->rows;
+	i = lower_bound(t, device, port);
 	memmove(&t->rows[i + 1], &t->rows[i], (t->nrows - i) * sizeof(*v));
 	t->nrows++;
 	r = &t->rows[i];
@@ -272,10 +296,13 @@ IBVE_EXPORT void ibve_top_remove_device(struct ibve_top *t, const char *device)
 	size_t k = 0;
 
 	for (size_t i = 0; i < t->nrows; i++) {
-		if (strcmp(t->rows[i].pub.device, device) == 0)
+		if (strcmp(t->rows[i].pub.device, device) == 0) {
+			for (size_t c = 0; c < IBVE_TOP_KIND_COUNT; c++)
+				t->kind_total[c] -= t->rows[i].pub.counts[c];
 			free_row(&t->rows[i]);
-		else
+		} else {
 			t->rows[k++] = t->rows[i];
+		}
 	}
 	t->nrows = k;
 }
@@ -311,12 +338,14 @@ static enum ibve_top_kind kind_of(const struct ibve_event *ev)
 	return IBVE_TOP_OTHER;
 }
 
-static void count(struct row *r, const struct ibve_event *ev,
-		  enum ibve_top_kind k, bool derive_state)
+static void count(struct ibve_top *t, struct row *r,
+		  const struct ibve_event *ev, enum ibve_top_kind k,
+		  bool derive_state)
 {
 	struct ibve_top_port *p = &r->pub;
 	size_t b = (size_t)(ev->time.tv_sec % BUCKETS);
 
+	t->kind_total[k]++;
 	p->counts[k]++;
 	p->total++;
 	ibve_strcpy(p->last_event, ev->name, sizeof(p->last_event));
@@ -363,20 +392,21 @@ IBVE_EXPORT void ibve_top_event(struct ibve_top *t, const struct ibve_event *ev)
 		if (!r && !live)
 			r = add_row(t, ev->device, ev->port);
 		if (r)
-			count(r, ev, k, !live);
+			count(t, r, ev, k, !live);
 		return;
 	}
 	/* About the whole device: every port of it shows it. */
-	for (size_t i = 0; i < t->nrows; i++)
-		if (strcmp(t->rows[i].pub.device, ev->device) == 0) {
-			count(&t->rows[i], ev, k, !live);
-			any = true;
-		}
+	for (size_t i = lower_bound(t, ev->device, 0);
+	     i < t->nrows && strcmp(t->rows[i].pub.device, ev->device) == 0;
+	     i++) {
+		count(t, &t->rows[i], ev, k, !live);
+		any = true;
+	}
 	if (!any && !live) {
 		struct row *r = add_row(t, ev->device, 0);
 
 		if (r)
-			count(r, ev, k, false);
+			count(t, r, ev, k, false);
 	}
 }
 
@@ -432,6 +462,7 @@ IBVE_EXPORT void ibve_top_sample(struct ibve_top *t, const struct timespec *now)
 
 IBVE_EXPORT void ibve_top_reset(struct ibve_top *t)
 {
+	memset(t->kind_total, 0, sizeof(t->kind_total));
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct row *r = &t->rows[i];
 		struct ibve_top_port *p = &r->pub;
@@ -536,10 +567,7 @@ IBVE_EXPORT bool ibve_top_column_visible(const struct ibve_top *t,
 		k = IBVE_TOP_TEMP;
 	else
 		return (size_t)col < ARRAY_SIZE(columns);
-	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].pub.counts[k])
-			return true;
-	return false;
+	return t->kind_total[k] != 0;
 }
 
 IBVE_EXPORT int ibve_top_column_width(enum ibve_top_column col)

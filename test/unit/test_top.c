@@ -156,11 +156,65 @@ static void test_formats(void)
 	ibve_top_free(t);
 }
 
+/* Many rows in any order: found, kept in order; columns come and go. */
+static void test_many(void)
+{
+	struct ibve_top *t = ibve_top_new(0);
+	struct ibve_event e;
+	bool sorted = true;
+	char dev[16];
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(dev, sizeof(dev), "mlx5_%d", (i * 37) % 150);
+		e = ev(dev, (uint32_t)(i / 150 + 1), 10, 1000 + i);
+		ibve_top_event(t, &e);
+		ibve_top_event(t, &e);
+	}
+	is_int(ibve_top_port_count(t), 300, "300 rows from 300 ports");
+	for (size_t i = 1; i < ibve_top_port_count(t); i++)
+		sorted &= strcmp(ibve_top_port_at(t, i - 1)->device,
+				 ibve_top_port_at(t, i)->device) <= 0;
+	ok(sorted, "in device order");
+	ok(row(t, "mlx5_149", 2) &&
+		   row(t, "mlx5_149", 2)->counts[IBVE_TOP_LINK_DOWN] == 2,
+	   "each row found again: two events each");
+	e = ev("mlx5_7", 0, 8, 2000); /* DEVICE_FATAL */
+	ibve_top_event(t, &e);
+	ok(row(t, "mlx5_7", 1)->counts[IBVE_TOP_FATAL] == 1 &&
+		   row(t, "mlx5_7", 2)->counts[IBVE_TOP_FATAL] == 1 &&
+		   row(t, "mlx5_70", 1)->counts[IBVE_TOP_FATAL] == 0 &&
+		   row(t, "mlx5_8", 1)->counts[IBVE_TOP_FATAL] == 0,
+	   "a device-wide event reaches that device's ports only");
+
+	ok(!ibve_top_column_visible(t, IBVE_TOP_COL_MODULE),
+	   "no module event: no MODULE column");
+	memset(&e, 0, sizeof(e));
+	strcpy(e.device, "mlx5_3");
+	e.port = 1;
+	e.time.tv_sec = 2001;
+	ibve_event_set_code(&e, IBVE_SOURCE_MLX5, IBVE_MLX5_PORT_MODULE);
+	ibve_top_event(t, &e);
+	ok(ibve_top_column_visible(t, IBVE_TOP_COL_MODULE),
+	   "a module event: the MODULE column");
+	ibve_top_remove_device(t, "mlx5_3");
+	ok(!ibve_top_column_visible(t, IBVE_TOP_COL_MODULE) &&
+		   ibve_top_port_count(t) == 298,
+	   "its device gone, the column goes too");
+	e.port = 2;
+	strcpy(e.device, "mlx5_4");
+	ibve_top_event(t, &e);
+	ibve_top_reset(t);
+	ok(!ibve_top_column_visible(t, IBVE_TOP_COL_MODULE),
+	   "after a reset, too");
+	ibve_top_free(t);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	test_error_counters();
 	test_model();
 	test_formats();
+	test_many();
 	return done_testing();
 }
