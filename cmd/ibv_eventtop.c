@@ -972,15 +972,22 @@ int main(int argc, char **argv)
 		char *end;
 
 		switch (opt) {
-		case 'd':
+		case 'd': {
+			void *more;
+
 			if (!*optarg || strlen(optarg) >= IBVE_NAME_MAX)
 				fail_usage("invalid device name '%s'", optarg);
-			names = realloc(names, (nnames + 1) * sizeof(*names));
-			if (!names)
-				return EXIT_RUNTIME;
+			more = realloc(names, (nnames + 1) * sizeof(*names));
+			if (!more) {
+				fprintf(stderr, PROG ": out of memory\n");
+				status = EXIT_RUNTIME;
+				goto out;
+			}
+			names = more;
 			names[nnames++] = optarg;
 			ibve_filter_add_device(v.filter, optarg);
 			break;
+		}
 		case 'i': {
 			unsigned long p;
 
@@ -1028,15 +1035,16 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
+			goto out;
 		case 'V':
 			printf(PROG " %s (libibvevent %s)\n", IBVE_VERSION,
 			       ibve_version());
-			return EXIT_OK;
+			goto out;
 		default:
 			fprintf(stderr, "Try '" PROG
 					" --help' for more information.\n");
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind < argc)
@@ -1048,7 +1056,8 @@ int main(int argc, char **argv)
 	if (!v.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, PROG
 			": the screen needs a terminal; use -b for batch output\n");
-		return EXIT_RUNTIME;
+		status = EXIT_RUNTIME;
+		goto out;
 	}
 	v.color = !no_color && !(nc && *nc);
 	signal(SIGPIPE, SIG_IGN);

@@ -615,15 +615,22 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:i:e:x:jn:t:w:r:lqhV",
 				  long_opts, NULL)) != -1) {
 		switch (opt) {
-		case 'd':
+		case 'd': {
+			void *more;
+
 			if (strlen(optarg) >= IBVE_NAME_MAX || !*optarg)
 				fail_usage("invalid device name '%s'", optarg);
-			names = realloc(names, (nnames + 1) * sizeof(*names));
-			if (!names)
-				return EXIT_RUNTIME;
+			more = realloc(names, (nnames + 1) * sizeof(*names));
+			if (!more) {
+				fprintf(stderr, PROG ": out of memory\n");
+				status = EXIT_RUNTIME;
+				goto out;
+			}
+			names = more;
 			names[nnames++] = optarg;
 			ibve_filter_add_device(w.filter, optarg);
 			break;
+		}
 		case 'i':
 			list_port = (uint32_t)parse_count(
 				optarg, "invalid port number '%s'", 65535);
@@ -699,18 +706,19 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
+			goto out;
 		case 'V':
 			printf(PROG
 			       " %s (libibvevent %s; mlx5 DEVX events: %s)\n",
 			       IBVE_VERSION, ibve_version(),
 			       ibve_features() & IBVE_FEATURE_MLX5 ? "yes"
 								   : "no");
-			return EXIT_OK;
+			goto out;
 		default:
 			fprintf(stderr, "Try '" PROG
 					" --help' for more information.\n");
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind < argc)
