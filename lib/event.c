@@ -244,7 +244,8 @@ ibve_event_desc_lookup(const char *name)
 {
 	uint32_t h;
 
-	if (strncasecmp(name, "IBV_EVENT_", 10) == 0)
+	if ((name[0] == 'I' || name[0] == 'i') &&
+	    strncasecmp(name, "IBV_EVENT_", 10) == 0)
 		name += 10;
 	pthread_once(&name_index_once, build_name_index);
 	for (h = name_hash(name); name_index[h % NAME_SLOTS]; h++) {

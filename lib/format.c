@@ -132,17 +132,68 @@ void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 	}
 }
 
+/* Year, month and day of day Z since 1970-01-01 (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int64_t *y, unsigned int *m,
+			    unsigned int *d)
+{
+	int64_t era;
+	unsigned int doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned int)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+/* V in exactly WIDTH decimal digits at P. */
+static void put_digits(char *p, uint64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--, v /= 10)
+		p[i] = (char)('0' + v % 10);
+}
+
+/* Written for every record, so without gmtime_r() and printf(). */
 IBVE_EXPORT size_t ibve_time_format(const struct timespec *ts, char *buf,
 				    size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
-	struct tm tm;
-	time_t t = ts->tv_sec;
+	int64_t days = ts->tv_sec / 86400, sec = ts->tv_sec % 86400, y;
+	unsigned int m, d;
+	char s[30];
 
-	gmtime_r(&t, &tm);
-	ibve_buf_printf(&b, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
-			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-			tm.tm_hour, tm.tm_min, tm.tm_sec, (long)ts->tv_nsec);
+	if (sec < 0) {
+		sec += 86400;
+		days--;
+	}
+	civil_from_days(days, &y, &m, &d);
+	if (y < 0 || y > 9999 || ts->tv_nsec < 0 || ts->tv_nsec > 999999999) {
+		ibve_buf_printf(&b,
+				"%04" PRId64 "-%02u-%02uT%02d:%02d:%02d.%09ldZ",
+				y, m, d, (int)(sec / 3600),
+				(int)(sec / 60 % 60), (int)(sec % 60),
+				(long)ts->tv_nsec);
+		return ibve_buf_end(&b);
+	}
+	put_digits(s, (uint64_t)y, 4);
+	s[4] = '-';
+	put_digits(s + 5, m, 2);
+	s[7] = '-';
+	put_digits(s + 8, d, 2);
+	s[10] = 'T';
+	put_digits(s + 11, (uint64_t)(sec / 3600), 2);
+	s[13] = ':';
+	put_digits(s + 14, (uint64_t)(sec / 60 % 60), 2);
+	s[16] = ':';
+	put_digits(s + 17, (uint64_t)(sec % 60), 2);
+	s[19] = '.';
+	put_digits(s + 20, (uint64_t)ts->tv_nsec, 9);
+	s[29] = 'Z';
+	ibve_buf_put(&b, s, sizeof(s));
 	return ibve_buf_end(&b);
 }
 
@@ -151,7 +202,7 @@ static int digits(const char **s, int n)
 	int v = 0;
 
 	for (int i = 0; i < n; i++, (*s)++) {
-		if (!isdigit((unsigned char)**s))
+		if ((unsigned char)(**s - '0') > 9)
 			return -1;
 		v = v * 10 + (**s - '0');
 	}
@@ -237,14 +288,24 @@ IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
 IBVE_EXPORT size_t ibve_guid_format(uint64_t guid, char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
+	char s[19];
 
-	ibve_buf_printf(&b, "%04x:%04x:%04x:%04x",
-			(unsigned int)(guid >> 48) & 0xffff,
-			(unsigned int)(guid >> 32) & 0xffff,
-			(unsigned int)(guid >> 16) & 0xffff,
-			(unsigned int)guid & 0xffff);
+	for (int i = 0, k = 0; i < 16; i++) {
+		if (i && i % 4 == 0)
+			s[k++] = ':';
+		s[k++] = hexdig[guid >> (60 - 4 * i) & 0xf];
+	}
+	ibve_buf_put(&b, s, sizeof(s));
 	return ibve_buf_end(&b);
 }
+
+/* Hex digits' values + 1; 0 for any other byte (read for every line). */
+static const uint8_t hex1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
 {
@@ -254,14 +315,13 @@ IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
 	for (; *s; s++) {
+		unsigned int h = hex1[(unsigned char)*s];
+
 		if (*s == ':')
 			continue;
-		if (!isxdigit((unsigned char)*s) || ++n > 16)
+		if (!h || ++n > 16)
 			return -EINVAL;
-		v = v << 4 | (uint64_t)(isdigit((unsigned char)*s)
-						? *s - '0'
-						: (tolower((unsigned char)*s) -
-						   'a' + 10));
+		v = v << 4 | (h - 1);
 	}
 	if (!n)
 		return -EINVAL;

@@ -531,23 +531,32 @@ static void fast_get(const struct src *src, enum key key, struct jval *v)
 	*v = ((const struct fast *)src->data)->v[key];
 }
 
-/* The keys of each length (id + 1; 0 ends a list), built once. */
-#define KEY_LEN_MAX 16
-static uint8_t by_len[KEY_LEN_MAX][K_COUNT + 1];
-static bool fast_ok = true; /* false: a key too long for the table */
-static pthread_once_t by_len_once = PTHREAD_ONCE_INIT;
+/*
+ * The keys by a hash of length, first and last byte (id + 1; 0 ends a
+ * list), built once: mostly one candidate to compare.
+ */
+#define KEY_HASH 64
+static uint8_t by_hash[KEY_HASH][K_COUNT + 1];
+static bool fast_ok = true; /* false: a key the table cannot hold */
+static pthread_once_t by_hash_once = PTHREAD_ONCE_INIT;
 
-static void build_by_len(void)
+static unsigned int key_hash(const char *k, size_t len)
+{
+	return ((unsigned int)len * 31u + (unsigned char)k[0] * 7u +
+		(unsigned char)k[len - 1]) &
+	       (KEY_HASH - 1);
+}
+
+static void build_by_hash(void)
 {
 	for (int k = 0; k < K_COUNT; k++) {
 		uint8_t *c;
 
-		if (keys[k].len >= KEY_LEN_MAX) {
+		if (!keys[k].len) {
 			fast_ok = false; /* it would be missed: json-c only */
 			return;
 		}
-		c = by_len[keys[k].len];
-
+		c = by_hash[key_hash(keys[k].name, keys[k].len)];
 		while (*c)
 			c++;
 		*c = (uint8_t)(k + 1);
@@ -557,17 +566,58 @@ static void build_by_len(void)
 /* The id of the key of LEN bytes at K, or K_COUNT for any other. */
 static enum key key_id(const char *k, size_t len)
 {
-	if (len >= KEY_LEN_MAX)
+	if (!len)
 		return K_COUNT;
-	for (const uint8_t *c = by_len[len]; *c; c++)
-		if (memcmp(k, keys[*c - 1].name, len) == 0)
+	for (const uint8_t *c = by_hash[key_hash(k, len)]; *c; c++) {
+		const char *name = keys[*c - 1].name;
+		size_t i = 0;
+
+		if (keys[*c - 1].len != len)
+			continue;
+		/* inline: a call per candidate cost more than the compare */
+		while (i < len && k[i] == name[i])
+			i++;
+		if (i == len)
 			return (enum key)(*c - 1);
+	}
 	return K_COUNT;
 }
 
+/*
+ * The key ibve_event_format_json() writes after each (id + 1; 0: none
+ * known); [K_COUNT] is the first. A line of our own is read by checking
+ * the key expected next, without looking for where the key ends.
+ */
+static const uint8_t after[K_COUNT + 1] = {
+	[K_COUNT] = K_TIME + 1,		 [K_TIME] = K_DEVICE + 1,
+	[K_DEVICE] = K_PORT + 1,	 [K_PORT] = K_EVENT + 1,
+	[K_EVENT] = K_CODE + 1,		 [K_CODE] = K_CLASS + 1,
+	[K_CLASS] = K_SEVERITY + 1,	 [K_SEVERITY] = K_AFFILIATED + 1,
+	[K_AFFILIATED] = K_SOURCE + 1,	 [K_SOURCE] = K_NODE_GUID + 1,
+	[K_NODE_GUID] = K_QP_NUM + 1,	 [K_QP_NUM] = K_HANDLE + 1,
+	[K_NETDEV] = K_NETDEV_INDEX + 1,
+};
+
+/* Whether the key at K (after its quote) is key W, closed by a quote. */
+static bool key_is(const char *k, const char *end, enum key w)
+{
+	size_t len = keys[w].len;
+
+	if ((size_t)(end - k) <= len || k[len] != '"')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (k[i] != keys[w].name[i])
+			return false;
+	return true;
+}
+
+static const bool is_ws[256] = {
+	[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true
+};
+
 static bool ws(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	return is_ws[(unsigned char)c];
 }
 
 static const char *skip_ws(const char *p, const char *end)
@@ -763,18 +813,24 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		p++;
 		goto tail;
 	}
-	for (;;) {
+	for (enum key prev = K_COUNT;;) {
 		const char *key = p + 1, *kend;
 		enum key slot;
 
 		if (p >= end || *p != '"')
 			return 0;
-		for (kend = key;
-		     kend < end && !stops_string[(unsigned char)*kend];)
-			kend++;
-		if (kend >= end || *kend != '"')
-			return 0; /* escaped or odd keys: json-c's */
-		slot = key_id(key, (size_t)(kend - key));
+		if (after[prev] && key_is(key, end, after[prev] - 1)) {
+			slot = after[prev] - 1;
+			kend = key + keys[slot].len;
+		} else {
+			for (kend = key;
+			     kend < end && !stops_string[(unsigned char)*kend];)
+				kend++;
+			if (kend >= end || *kend != '"')
+				return 0; /* escaped or odd keys: json-c's */
+			slot = key_id(key, (size_t)(kend - key));
+		}
+		prev = slot;
 
 		p = skip_ws(kend + 1, end);
 		if (p >= end || *p++ != ':')
@@ -813,7 +869,7 @@ int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
 		;
 	if (i == len || line[i] != '{')
 		FAIL("not a JSON object");
-	pthread_once(&by_len_once, build_by_len);
+	pthread_once(&by_hash_once, build_by_hash);
 	if (fast_ok && fast_object(&f, line, line + len)) {
 
 		struct src s = { fast_get, &f };
@@ -853,6 +909,6 @@ bool ibve_parse_fast_takes(const char *line, size_t len)
 {
 	struct fast f;
 
-	pthread_once(&by_len_once, build_by_len);
+	pthread_once(&by_hash_once, build_by_hash);
 	return fast_ok && fast_object(&f, line, line + len);
 }

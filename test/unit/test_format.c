@@ -260,12 +260,57 @@ static void test_parse(void)
 	   "and every field comes back");
 }
 
+/* The hand-made time and GUID writers agree with gmtime_r and printf. */
+static void test_time_reference(void)
+{
+	uint64_t x = 88172645463325252ull; /* xorshift: the same every run */
+	int bad_time = 0, bad_guid = 0, bad_back = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		struct timespec ts, back;
+		struct tm tm;
+		char a[64], b[64];
+		time_t t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* years 1 to 9999, and a few days around each end of a day */
+		t = (time_t)(x % 315537897600ull) - 62135596800LL;
+		if (i < 1000)
+			t = (time_t)(i - 500) * 43200 + (i & 1);
+		ts.tv_sec = t;
+		ts.tv_nsec = (long)(x % 1000000000);
+		gmtime_r(&t, &tm);
+		snprintf(a, sizeof(a), "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec);
+		ibve_time_format(&ts, b, sizeof(b));
+		bad_time += strcmp(a, b) != 0;
+		bad_back += ibve_time_parse(b, &back) != 0 ||
+			    back.tv_sec != ts.tv_sec ||
+			    back.tv_nsec != ts.tv_nsec;
+		snprintf(a, sizeof(a), "%04x:%04x:%04x:%04x",
+			 (unsigned int)(x >> 48) & 0xffff,
+			 (unsigned int)(x >> 32) & 0xffff,
+			 (unsigned int)(x >> 16) & 0xffff,
+			 (unsigned int)x & 0xffff);
+		ibve_guid_format(x, b, sizeof(b));
+		bad_guid += strcmp(a, b) != 0;
+	}
+	is_int(bad_time, 0,
+	       "times from year 1 to 9999 as gmtime_r writes them");
+	is_int(bad_back, 0, "and each reads back to the same instant");
+	is_int(bad_guid, 0, "GUIDs as printf writes them");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	test_json();
 	test_text();
 	test_time_guid();
+	test_time_reference();
 	test_parse();
 	return done_testing();
 }
