@@ -2,8 +2,12 @@
 #
 #   make deps       install every Debian package the build and tests need
 #   make            build the library and the commands into build/
-#   make check      unit, CLI and soft-RoCE guest suites (both kernels)
+#   make check      unit, fuzz-regression, CLI and soft-RoCE guest suites
+#                   (both kernels), then sanitized and memcheck runs
 #   make check-vm   only test/rxe, in the guest (KERNEL=6.1 or 6.12)
+#   make check-asan / check-valgrind / check-fuzz   one of those runs
+#   make fuzz       each fuzz target for FUZZ_TIME seconds (600)
+#   make bench      the benchmarks, into bench/RESULTS.md
 #   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
 #                   terminal, with link flaps and injected events (q quits)
 #   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise)
@@ -73,10 +77,11 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	bats bats-support bats-assert qemu-system-x86 busybox-static cpio kmod \
 	xz-utils iproute2 tmux mandoc shellcheck clang-format bash-completion \
 	jq strace libmicrohttpd-dev prometheus prometheus-node-exporter \
-	rsyslog curl
+	rsyslog curl clang libclang-rt-14-dev valgrind time
 
 .PHONY: all deps check check-unit check-cli check-vm demo \
-	check-format lint install uninstall clean
+	check-format lint install uninstall clean fuzz check-fuzz check-asan check-valgrind \
+	bench
 
 ifneq ($(LIB_SRCS),)
 all: $(LIB_SO) $(CMD_BINS)
@@ -123,13 +128,18 @@ deps:
 	test/vm/run --kernel 6.1 --prepare
 	test/vm/run --kernel 6.12 --prepare
 
-# Each suite writes a TAP report under build/tap/; .ci/run sums them.
+# Each suite writes a TAP report under build/tap/ (build/asan/tap/ for
+# the sanitized build); .ci/run sums them. Every suite runs, whatever
+# failed before it.
 check: all
-	@rm -rf $(B)/tap; rc=0; \
+	@rm -rf $(B)/tap $(B)/asan/tap; rc=0; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
+	$(MAKE) --no-print-directory check-fuzz || rc=1; \
 	$(MAKE) --no-print-directory check-cli || rc=1; \
 	$(MAKE) --no-print-directory check-vm KERNEL=6.1 || rc=1; \
 	$(MAKE) --no-print-directory check-vm KERNEL=6.12 || rc=1; \
+	$(MAKE) --no-print-directory check-asan || rc=1; \
+	$(MAKE) --no-print-directory check-valgrind || rc=1; \
 	exit $$rc
 
 check-unit: $(UNIT_BINS)
@@ -140,15 +150,93 @@ check-unit: $(UNIT_BINS)
 		cat $(B)/tap/unit/$$(basename $$t).tap; \
 	done; exit $$rc
 
-check-cli: all
+# bench/: the generator links the library like any program; the floor
+# links its objects, for the injector's verbs-only mode.
+BENCH_BINS := $(B)/bench/gen $(B)/bench/floor
+
+$(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+
+$(B)/bench/floor: bench/floor.c $(LIB_OBJS) include/ibvevent.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
+		$(LIB_OBJS) -o $@ $(PKG_LIBS)
+
+# The figures: bench/RESULTS.md, at full size, the guest on BENCH_KERNEL.
+BENCH_KERNEL ?= 6.12
+bench: all $(BENCH_BINS)
+	BUILD=$(abspath $(B)) bench/run --kernel $(BENCH_KERNEL) -o bench/RESULTS.md
+
+# BUILD tells the suites which build to test (test/test_helper.bash).
+# The sanitizer and memcheck runs leave out the suites that test the
+# harness and the demo: they run no command of this build.
+CLI_TESTS ?= test/cli
+CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats, \
+	$(wildcard test/cli/*.bats))
+check-cli: all $(BENCH_BINS)
 	@mkdir -p $(B)/tap/cli
-	bats --report-formatter tap -o $(B)/tap/cli test/cli
+	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)
 
 check-vm: all
 	@mkdir -p $(B)/tap/rxe-$(KERNEL)
-	VM_TIMEOUT=$(VM_SUITE_TIMEOUT) VM_RESULTS=$(abspath $(B)/tap/rxe-$(KERNEL)) \
+	BUILD=$(abspath $(B)) VM_ENV="BUILD $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \
+		VM_RESULTS=$(abspath $(B)/tap/rxe-$(KERNEL)) \
 		test/vm/run --kernel $(KERNEL) -- \
 		bats --report-formatter tap -o $(abspath $(B)/tap/rxe-$(KERNEL)) test/rxe
+
+# The same suites with AddressSanitizer and UBSan built in (build/asan),
+# the guest suite on ASAN_KERNEL. Any report fails the test that caused
+# it: the sanitizers end the program with status 86.
+ASAN_KERNEL ?= 6.12
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+SAN_ENV := ASAN_OPTIONS=exitcode=86:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
+	LSAN_OPTIONS=exitcode=86:suppressions=$(abspath test/lsan.supp):print_suppressions=0 \
+	IBVEVENT_SANITIZED=1
+ASAN_MAKE = $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(SAN_FLAGS)" \
+	LDFLAGS="$(SAN_FLAGS)"
+check-asan:
+	@rc=0; export $(SAN_ENV); \
+	$(ASAN_MAKE) all || exit 1; \
+	$(ASAN_MAKE) check-unit || rc=1; \
+	$(ASAN_MAKE) FUZZ_CHECK_TIME=0 check-fuzz || rc=1; \
+	$(ASAN_MAKE) CLI_TESTS="$(CLI_OWN)" check-cli || rc=1; \
+	$(ASAN_MAKE) KERNEL=$(ASAN_KERNEL) \
+		VM_ENV="ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IBVEVENT_SANITIZED" \
+		check-vm || rc=1; \
+	exit $$rc
+
+# The CLI suite with every command run under valgrind's memcheck: wrappers
+# in build/valgrind/bin; any error or definite leak fails the run, and the
+# last test lists the logs that hold them.
+VALGRIND := valgrind -q --error-exitcode=87 --leak-check=full \
+	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+	--track-fds=no --suppressions=$(abspath test/valgrind.supp)
+check-valgrind: all
+	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind/bin $(B)/valgrind/logs $(B)/tap/valgrind
+	@ln -s $(abspath $(B)/lib) $(B)/valgrind/lib
+	@for c in $(CMDS); do \
+		printf '#!/bin/sh\nexec %s --log-file=%s/%%p.log %s "$$@"\n' \
+			"$(VALGRIND)" "$(abspath $(B)/valgrind/logs)" \
+			"$(abspath $(B)/bin)/$$c" >$(B)/valgrind/bin/$$c; \
+		chmod +x $(B)/valgrind/bin/$$c; done
+	@rc=0; BUILD=$(abspath $(B)/valgrind) IBVEVENT_VALGRIND=1 \
+		bats --report-formatter tap -o $(B)/tap/valgrind $(CLI_OWN) || rc=1; \
+	runs=$$(ls $(B)/valgrind/logs | wc -l); \
+	bad=$$(find $(B)/valgrind/logs -type f -size +0 | sort); \
+	if [ -z "$$bad" ]; then \
+		echo "ok 1 memcheck: no errors and no leaks in $$runs runs" \
+			>$(B)/tap/valgrind/memcheck.tap; \
+	else echo "not ok 1 memcheck: reports in $$(echo "$$bad" | wc -l) of $$runs runs" \
+			>$(B)/tap/valgrind/memcheck.tap; \
+		for f in $$bad; do sed 's/^/# /' $$f; done >>$(B)/tap/valgrind/memcheck.tap; rc=1; fi; \
+	echo 1..1 >>$(B)/tap/valgrind/memcheck.tap; cat $(B)/tap/valgrind/memcheck.tap; exit $$rc
+
 
 # Always rewritten: PREFIX and LIBDIR may differ from the last run.
 $(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
@@ -191,13 +279,87 @@ uninstall:
 demo: all
 	@VM_TIMEOUT=$${VM_TIMEOUT:-86400} test/vm/run --kernel $(KERNEL) --tty -- test/vm/demo
 
+# Fuzzing. Each test/fuzz/fuzz_NAME.c is one libFuzzer target, built with
+# clang over the library's sources; the same file linked with driver.c is a
+# plain program that make check runs over the seeds and the regressions
+# (inputs that once crashed, test/fuzz/regressions/NAME/).
+FUZZ_TARGETS := $(patsubst test/fuzz/fuzz_%.c,%,$(wildcard test/fuzz/fuzz_*.c))
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 600
+FUZZ_CHECK_TIME ?= 20
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+$(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h) \
+		| $(B)/gen/ibvevent_config.h
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
+		$(LIB_SRCS) -o $@ $(PKG_LIBS)
+
+$(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
+		test/fuzz/driver.c $(LIB_OBJS) -o $@ $(PKG_LIBS)
+
+$(B)/fuzz-seeds/.done: test/fuzz/seeds $(wildcard test/captures/*.jsonl test/expected/*.jsonl)
+	$(Q)rm -rf $(dir $@) && test/fuzz/seeds $(dir $@) && touch $@
+
+# make fuzz: every target for FUZZ_TIME seconds (FUZZ=NAME for one); the
+# corpus grows in build/fuzz/corpus, crashes land in build/fuzz/crashes.
+fuzz: SHELL := /bin/bash
+fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%) $(B)/fuzz-seeds/.done
+	@for t in $(or $(FUZZ),$(FUZZ_TARGETS)); do \
+		mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crashes/$$t test/fuzz/regressions/$$t; \
+		echo "fuzz: $$t for $(FUZZ_TIME) s"; \
+		$(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+			-artifact_prefix=$(B)/fuzz/crashes/$$t/ $(B)/fuzz/corpus/$$t \
+			$(B)/fuzz-seeds/$$t test/fuzz/regressions/$$t 2>&1 | \
+			grep -E '^(stat::|INFO: (seed|Running)|==|SUMMARY|Done|#[0-9]+ *DONE)' ; \
+		[ "$${PIPESTATUS[0]}" = 0 ] || exit 1; \
+	done
+
+# make check: the seeds and the regressions through every target, then a
+# short libFuzzer run of each (FUZZ_CHECK_TIME=0 skips it; so does a
+# machine without clang's fuzzer runtime, saying so).
+check-fuzz: SHELL := /bin/bash
+check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
+	@mkdir -p $(B)/tap/fuzz; n=0; rc=0; exec 3>$(B)/tap/fuzz/fuzz.tap; \
+	tap() { n=$$((n + 1)); echo "$$1 $$n $$2"; echo "$$1 $$n $$2" >&3; }; \
+	for t in $(FUZZ_TARGETS); do \
+		d=; [ -d test/fuzz/regressions/$$t ] && d=test/fuzz/regressions/$$t; \
+		if out=$$($(B)/fuzz-run/fuzz_$$t $(B)/fuzz-seeds/$$t $$d 2>&1); then \
+			tap ok "fuzz_$$t replays its seeds and regressions ($$out)"; \
+		else tap "not ok" "fuzz_$$t replays its seeds and regressions"; \
+			echo "$$out" | sed 's/^/# /'; rc=1; fi; \
+	done; \
+	for t in $(FUZZ_TARGETS); do \
+		if [ "$(FUZZ_CHECK_TIME)" = 0 ]; then \
+			tap ok "fuzz_$$t for a short while # SKIP FUZZ_CHECK_TIME=0"; continue; fi; \
+		if ! $(MAKE) --no-print-directory -s $(B)/fuzz/fuzz_$$t >/dev/null 2>&1; then \
+			tap ok "fuzz_$$t for $(FUZZ_CHECK_TIME) s # SKIP clang with libFuzzer is not installed"; \
+			continue; fi; \
+		w=$$(mktemp -d); cp -r $(B)/fuzz-seeds/$$t $$w/corpus; \
+		if out=$$($(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_CHECK_TIME) \
+				-artifact_prefix=$$w/ $$w/corpus $$d 2>&1); then \
+			tap ok "fuzz_$$t runs clean for $(FUZZ_CHECK_TIME) s ($$(echo "$$out" | \
+				grep -Eo '^Done [0-9]+ runs' | cut -d' ' -f2) inputs)"; \
+		else tap "not ok" "fuzz_$$t runs clean for $(FUZZ_CHECK_TIME) s"; \
+			echo "$$out" | grep -v '^#[0-9]' | tail -n 40 | sed 's/^/# /'; \
+			cp $$w/crash-* $$w/leak-* $$w/timeout-* $(B)/tap/fuzz/ 2>/dev/null; rc=1; fi; \
+		rm -rf $$w; \
+	done; \
+	echo "1..$$n" >&3; exit $$rc
+
 lint:
-	shellcheck test/vm/run test/vm/init test/vm/demo .ci/run
+	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
+		bench/run bench/guest .ci/run
 	shellcheck -s bash test/*.bash completions/ibvevent
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:
-	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.c lib/*.h cmd/*.c test/unit/*.c test/unit/*.h)
+	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.c lib/*.h cmd/*.c test/unit/*.c test/unit/*.h test/fuzz/*.c bench/*.c)
 
 clean:
 	rm -rf $(B)

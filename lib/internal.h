@@ -85,6 +85,15 @@ void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev);
 /* Whether a port counter of that name counts errors (dashboard). */
 bool ibve_top_is_error_counter(const char *name);
 
+/*
+ * ibve_inject_run() with the events read by verbs alone, acked and not
+ * decoded: the floor bench/ measures the library against.
+ */
+struct ibve_inject_opts;
+struct ibve_inject_report;
+int ibve_inject_run_floor(const char *name, const struct ibve_inject_opts *o,
+			  struct ibve_inject_report *r);
+
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);

@@ -688,16 +688,44 @@ static size_t take_pending(struct ibve_monitor *m, struct ibve_event *evs,
 	return n;
 }
 
+/*
+ * The slot of the one device that is all M watches (no hot-plug, no
+ * mlx5 channel), which can be read without asking epoll which is ready:
+ * a system call less per wake-up, what the storm benchmark measures.
+ */
+static bool only_device(const struct ibve_monitor *m, size_t *idx)
+{
+	bool found = false;
+
+	if (m->hp)
+		return false;
+	for (size_t i = 0; i < m->nslots; i++) {
+		const struct slot *s = &m->slots[i];
+
+		if (!s->used || !s->ctx)
+			continue;
+		if (s->dx || found)
+			return false;
+		found = true;
+		*idx = i;
+	}
+	return found;
+}
+
 IBVE_EXPORT int ibve_monitor_read(struct ibve_monitor *m,
 				  struct ibve_event *evs, size_t max)
 {
 	struct epoll_event ready[16];
-	size_t n;
+	size_t n, only;
 	int nr;
 
 	n = take_pending(m, evs, max);
 	if (n == max)
 		return (int)n;
+	if (only_device(m, &only)) {
+		n += read_device(m, only, evs + n, max - n);
+		return (int)(n + take_pending(m, evs + n, max - n));
+	}
 	nr = epoll_wait(m->epfd, ready, ARRAY_SIZE(ready), 0);
 	if (nr < 0)
 		return errno == EINTR ? (int)n : -errno;

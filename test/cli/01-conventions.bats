@@ -73,7 +73,8 @@ man_page() {
 
 @test "shell scripts pass shellcheck" {
 	cd "$TOP"
-	run shellcheck test/vm/run test/vm/init test/vm/demo .ci/run
+	run shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
+		bench/run bench/guest .ci/run
 	assert_success
 	run shellcheck -s bash test/*.bash completions/ibvevent
 	assert_success
@@ -102,13 +103,13 @@ man_page() {
 @test "C sources follow the repository's .clang-format" {
 	command -v clang-format >/dev/null || skip "clang-format is not installed (make deps installs it)"
 	cd "$TOP"
-	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.c test/unit/*.[ch]
+	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.c test/unit/*.[ch] test/fuzz/*.c bench/*.c
 	assert_success
 }
 
 @test "every source file carries an SPDX licence line" {
 	cd "$TOP"
-	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|test/vm/|\.ci/)' |
+	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
 		while read -r f; do head -n 3 \"\$f\" | grep -q SPDX-License-Identifier || echo \"\$f\"; done"
 	assert_output ''
 }

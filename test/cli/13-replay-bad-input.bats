@@ -94,6 +94,10 @@ record() {
 @test "a replay of 1,000,000 lines runs in the memory of 1,000" {
 	[ "${IBVEVENT_VALGRIND:-}" != 1 ] ||
 		skip "under memcheck a million lines take minutes; the plain and ASan runs cover it"
+	# ASan's fake stacks for use-after-return grow as frames are first
+	# used (1.7 MiB here): not the replay's memory, so off for this one.
+	[ "${IBVEVENT_SANITIZED:-}" != 1 ] ||
+		export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_stack_use_after_return=0"
 	rss() { # peak RSS in KiB of a replay of $1 lines from a pipe
 		yes "$GOOD" | head -n "$1" |
 			/usr/bin/time -f %M ibv_eventwatch -r - -j 2>&1 >/dev/null | tail -n 1

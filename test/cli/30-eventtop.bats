@@ -195,7 +195,7 @@ row_order() {
 	refute_line --regexp '^DEVICE +PORT'
 	tm_stop
 	start_screen
-	kill -TERM "$(pgrep -P "$(tm display-message -p -t 0 '#{pane_pid}')" -x ibv_eventtop)"
+	kill -TERM "$(pgrep -P "$(tm display-message -p -t 0 '#{pane_pid}')" -f ibv_eventtop)"
 	tm_wait '^EXIT=0$'
 	run tm_screen
 	refute_line --regexp '^DEVICE +PORT'

@@ -1,0 +1,36 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# make bench's code, once at a small size: every figure is measured and
+# written beside its anchor. The figures themselves are bench/RESULTS.md.
+
+load ../test_helper
+
+@test "bench/run --smoke writes all five figures beside their anchors" {
+	[ "${IBVEVENT_VALGRIND:-}" != 1 ] ||
+		skip "the benchmarks measure the plain build, not memcheck's"
+	[ "${IBVEVENT_SANITIZED:-}" != 1 ] ||
+		skip "the benchmarks measure the plain build, not the sanitized one"
+	out=$BATS_TEST_TMPDIR/RESULTS.md
+	run "$TOP"/bench/run --smoke -o "$out"
+	assert_success
+	num='[0-9]+(\.[0-9]+)?'
+	run cat "$out"
+	assert_line --regexp "^Guest: Debian kernel 6\.12\.[0-9]+.* under qemu \((TCG|KVM)\)"
+	assert_line --regexp "^\| ibv_eventwatch \(every device, hot-plug on\) \| $num \| $num \|$"
+	assert_line --regexp "^\| ibv_asyncwatch -d rxe0 \(anchor\) \| $num \| $num \|$"
+	assert_line --regexp "^\| libibvevent \(ibv_eventinject\) \| $num \| $num-$num \|$"
+	assert_line --regexp "^\| read-and-ack floor \(anchor\) \| $num \| $num-$num \|$"
+	assert_line --regexp "^\| ibv_eventwatch \| $num \| $num \| $num \|$"
+	assert_line --regexp "^\| grep -c \(anchor\) \| $num \| $num \| $num \|$"
+	assert_line --regexp "^\| jq \(anchor\) \| $num \| $num \| $num \|$"
+	assert_line --regexp "^- $num instructions per event"
+	assert_line --regexp "^\| 16 \| 16 \| $num \| $num \|$"
+	assert_line --regexp "^\| 256 \| 256 \| $num \| $num \|$"
+	assert_line --regexp "^\| 1 \| $num \| $num \| $num \|$"
+	assert_line --regexp "^\| 4 \| $num \| $num \| $num \|$"
+	# every goal is judged, one way or the other
+	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 5 ]
+	# and the figures above are numbers, not empty cells
+	run grep -E '[^|] \|  *\|' "$out"
+	assert_failure
+}
