@@ -48,7 +48,7 @@ endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
 
-PKGS := libibverbs json-c libmicrohttpd
+PKGS := libibverbs libibumad json-c libmicrohttpd
 # The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
 MLX5 ?= $(shell printf '\043include <infiniband/mlx5dv.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -77,9 +77,10 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	bats bats-support bats-assert qemu-system-x86 busybox-static cpio kmod \
 	xz-utils iproute2 tmux mandoc shellcheck clang-format bash-completion \
 	jq strace libmicrohttpd-dev prometheus prometheus-node-exporter \
-	rsyslog curl clang libclang-rt-14-dev valgrind time
+	rsyslog curl clang libclang-rt-14-dev valgrind time \
+	libibumad-dev ibsim-utils opensm infiniband-diags
 
-.PHONY: all deps check check-unit check-cli check-vm demo \
+.PHONY: all deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-valgrind \
 	bench
 
@@ -136,6 +137,7 @@ check: all
 	$(MAKE) --no-print-directory check-unit || rc=1; \
 	$(MAKE) --no-print-directory check-fuzz || rc=1; \
 	$(MAKE) --no-print-directory check-cli || rc=1; \
+	$(MAKE) --no-print-directory check-sm || rc=1; \
 	$(MAKE) --no-print-directory check-vm KERNEL=6.1 || rc=1; \
 	$(MAKE) --no-print-directory check-vm KERNEL=6.12 || rc=1; \
 	$(MAKE) --no-print-directory check-asan || rc=1; \
@@ -177,6 +179,16 @@ bench: all $(BENCH_BINS)
 CLI_TESTS ?= test/cli
 CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats, \
 	$(wildcard test/cli/*.bats))
+# test/sm: subnet events from OpenSM on an ibsim fabric, on the host.
+$(B)/sm/mcg: test/sm/mcg.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -libumad
+
+check-sm: all $(B)/sm/mcg
+	@mkdir -p $(B)/tap/sm
+	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/sm test/sm
+
 check-cli: all $(BENCH_BINS)
 	@mkdir -p $(B)/tap/cli
 	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)

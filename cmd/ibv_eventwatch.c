@@ -39,6 +39,7 @@ enum opt_long {
 	OPT_METRICS_STATE,
 	OPT_METRICS_LISTEN,
 	OPT_SYSLOG,
+	OPT_SM,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +56,7 @@ static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "mlx5", no_argument, NULL, OPT_MLX5 },
+	{ "sm", no_argument, NULL, OPT_SM },
 	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 	{ "metrics-state", required_argument, NULL, OPT_METRICS_STATE },
 	{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
@@ -76,7 +78,7 @@ static void usage(FILE *f)
 		"  -i, --ib-port N        only events of port N (repeatable)\n"
 		"  -e, --event LIST       only these events: names (PORT_ERR, any case, with or\n"
 		"                         without IBV_EVENT_), classes (device,port,qp,cq,srq,wq),\n"
-		"                         sources (verbs,hotplug,mlx5) or severity>=warning\n"
+		"                         sources (verbs,hotplug,mlx5,sm) or severity>=warning\n"
 		"  -x, --exclude LIST     not these events (same terms as -e)\n"
 		"  -j, --json             JSON Lines: one object per event\n"
 		"  -n, --count N          exit after N events that pass the filters\n"
@@ -89,6 +91,9 @@ static void usage(FILE *f)
 		"  -q, --quiet            no \"watching\" line on standard error\n"
 		"      --mlx5             require mlx5 DEVX device events (cables, temperature);\n"
 		"                         without it they are used wherever a device has them\n"
+		"      --sm               also the subnet's events from the subnet manager on\n"
+		"                         InfiniBand ports: GID in/out of service, multicast\n"
+		"                         groups created/deleted (needs the umad device)\n"
 		"      --metrics-file FILE  keep Prometheus metrics of every event in FILE\n"
 		"      --metrics-state FILE keep the metrics' counters across restarts in FILE\n"
 		"      --metrics-listen ADDR serve them at http://ADDR/metrics (:PORT: loopback)\n"
@@ -521,24 +526,60 @@ static int check_mlx5(struct watch *w, size_t nnames, const char *const *open,
 	return EXIT_OK;
 }
 
+/* --sm: subscribe on the InfiniBand ports; the number of them, or -1. */
+static int open_sm(struct watch *w)
+{
+	char path[128];
+	int r = ibve_monitor_add_sm(w->mon, path, sizeof(path));
+
+	if (r == -EACCES) {
+		fprintf(stderr,
+			PROG ": --sm: cannot open %s: %s (subnet events need "
+			     "read-write access to it: root by default)\n",
+			path, strerror(EACCES));
+		return -1;
+	}
+	if (r == -ENOSYS) {
+		fprintf(stderr, PROG ": --sm: no InfiniBand management "
+				     "devices (is ib_umad loaded?)\n");
+		return -1;
+	}
+	if (r < 0) {
+		fprintf(stderr,
+			PROG ": --sm: cannot subscribe to subnet events: %s\n",
+			strerror(-r));
+		return -1;
+	}
+	return r;
+}
+
 static int open_monitor(struct watch *w, char **names, size_t nnames,
-			bool quiet, bool need_mlx5)
+			bool quiet, bool need_mlx5, bool sm)
 {
 	const char *env = getenv("IBVEVENT_HOTPLUG");
 	unsigned int flags = IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5;
 	char noted[1024] = "";
 	const char *open[64];
 	size_t nopen;
-	int r;
+	int r, nsm = 0;
 
 	if (env && strcmp(env, "uevent") == 0)
 		flags |= IBVE_MONITOR_UEVENT_ONLY;
+	if (sm)
+		flags |= IBVE_MONITOR_SM;
 	w->mon = ibve_monitor_new(flags);
 	if (!w->mon) {
 		fprintf(stderr, PROG ": cannot watch for devices: %s\n",
 			strerror(errno));
 		return EXIT_RUNTIME;
 	}
+	/*
+	 * Subnet events first when watching everything: the SM may ask a
+	 * port about itself as soon as its process appears (a simulator's),
+	 * and the agents that answer should exist by then.
+	 */
+	if (sm && !nnames && (nsm = open_sm(w)) < 0)
+		return EXIT_RUNTIME;
 	for (size_t k = 0; k < nnames; k++) {
 		r = ibve_monitor_add_device(w->mon, names[k]);
 		if (r == -ENOSYS) {
@@ -559,18 +600,26 @@ static int open_monitor(struct watch *w, char **names, size_t nnames,
 	}
 	if (!nnames) {
 		r = ibve_monitor_add_all(w->mon);
-		if (r) {
+		/* --sm on a host with umad devices and no verbs: go on */
+		if (r && !(sm && r == -ENOSYS)) {
 			no_devices(-r);
 			return EXIT_RUNTIME;
 		}
 	}
+	if (sm && nnames && (nsm = open_sm(w)) < 0)
+		return EXIT_RUNTIME;
 	for (const char *note; (note = ibve_monitor_note(w->mon));) {
 		fprintf(stderr, PROG ": %s\n", note);
 		snprintf(noted + strlen(noted), sizeof(noted) - strlen(noted),
 			 "%.*s ", (int)strcspn(note, " "), note);
 	}
 	nopen = ibve_monitor_devices(w->mon, open, 64);
-	if (!nopen) {
+	if (sm && !nsm) {
+		fprintf(stderr,
+			PROG ": --sm: no InfiniBand port to subscribe on\n");
+		return EXIT_RUNTIME;
+	}
+	if (!nopen && !nsm) {
 		no_devices(0);
 		return EXIT_RUNTIME;
 	}
@@ -587,6 +636,9 @@ static int open_monitor(struct watch *w, char **names, size_t nnames,
 						1u << IBVE_SOURCE_MLX5
 					? "(+mlx5)"
 					: "");
+		if (nsm)
+			fprintf(stderr, " (subnet events: %d port%s)", nsm,
+				nsm == 1 ? "" : "s");
 		fprintf(stderr, " (hot-plug: %s)\n",
 			hp[ibve_monitor_hotplug(w->mon)]);
 	}
@@ -603,6 +655,7 @@ int main(int argc, char **argv)
 	uint32_t list_port = 0;
 	double timeout = 0;
 	bool list = false, quiet = false, no_color = false, need_mlx5 = false;
+	bool sm = false;
 	const char *listen = NULL;
 	int facility = -1;
 	int opt, status = EXIT_OK, r;
@@ -689,6 +742,9 @@ int main(int argc, char **argv)
 		case OPT_MLX5:
 			need_mlx5 = true;
 			break;
+		case OPT_SM:
+			sm = true;
+			break;
 		case OPT_METRICS_FILE:
 			w.metrics_path = optarg;
 			break;
@@ -738,6 +794,10 @@ int main(int argc, char **argv)
 		fail_usage(
 			"%s",
 			"--mlx5 is for watching devices, not with --list or --replay");
+	if (sm && (list || w.replay_path))
+		fail_usage(
+			"%s",
+			"--sm is for watching devices, not with --list or --replay");
 
 	if (need_mlx5 && !(ibve_features() & IBVE_FEATURE_MLX5)) {
 		fprintf(stderr, PROG
@@ -802,7 +862,7 @@ int main(int argc, char **argv)
 		ibve_loop_add_fd(loop, ibve_replay_fd(w.replay), POLLIN,
 				 on_replay, &w);
 	} else {
-		status = open_monitor(&w, names, nnames, quiet, need_mlx5);
+		status = open_monitor(&w, names, nnames, quiet, need_mlx5, sm);
 		if (status)
 			goto out;
 		ibve_loop_add_fd(loop, ibve_monitor_fd(w.mon), POLLIN,

@@ -79,6 +79,14 @@ enum ibve_hotplug_code {
 	IBVE_HOTPLUG_NETDEV_DETACH = 3,
 };
 
+/* IBVE_SOURCE_SM codes: the SM trap numbers. */
+enum ibve_sm_code {
+	IBVE_SM_GID_IN_SERVICE = 64,
+	IBVE_SM_GID_OUT_OF_SERVICE = 65,
+	IBVE_SM_MCG_CREATED = 66,
+	IBVE_SM_MCG_DELETED = 67,
+};
+
 /* One row of the event table. */
 struct ibve_event_desc {
 	enum ibve_source source;
@@ -336,6 +344,11 @@ enum ibve_monitor_flags {
 	IBVE_MONITOR_UEVENT_ONLY = 1u << 1,
 	/* mlx5 devices: also their DEVX device events (cables, temperature). */
 	IBVE_MONITOR_MLX5 = 1u << 2,
+	/*
+	 * InfiniBand ports: also the subnet's GID in/out of service and
+	 * multicast group traps, subscribed to at the SA over libibumad.
+	 */
+	IBVE_MONITOR_SM = 1u << 3,
 };
 
 enum ibve_hotplug_method {
@@ -360,6 +373,15 @@ int ibve_monitor_add_all(struct ibve_monitor *m);
  */
 int ibve_monitor_add_context(struct ibve_monitor *m, struct ibv_context *ctx,
 			     const char *name);
+/*
+ * With IBVE_MONITOR_SM: subscribe to the subnet's traps on every
+ * InfiniBand port of the watched devices that libibumad lists (RoCE ports
+ * are skipped with a note); called before any device is added, on every
+ * device, as ibve_monitor_add_all() then does. Returns the number
+ * of ports subscribed, or -errno: -EACCES when the umad node (named in
+ * PATH) may not be opened, -ENOSYS without libibumad devices.
+ */
+int ibve_monitor_add_sm(struct ibve_monitor *m, char *path, size_t pathlen);
 /* The fd to poll for POLLIN. */
 int ibve_monitor_fd(const struct ibve_monitor *m);
 /*

@@ -24,6 +24,11 @@
 		IBVE_SOURCE_MLX5, c, n, IBVE_CLASS_##cl, aff, \
 			IBVE_SEVERITY_##sev, txt              \
 	}
+#define SM(c, n, sev, txt)                                    \
+	{                                                     \
+		IBVE_SOURCE_SM, c, n, IBVE_CLASS_PORT, false, \
+			IBVE_SEVERITY_##sev, txt              \
+	}
 #define HOTPLUG(c, n, cl, sev, txt)                                \
 	{                                                          \
 		IBVE_SOURCE_HOTPLUG, c, n, IBVE_CLASS_##cl, false, \
@@ -142,6 +147,15 @@ static const struct ibve_event_desc event_table[] = {
 		"network device attached to the port"),
 	HOTPLUG(IBVE_HOTPLUG_NETDEV_DETACH, "NETDEV_DETACH", PORT, WARNING,
 		"network device detached from the port"),
+
+	SM(IBVE_SM_GID_IN_SERVICE, "GID_IN_SERVICE", INFO,
+	   "a port of the subnet came into service (SM trap 64)"),
+	SM(IBVE_SM_GID_OUT_OF_SERVICE, "GID_OUT_OF_SERVICE", WARNING,
+	   "a port of the subnet went out of service (SM trap 65)"),
+	SM(IBVE_SM_MCG_CREATED, "MCG_CREATED", INFO,
+	   "a multicast group was created (SM trap 66)"),
+	SM(IBVE_SM_MCG_DELETED, "MCG_DELETED", INFO,
+	   "a multicast group was deleted (SM trap 67)"),
 };
 
 static const char *const source_names[] = {

@@ -94,6 +94,11 @@ struct ibve_inject_report;
 int ibve_inject_run_floor(const char *name, const struct ibve_inject_opts *o,
 			  struct ibve_inject_report *r);
 
+/* A note for people, kept until ibve_monitor_note() hands it out. */
+struct ibve_monitor;
+void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);

@@ -23,8 +23,4 @@ size_t ibve_mlx5_read(struct ibve_mlx5_chan *c, const char *device,
 /* Before the context is closed. */
 void ibve_mlx5_close(struct ibve_mlx5_chan *c);
 
-/* A note for people, kept until ibve_monitor_note() hands it out. */
-void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 #endif

@@ -28,6 +28,7 @@
 #include "hotplug.h"
 #include "internal.h"
 #include "mlx5_source.h"
+#include "sm.h"
 
 enum tag {
 	TAG_DEVICE = 1,
@@ -35,6 +36,8 @@ enum tag {
 	TAG_NETLINK = 3,
 	TAG_MLX5 = 4,
 	TAG_RETRY = 5,
+	TAG_SM = 6,
+	TAG_SM_TIMER = 7,
 };
 
 #define AWAIT_MAX   8 /* arrivals looked for at once */
@@ -78,6 +81,7 @@ struct ibve_monitor {
 	size_t nawait;
 	unsigned int tries;
 	int retry_fd;
+	struct ibve_sm *sm; /* subnet events, or NULL */
 };
 
 IBVE_EXPORT struct ibve_monitor *ibve_monitor_new(unsigned int flags)
@@ -131,6 +135,7 @@ IBVE_EXPORT void ibve_monitor_free(struct ibve_monitor *m)
 {
 	if (!m)
 		return;
+	ibve_sm_close(m->sm);
 	for (size_t i = 0; i < m->nslots; i++) {
 		ibve_mlx5_close(m->slots[i].dx);
 		if (m->slots[i].used && m->slots[i].ctx &&
@@ -213,9 +218,44 @@ IBVE_EXPORT unsigned int ibve_monitor_sources(const struct ibve_monitor *m,
 
 		if (s->used && s->ctx && strcmp(s->name, device) == 0)
 			return 1u << IBVE_SOURCE_VERBS |
-			       (s->dx ? 1u << IBVE_SOURCE_MLX5 : 0);
+			       (s->dx ? 1u << IBVE_SOURCE_MLX5 : 0) |
+			       (m->sm && ibve_sm_ports(m->sm, device)
+					? 1u << IBVE_SOURCE_SM
+					: 0);
 	}
-	return 0;
+	return m->sm && ibve_sm_ports(m->sm, device) ? 1u << IBVE_SOURCE_SM : 0;
+}
+
+static bool watched(const struct ibve_monitor *m, const char *name);
+
+IBVE_EXPORT int ibve_monitor_add_sm(struct ibve_monitor *m, char *path,
+				    size_t pathlen)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int r;
+
+	if (pathlen)
+		path[0] = '\0';
+	if (m->sm)
+		return (int)ibve_sm_ports(m->sm, NULL);
+	/* Before any device is added: every device, present and future. */
+	if (!m->all && !m->nwatch)
+		m->all = true;
+	r = ibve_sm_open(&m->sm, m, watched, path, pathlen);
+	if (r)
+		return r;
+	e.data.u64 = EP_DATA(TAG_SM, 0);
+	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, ibve_sm_fd(m->sm), &e))
+		goto fail;
+	e.data.u64 = EP_DATA(TAG_SM_TIMER, 0);
+	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, ibve_sm_timer_fd(m->sm), &e))
+		goto fail;
+	return (int)ibve_sm_ports(m->sm, NULL);
+fail:
+	r = -errno;
+	ibve_sm_close(m->sm);
+	m->sm = NULL;
+	return r;
 }
 
 static struct ibve_event *push(struct ibve_monitor *m)
@@ -556,6 +596,13 @@ IBVE_EXPORT int ibve_monitor_add_context(struct ibve_monitor *m,
 	return r;
 }
 
+/* Events after which the SM may have forgotten our subscriptions. */
+static bool sm_may_forget(enum ibv_event_type t)
+{
+	return t == IBV_EVENT_SM_CHANGE || t == IBV_EVENT_CLIENT_REREGISTER ||
+	       t == IBV_EVENT_LID_CHANGE || t == IBV_EVENT_PORT_ACTIVE;
+}
+
 /* Read, copy and acknowledge events of slot I into EVS; returns count. */
 static size_t read_device(struct ibve_monitor *m, size_t i,
 			  struct ibve_event *evs, size_t max)
@@ -576,6 +623,8 @@ static size_t read_device(struct ibve_monitor *m, size_t i,
 		}
 		ibve_event_from_verbs(&evs[n], &ae, s->name, s->guid);
 		ibv_ack_async_event(&ae);
+		if (m->sm && sm_may_forget(ae.event_type))
+			ibve_sm_resubscribe(m->sm, s->name, evs[n].port);
 		if (evs[n].desc && evs[n].cls == IBVE_CLASS_DEVICE)
 			fatal = true; /* DEVICE_FATAL: end of this stream */
 		n++;
@@ -697,7 +746,7 @@ static bool only_device(const struct ibve_monitor *m, size_t *idx)
 {
 	bool found = false;
 
-	if (m->hp)
+	if (m->hp || m->sm)
 		return false;
 	for (size_t i = 0; i < m->nslots; i++) {
 		const struct slot *s = &m->slots[i];
@@ -750,6 +799,12 @@ IBVE_EXPORT int ibve_monitor_read(struct ibve_monitor *m,
 			break;
 		case TAG_RETRY:
 			retry(m);
+			break;
+		case TAG_SM:
+			n += ibve_sm_read(m->sm, evs + n, max - n);
+			break;
+		case TAG_SM_TIMER:
+			ibve_sm_tick(m->sm);
 			break;
 		}
 		n += take_pending(m, evs + n, max - n);

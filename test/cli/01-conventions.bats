@@ -76,7 +76,7 @@ man_page() {
 	run shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
 		bench/run bench/guest .ci/run
 	assert_success
-	run shellcheck -s bash test/*.bash completions/ibvevent
+	run shellcheck -s bash test/*.bash test/sm/*.bash completions/ibvevent
 	assert_success
 	run shellcheck -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164 test/*/*.bats
 	assert_success
@@ -103,7 +103,7 @@ man_page() {
 @test "C sources follow the repository's .clang-format" {
 	command -v clang-format >/dev/null || skip "clang-format is not installed (make deps installs it)"
 	cd "$TOP"
-	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.c test/unit/*.[ch] test/fuzz/*.c bench/*.c
+	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.c test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c
 	assert_success
 }
 

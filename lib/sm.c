@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The subnet-event source. On every InfiniBand port it registers a
+ * class 0x03 (SA) agent that accepts Reports, subscribes to traps 64-67
+ * with Set(InformInfo) and answers every Report with a ReportResp.
+ *
+ * Each port has a receiver thread blocked in umad_recv(): the SA must get
+ * its ReportResp whatever the caller's loop is doing, and libibumad's
+ * stand-in for tests (ibsim's umad2sim) gives fds only its own poll() can
+ * wait on, one at a time. The threads hand records to the caller's loop
+ * through an eventfd; sending, retries and refreshes happen on the
+ * caller's thread, paced by one timerfd.
+ *
+ * A subscription lives in the SM's memory: a new SM (SM_CHANGE), client
+ * re-registration, a new LID or a port coming back asks for it again at
+ * once, and every subscription is refreshed every IBVEVENT_SM_REFRESH
+ * seconds (default 60) for the SM changes no event tells this host about.
+ * OpenSM treats a repeated identical Set as the same subscription.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "sm.h"
+
+#define SEEN_MAX       32   /* Reports remembered, per port */
+#define SAME_MS	       2000 /* the same notice again within: a repeat */
+#define TRY_MS	       1000 /* first wait for a GetResp; doubles */
+#define TRIES	       4
+#define REFRESH_S      60
+#define RESP_TIME      19 /* 4.096 us * 2^19: about 2 s for the SA */
+#define SA_QKEY	       0x80010000u
+#define UNSUBSCRIBE_MS 500
+
+struct sm_port {
+	struct ibve_sm *sm;
+	char ca[UMAD_CA_NAME_LEN];
+	int portnum;
+	uint64_t node_guid; /* host order */
+	uint64_t port_guid_be;
+	int fd;
+	int agent, smi_agent, dr_agent;
+	bool thread;
+	pthread_t tid;
+	/* Under sm->lock from here on. */
+	uint16_t sm_lid;
+	uint8_t sm_sl;
+	bool subscribe;			  /* false once unsubscribing */
+	uint32_t acked;			  /* bit per trap: the SA said yes */
+	uint32_t pending[IBVE_SM_NTRAPS]; /* low TID bits of a Set; 0 none */
+	unsigned int tries[IBVE_SM_NTRAPS];
+	struct timespec due[IBVE_SM_NTRAPS];
+	struct seen {
+		uint32_t tid;
+		uint16_t trap;
+		uint8_t gid[16];
+		struct timespec at;
+	} seen[SEEN_MAX];
+	size_t nseen, seen_next;
+	bool dead;
+};
+
+struct ibve_sm {
+	struct ibve_monitor *mon;
+	pthread_mutex_t lock;
+	pthread_cond_t answered;
+	int evfd, timer_fd;
+	struct sm_port *ports;
+	size_t nports;
+	uint32_t next_tid;
+	unsigned int refresh_s;
+	struct timespec refresh_due;
+	/* Records and notes from the threads, under lock. */
+	struct ibve_event *q;
+	size_t qlen, qcap;
+	char **notes;
+	size_t nnotes;
+};
+
+static void ts_add_ms(struct timespec *t, long ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void wake(struct ibve_sm *sm)
+{
+	uint64_t one = 1;
+
+	if (write(sm->evfd, &one, sizeof(one)) < 0) {
+		/* the counter is full: the loop is awake anyway */
+	}
+}
+
+/* Under lock. */
+static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
+{
+	char **v = realloc(sm->notes, (sm->nnotes + 1) * sizeof(*v));
+	va_list ap;
+	int r;
+
+	if (!v)
+		return;
+	sm->notes = v;
+	va_start(ap, fmt);
+	r = vasprintf(&sm->notes[sm->nnotes], fmt, ap);
+	va_end(ap);
+	if (r >= 0) {
+		sm->nnotes++;
+		wake(sm);
+	}
+}
+
+/* Under lock. */
+static void queue_locked(struct ibve_sm *sm, const struct ibve_event *ev)
+{
+	if (sm->qlen == sm->qcap) {
+		size_t cap = sm->qcap ? sm->qcap * 2 : 16;
+		struct ibve_event *q = realloc(sm->q, cap * sizeof(*q));
+
+		if (!q)
+			return;
+		sm->q = q;
+		sm->qcap = cap;
+	}
+	sm->q[sm->qlen++] = *ev;
+	wake(sm);
+}
+
+/* Send the Set for trap index T of P (subscribe or not). Under lock. */
+static void send_set(struct sm_port *p, int t)
+{
+	struct ibve_sm *sm = p->sm;
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
+	long wait = (long)TRY_MS << p->tries[t];
+
+	memset(buf, 0, sizeof(buf));
+	ibve_sm_inform_encode(umad_get_mad(buf), tid,
+			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), p->subscribe,
+			      RESP_TIME);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	p->pending[t] = tid;
+	clock_gettime(CLOCK_MONOTONIC, &p->due[t]);
+	ts_add_ms(&p->due[t], wait);
+	if (!p->sm_lid ||
+	    umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0) < 0)
+		return; /* no SM known yet, or no room: the timer tries again */
+}
+
+/* Read P's port again (the SM may have moved) and send every Set. */
+static void subscribe_all(struct sm_port *p)
+{
+	umad_port_t up;
+
+	if (umad_get_port(p->ca, p->portnum, &up) == 0) {
+		p->sm_lid = (uint16_t)up.sm_lid;
+		p->sm_sl = (uint8_t)up.sm_sl;
+		umad_release_port(&up);
+	}
+	for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
+		p->tries[t] = 0;
+		send_set(p, t);
+	}
+}
+
+/*
+ * A Report seen before: the same TID (the SA resent it, our ReportResp
+ * being late or lost), or the same notice again within two seconds (an SM
+ * may send one change twice, or to two of our subscriptions, with new
+ * TIDs). Under lock.
+ */
+static bool seen_before(struct sm_port *p, const struct ibve_sm_mad *d)
+{
+	struct timespec now, limit;
+	struct seen *e;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (size_t i = 0; i < p->nseen; i++) {
+		e = &p->seen[i];
+		if (e->tid == (uint32_t)d->tid)
+			return true;
+		limit = e->at;
+		ts_add_ms(&limit, SAME_MS);
+		if (e->trap == d->trap &&
+		    memcmp(e->gid, d->gid, sizeof(e->gid)) == 0 &&
+		    ts_before(&now, &limit))
+			return true;
+	}
+	e = &p->seen[p->seen_next];
+	e->tid = (uint32_t)d->tid;
+	e->trap = d->trap;
+	memcpy(e->gid, d->gid, sizeof(e->gid));
+	e->at = now;
+	p->seen_next = (p->seen_next + 1) % SEEN_MAX;
+	if (p->nseen < SEEN_MAX)
+		p->nseen++;
+	return false;
+}
+
+static void handle(struct sm_port *p, uint8_t *buf, int len)
+{
+	struct ibve_sm *sm = p->sm;
+	uint8_t *mad = umad_get_mad(buf);
+	ib_mad_addr_t *a = umad_get_mad_addr(buf);
+	struct ibve_sm_mad d;
+	struct ibve_event ev;
+	char st[96];
+	int t;
+
+	if (umad_status(buf) || !ibve_sm_mad_decode(mad, (size_t)len, &d))
+		return; /* a Set the kernel gave up on: the timer resends */
+	switch (d.kind) {
+	case IBVE_SM_MAD_SMP_GET:
+		if (p->smi_agent < 0)
+			return;
+		ibve_sm_smp_answer(mad, p->port_guid_be);
+		umad_set_addr(buf,
+			      mad[IBVE_MAD_OFF_CLASS] == IBVE_MAD_CLASS_SMI_DR
+				      ? 0xffff
+				      : be16toh(a->lid),
+			      0, 0, 0);
+		umad_send(p->fd,
+			  mad[IBVE_MAD_OFF_CLASS] == IBVE_MAD_CLASS_SMI_DR
+				  ? p->dr_agent
+				  : p->smi_agent,
+			  buf, IBVE_MAD_SIZE, 0, 0);
+		return;
+	case IBVE_SM_MAD_REPORT:
+		/* Answer first: the SA resends until it hears back. */
+		ibve_sm_report_resp(mad);
+		umad_set_addr(buf, be16toh(a->lid), (int)be32toh(a->qpn), a->sl,
+			      SA_QKEY);
+		umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, 0, 0);
+		if (d.trap < IBVE_SM_TRAP_FIRST || d.trap > IBVE_SM_TRAP_LAST)
+			return;
+		pthread_mutex_lock(&sm->lock);
+		if (!seen_before(p, &d)) {
+			ibve_sm_event_from_report(&ev, &d, p->ca, p->node_guid,
+						  (uint32_t)p->portnum);
+			queue_locked(sm, &ev);
+		}
+		pthread_mutex_unlock(&sm->lock);
+		return;
+	case IBVE_SM_MAD_INFORM_RESP:
+		t = d.trap - IBVE_SM_TRAP_FIRST;
+		if (t < 0 || t >= IBVE_SM_NTRAPS)
+			return;
+		pthread_mutex_lock(&sm->lock);
+		/* The kernel owns the upper 32 bits of the TID. */
+		if (p->pending[t] && p->pending[t] == (uint32_t)d.tid) {
+			p->pending[t] = 0;
+			if (d.status && !p->subscribe) {
+				/* leaving: nothing more to do about it */
+			} else if (d.status) {
+				p->acked &= ~(1u << t);
+				note_locked(sm,
+					    "%s port %d: the SA refused the "
+					    "subscription to trap %u: %s",
+					    p->ca, p->portnum, d.trap,
+					    ibve_sm_status_str(d.status, st,
+							       sizeof(st)));
+			} else if (d.subscribe) {
+				p->acked |= 1u << t;
+			} else {
+				p->acked &= ~(1u << t);
+			}
+			pthread_cond_broadcast(&sm->answered);
+		}
+		pthread_mutex_unlock(&sm->lock);
+		return;
+	case IBVE_SM_MAD_OTHER:
+		return;
+	}
+}
+
+static void *receiver(void *arg)
+{
+	struct sm_port *p = arg;
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	for (;;) {
+		int len = IBVE_MAD_SIZE, r;
+
+		memset(buf, 0, sizeof(buf));
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		r = umad_recv(p->fd, buf, &len, -1);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK || errno == ETIMEDOUT ||
+			    errno == ENOSPC)
+				continue;
+			pthread_mutex_lock(&p->sm->lock);
+			p->dead = true;
+			note_locked(p->sm,
+				    "%s port %d: subnet events stopped: %s",
+				    p->ca, p->portnum, strerror(errno));
+			pthread_mutex_unlock(&p->sm->lock);
+			return NULL;
+		}
+		handle(p, buf, len);
+	}
+	return NULL;
+}
+
+/* "/dev/infiniband/umadN" of CA/PORT, for a clear permission error. */
+static void umad_path(const char *ca, int port, char *path, size_t len)
+{
+	char f[256], v[64];
+
+	snprintf(path, len, "/dev/infiniband/umad* of %s port %d", ca, port);
+	for (int n = 0; n < 256; n++) {
+		snprintf(f, sizeof(f), "/sys/class/infiniband_mad/umad%d/ibdev",
+			 n);
+		if (ibve_sysfs_read(f, v, sizeof(v)) < 0) {
+			if (n > 32)
+				break;
+			continue;
+		}
+		if (strcmp(v, ca) != 0)
+			continue;
+		snprintf(f, sizeof(f), "/sys/class/infiniband_mad/umad%d/port",
+			 n);
+		if (ibve_sysfs_read(f, v, sizeof(v)) == 0 && atoi(v) == port) {
+			snprintf(path, len, "/dev/infiniband/umad%d", n);
+			return;
+		}
+	}
+}
+
+static int open_port(struct ibve_sm *sm, struct sm_port *p, char *path,
+		     size_t pathlen)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	long get[16 / sizeof(long)] = { 0 };
+
+	p->sm = sm;
+	p->smi_agent = p->dr_agent = p->agent = -1;
+	p->subscribe = true;
+	p->fd = umad_open_port(p->ca, p->portnum);
+	if (p->fd < 0) {
+		int e = p->fd < -1 ? -p->fd : errno;
+
+		if (e == EACCES || e == EPERM) {
+			umad_path(p->ca, p->portnum, path, pathlen);
+			return -EACCES;
+		}
+		return -(e ? e : EIO);
+	}
+	mask[0] = 1L << IBVE_MAD_REPORT;
+	p->agent = umad_register(p->fd, IBVE_MAD_CLASS_SA, 2, 0, mask);
+	if (p->agent < 0)
+		return p->agent < -1 ? p->agent : -EIO;
+	/*
+	 * Under ibsim, a subscriber must be an SM-capable port
+	 * (SIM_SET_ISSM) for the Reports to reach it, and the SM then asks
+	 * that port about itself: answer as an SM that is not active, so
+	 * the real SM's sweep never waits for us.
+	 */
+	if (getenv("SIM_SET_ISSM")) {
+		get[0] = 1L << IBVE_MAD_GET;
+		p->smi_agent =
+			umad_register(p->fd, IBVE_MAD_CLASS_SMI, 1, 0, get);
+		p->dr_agent =
+			umad_register(p->fd, IBVE_MAD_CLASS_SMI_DR, 1, 0, get);
+		if (p->smi_agent < 0 || p->dr_agent < 0)
+			p->smi_agent = p->dr_agent = -1;
+	}
+	if (pthread_create(&p->tid, NULL, receiver, p))
+		return -EAGAIN;
+	p->thread = true;
+	return 0;
+}
+
+static void arm(struct ibve_sm *sm)
+{
+	struct timespec next = sm->refresh_due;
+	struct itimerspec its = { 0 };
+
+	for (size_t i = 0; i < sm->nports; i++)
+		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
+			if (sm->ports[i].pending[t] &&
+			    ts_before(&sm->ports[i].due[t], &next))
+				next = sm->ports[i].due[t];
+	its.it_value = next;
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+		its.it_value.tv_nsec = 1;
+	timerfd_settime(sm->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
+		 bool (*want)(const struct ibve_monitor *, const char *),
+		 char *path, size_t pathlen)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	struct ibve_sm *sm;
+	const char *env = getenv("IBVEVENT_SM_REFRESH");
+	int n, r = 0;
+
+	*out = NULL;
+	sm = calloc(1, sizeof(*sm));
+	if (!sm)
+		return -ENOMEM;
+	sm->mon = mon;
+	sm->evfd = sm->timer_fd = -1;
+	pthread_mutex_init(&sm->lock, NULL);
+	pthread_cond_init(&sm->answered, NULL);
+	sm->refresh_s = env && atoi(env) > 0 ? (unsigned int)atoi(env)
+					     : REFRESH_S;
+	sm->next_tid = (uint32_t)getpid() << 12;
+	sm->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	sm->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (sm->evfd < 0 || sm->timer_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (umad_init() < 0) {
+		r = -ENOSYS;
+		goto fail;
+	}
+	n = umad_get_cas_names(names, 32);
+	for (int c = 0; c < n; c++) {
+		umad_ca_t ca;
+
+		if (want && !want(mon, names[c]))
+			continue;
+		if (umad_get_ca(names[c], &ca) < 0)
+			continue;
+		for (int i = 1; i <= ca.numports && i < UMAD_CA_MAX_PORTS;
+		     i++) {
+			umad_port_t *up = ca.ports[i];
+			struct sm_port *v;
+
+			if (!up)
+				continue;
+			if (strcmp(up->link_layer, "InfiniBand") != 0 &&
+			    strcmp(up->link_layer, "IB") != 0) {
+				ibve_monitor_add_note(
+					mon,
+					"%s port %d: link layer %s has no "
+					"subnet manager: no subnet events there",
+					names[c], i, up->link_layer);
+				continue;
+			}
+			v = realloc(sm->ports, (sm->nports + 1) * sizeof(*v));
+			if (!v) {
+				umad_release_ca(&ca);
+				r = -ENOMEM;
+				goto fail;
+			}
+			sm->ports = v;
+			v = &sm->ports[sm->nports];
+			memset(v, 0, sizeof(*v));
+			v->fd = -1;
+			sm->nports++;
+			ibve_strcpy(v->ca, names[c], sizeof(v->ca));
+			v->portnum = i;
+			v->node_guid = be64toh(ca.node_guid);
+			v->port_guid_be = up->port_guid;
+			r = open_port(sm, v, path, pathlen);
+			if (r) {
+				umad_release_ca(&ca);
+				goto fail;
+			}
+		}
+		umad_release_ca(&ca);
+	}
+	pthread_mutex_lock(&sm->lock);
+	for (size_t i = 0; i < sm->nports; i++)
+		subscribe_all(&sm->ports[i]);
+	clock_gettime(CLOCK_MONOTONIC, &sm->refresh_due);
+	sm->refresh_due.tv_sec += sm->refresh_s;
+	arm(sm);
+	pthread_mutex_unlock(&sm->lock);
+	*out = sm;
+	return 0;
+fail:
+	ibve_sm_close(sm);
+	return r;
+}
+
+static void stop_thread(struct sm_port *p)
+{
+	if (!p->thread)
+		return;
+	pthread_cancel(p->tid);
+	pthread_join(p->tid, NULL);
+	p->thread = false;
+}
+
+void ibve_sm_close(struct ibve_sm *sm)
+{
+	struct timespec until;
+	bool waiting;
+
+	if (!sm)
+		return;
+	/* Unsubscribe what the SA took, waiting a little for its answers. */
+	pthread_mutex_lock(&sm->lock);
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+
+		p->subscribe = false;
+		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
+			p->pending[t] = 0;
+			if (p->thread && !p->dead && p->acked & 1u << t) {
+				p->tries[t] = 0;
+				send_set(p, t);
+			}
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	ts_add_ms(&until, UNSUBSCRIBE_MS);
+	do {
+		waiting = false;
+		for (size_t i = 0; i < sm->nports; i++)
+			for (int t = 0; t < IBVE_SM_NTRAPS; t++)
+				waiting |= sm->ports[i].pending[t] != 0;
+	} while (waiting &&
+		 pthread_cond_timedwait(&sm->answered, &sm->lock, &until) == 0);
+	pthread_mutex_unlock(&sm->lock);
+
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+
+		stop_thread(p);
+		if (p->fd >= 0) {
+			if (p->agent >= 0)
+				umad_unregister(p->fd, p->agent);
+			if (p->smi_agent >= 0)
+				umad_unregister(p->fd, p->smi_agent);
+			if (p->dr_agent >= 0)
+				umad_unregister(p->fd, p->dr_agent);
+			umad_close_port(p->fd);
+		}
+	}
+	for (size_t i = 0; i < sm->nnotes; i++)
+		free(sm->notes[i]);
+	free(sm->notes);
+	free(sm->q);
+	free(sm->ports);
+	if (sm->evfd >= 0)
+		close(sm->evfd);
+	if (sm->timer_fd >= 0)
+		close(sm->timer_fd);
+	pthread_cond_destroy(&sm->answered);
+	pthread_mutex_destroy(&sm->lock);
+	free(sm);
+}
+
+int ibve_sm_fd(const struct ibve_sm *sm)
+{
+	return sm->evfd;
+}
+
+int ibve_sm_timer_fd(const struct ibve_sm *sm)
+{
+	return sm->timer_fd;
+}
+
+size_t ibve_sm_read(struct ibve_sm *sm, struct ibve_event *evs, size_t max)
+{
+	size_t n;
+	uint64_t v;
+
+	pthread_mutex_lock(&sm->lock);
+	for (size_t i = 0; i < sm->nnotes; i++) {
+		ibve_monitor_add_note(sm->mon, "%s", sm->notes[i]);
+		free(sm->notes[i]);
+	}
+	sm->nnotes = 0;
+	n = sm->qlen < max ? sm->qlen : max;
+	if (n) {
+		memcpy(evs, sm->q, n * sizeof(*evs));
+		memmove(sm->q, sm->q + n, (sm->qlen - n) * sizeof(*evs));
+		sm->qlen -= n;
+	}
+	if (!sm->qlen && read(sm->evfd, &v, sizeof(v)) < 0) {
+		/* nothing was counted: fine */
+	}
+	pthread_mutex_unlock(&sm->lock);
+	return n;
+}
+
+void ibve_sm_tick(struct ibve_sm *sm)
+{
+	struct timespec now;
+	uint64_t v;
+
+	if (read(sm->timer_fd, &v, sizeof(v)) < 0) {
+		/* not expired yet (a spurious wake-up): look anyway */
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&sm->lock);
+	if (!ts_before(&now, &sm->refresh_due)) {
+		for (size_t i = 0; i < sm->nports; i++)
+			if (!sm->ports[i].dead)
+				subscribe_all(&sm->ports[i]);
+		sm->refresh_due = now;
+		sm->refresh_due.tv_sec += sm->refresh_s;
+	}
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+
+		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
+			if (!p->pending[t] || ts_before(&now, &p->due[t]))
+				continue;
+			if (++p->tries[t] < TRIES) {
+				send_set(p, t);
+				continue;
+			}
+			p->pending[t] = 0;
+			note_locked(sm,
+				    "%s port %d: no answer from the SA at LID "
+				    "%u to the subscription to trap %d after "
+				    "%d tries; trying again in %u s",
+				    p->ca, p->portnum, p->sm_lid,
+				    IBVE_SM_TRAP_FIRST + t, TRIES,
+				    sm->refresh_s);
+		}
+	}
+	arm(sm);
+	pthread_mutex_unlock(&sm->lock);
+}
+
+void ibve_sm_resubscribe(struct ibve_sm *sm, const char *device, uint32_t port)
+{
+	pthread_mutex_lock(&sm->lock);
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+
+		if (!p->dead && strcmp(p->ca, device) == 0 &&
+		    (!port || (uint32_t)p->portnum == port))
+			subscribe_all(p);
+	}
+	arm(sm);
+	pthread_mutex_unlock(&sm->lock);
+}
+
+unsigned int ibve_sm_ports(const struct ibve_sm *sm, const char *device)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < sm->nports; i++)
+		if (!device || strcmp(sm->ports[i].ca, device) == 0)
+			n++;
+	return n;
+}

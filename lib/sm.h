@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Subnet events: the SA InformInfo subscription and the Report MADs the
+ * subnet manager sends for it. The codec below works on plain 256-byte
+ * MAD images (no umad header) so it can be tested on byte vectors; the
+ * source in sm.c moves them through libibumad.
+ */
+#ifndef IBVE_SM_H
+#define IBVE_SM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define IBVE_MAD_SIZE 256
+
+/* Byte offsets of the MAD and SA headers (IBA 13.4.3, 15.2.1.1). */
+enum {
+	IBVE_MAD_OFF_BASE_VERSION = 0,
+	IBVE_MAD_OFF_CLASS = 1,
+	IBVE_MAD_OFF_CLASS_VERSION = 2,
+	IBVE_MAD_OFF_METHOD = 3,
+	IBVE_MAD_OFF_STATUS = 4,
+	IBVE_MAD_OFF_TID = 8,
+	IBVE_MAD_OFF_ATTR_ID = 16,
+	IBVE_MAD_OFF_ATTR_MOD = 20,
+	IBVE_SA_OFF_DATA = 56, /* after the RMPP header, SM_Key, offset, mask */
+	IBVE_SMP_OFF_DATA = 64,
+};
+
+enum {
+	IBVE_MAD_CLASS_SMI = 0x01,
+	IBVE_MAD_CLASS_SA = 0x03,
+	IBVE_MAD_CLASS_SMI_DR = 0x81,
+	IBVE_MAD_GET = 0x01,
+	IBVE_MAD_SET = 0x02,
+	IBVE_MAD_REPORT = 0x06,
+	IBVE_MAD_GET_RESP = 0x81,
+	IBVE_MAD_REPORT_RESP = 0x86,
+	IBVE_MAD_ATTR_NOTICE = 0x0002,
+	IBVE_MAD_ATTR_INFORM_INFO = 0x0003,
+	IBVE_MAD_ATTR_SM_INFO = 0x0020,
+};
+
+/* The traps subscribed to, first to last. */
+#define IBVE_SM_TRAP_FIRST 64
+#define IBVE_SM_TRAP_LAST  67
+#define IBVE_SM_NTRAPS	   (IBVE_SM_TRAP_LAST - IBVE_SM_TRAP_FIRST + 1)
+
+enum ibve_sm_kind {
+	IBVE_SM_MAD_OTHER,	 /* not for us: ignored */
+	IBVE_SM_MAD_INFORM_RESP, /* GetResp(InformInfo): a Set answered */
+	IBVE_SM_MAD_REPORT,	 /* Report(Notice) */
+	IBVE_SM_MAD_SMP_GET,	 /* an SM asking this port (simulator) */
+};
+
+struct ibve_sm_mad {
+	enum ibve_sm_kind kind;
+	uint64_t tid;
+	uint16_t status;     /* MAD status, host order */
+	uint16_t attr_id;    /* for SMP_GET */
+	uint16_t trap;	     /* INFORM_RESP: InformInfo.TrapNumber; REPORT */
+	bool subscribe;	     /* INFORM_RESP */
+	bool generic;	     /* REPORT */
+	uint8_t type;	     /* REPORT: 0 fatal .. 4 informational */
+	uint32_t producer;   /* REPORT: 24 bits */
+	uint16_t issuer_lid; /* REPORT */
+	uint8_t gid[16];     /* REPORT, traps 64-67: the GID concerned */
+};
+
+/*
+ * Build a Set(InformInfo) for TRAP from any source LID, Subscribe 1 or 0;
+ * RESP_TIME is the 5-bit response-time value the SA may take.
+ */
+void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
+			   uint16_t trap, bool subscribe, uint8_t resp_time);
+/* Classify and decode a received MAD of LEN bytes; false if too short. */
+bool ibve_sm_mad_decode(const uint8_t *mad, size_t len,
+			struct ibve_sm_mad *out);
+/* Turn a received Report into its ReportResp, in place. */
+void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE]);
+/*
+ * Answer an SMP Get in place: SMInfo as a not-active SM of priority 0
+ * with PORT_GUID (big-endian); any other attribute "unsupported".
+ */
+void ibve_sm_smp_answer(uint8_t mad[IBVE_MAD_SIZE], uint64_t port_guid_be);
+/* "SA: request invalid (status 0x0200)" and the like, into BUF. */
+const char *ibve_sm_status_str(uint16_t status, char *buf, size_t len);
+/* Fill EV from a decoded Report received on DEVICE/PORT. */
+void ibve_sm_event_from_report(struct ibve_event *ev,
+			       const struct ibve_sm_mad *r, const char *device,
+			       uint64_t node_guid, uint32_t port);
+
+/* ------------------------------------------------------------------ */
+/* The source: every InfiniBand port, through libibumad                */
+
+struct ibve_sm;
+struct ibve_monitor;
+
+/*
+ * Subscribe on every InfiniBand port of the CAs WANT accepts (NULL: all).
+ * Notes (RoCE ports skipped, refusals) go to MON. Returns 0 or -errno;
+ * -EACCES names the umad node in PATH.
+ */
+int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
+		 bool (*want)(const struct ibve_monitor *, const char *),
+		 char *path, size_t pathlen);
+/* Unsubscribe (briefly waiting for the SA), stop and free. */
+void ibve_sm_close(struct ibve_sm *sm);
+/* Readable when records or notes wait: an eventfd. */
+int ibve_sm_fd(const struct ibve_sm *sm);
+/* The timer that paces retries and refreshes. */
+int ibve_sm_timer_fd(const struct ibve_sm *sm);
+/* Move waiting records into EVS (up to MAX) and notes into MON. */
+size_t ibve_sm_read(struct ibve_sm *sm, struct ibve_event *evs, size_t max);
+/* The timer fired: resend what is unanswered, refresh what is due. */
+void ibve_sm_tick(struct ibve_sm *sm);
+/* DEVICE/PORT saw SM_CHANGE and the like: subscribe again now. */
+void ibve_sm_resubscribe(struct ibve_sm *sm, const char *device, uint32_t port);
+/* Ports subscribed (answered) on DEVICE, 0 if none. */
+unsigned int ibve_sm_ports(const struct ibve_sm *sm, const char *device);
+
+#endif

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The MADs of a trap subscription, as bytes: Set(InformInfo) out,
+ * GetResp(InformInfo) and Report(Notice) in, ReportResp back. Layouts from
+ * the InfiniBand Architecture Specification vol. 1: the SA header is 56
+ * bytes; InformInfo (36 bytes) and Notice (80 bytes) follow it. Every
+ * field is big-endian on the wire.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "sm.h"
+
+/* InformInfo, from the start of the SA data. */
+enum {
+	II_GID = 0,
+	II_LID_BEGIN = 16,
+	II_LID_END = 18,
+	II_IS_GENERIC = 22,
+	II_SUBSCRIBE = 23,
+	II_TYPE = 24,
+	II_TRAP = 26,
+	II_QPN_RESP = 28, /* QPN(24) | reserved(3) | RespTimeValue(5) */
+	II_PRODUCER = 33, /* 24 bits */
+	II_SIZE = 36,
+};
+
+/* Notice, from the start of the SA data. */
+enum {
+	NO_GENERIC_TYPE = 0, /* IsGeneric(1) | Type(7) */
+	NO_PRODUCER = 1,     /* 24 bits */
+	NO_TRAP = 4,
+	NO_ISSUER_LID = 6,
+	NO_GID = 16, /* DataDetails bytes 6..21, for traps 64-67 */
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
+			   uint16_t trap, bool subscribe, uint8_t resp_time)
+{
+	uint8_t *d = mad + IBVE_SA_OFF_DATA;
+
+	memset(mad, 0, IBVE_MAD_SIZE);
+	mad[IBVE_MAD_OFF_BASE_VERSION] = 1;
+	mad[IBVE_MAD_OFF_CLASS] = IBVE_MAD_CLASS_SA;
+	mad[IBVE_MAD_OFF_CLASS_VERSION] = 2;
+	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_SET;
+	put32(mad + IBVE_MAD_OFF_TID, (uint32_t)(tid >> 32));
+	put32(mad + IBVE_MAD_OFF_TID + 4, (uint32_t)tid);
+	put16(mad + IBVE_MAD_OFF_ATTR_ID, IBVE_MAD_ATTR_INFORM_INFO);
+	/* GID 0 and LIDRangeBegin 0xFFFF: about any port of the subnet. */
+	put16(d + II_LID_BEGIN, 0xffff);
+	d[II_IS_GENERIC] = 1;
+	d[II_SUBSCRIBE] = subscribe ? 1 : 0;
+	put16(d + II_TYPE, 0xffff); /* any type */
+	put16(d + II_TRAP, trap);
+	/*
+	 * QPN 1: Reports come to the GSI QP the Set is sent from; OpenSM
+	 * keeps that QPN in the subscription and matches an unsubscribe on it.
+	 */
+	put32(d + II_QPN_RESP, 1u << 8 | (resp_time & 0x1fu));
+	d[II_PRODUCER] = d[II_PRODUCER + 1] = d[II_PRODUCER + 2] = 0xff;
+}
+
+bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
+{
+	uint8_t cls, method;
+	const uint8_t *d = mad + IBVE_SA_OFF_DATA;
+
+	memset(out, 0, sizeof(*out));
+	/* Senders may give only the bytes they use: check per kind. */
+	if (len < 24 || mad[IBVE_MAD_OFF_BASE_VERSION] != 1)
+		return false;
+	cls = mad[IBVE_MAD_OFF_CLASS];
+	method = mad[IBVE_MAD_OFF_METHOD];
+	out->tid = get64(mad + IBVE_MAD_OFF_TID);
+	out->status = get16(mad + IBVE_MAD_OFF_STATUS);
+	out->attr_id = get16(mad + IBVE_MAD_OFF_ATTR_ID);
+
+	if ((cls == IBVE_MAD_CLASS_SMI || cls == IBVE_MAD_CLASS_SMI_DR) &&
+	    method == IBVE_MAD_GET) {
+		out->kind = IBVE_SM_MAD_SMP_GET;
+		return true;
+	}
+	if (cls != IBVE_MAD_CLASS_SA)
+		return true;
+	if (method == IBVE_MAD_GET_RESP &&
+	    out->attr_id == IBVE_MAD_ATTR_INFORM_INFO) {
+		if (len < IBVE_SA_OFF_DATA + II_SIZE)
+			return false;
+		out->kind = IBVE_SM_MAD_INFORM_RESP;
+		out->trap = get16(d + II_TRAP);
+		out->subscribe = d[II_SUBSCRIBE] & 1;
+	} else if (method == IBVE_MAD_REPORT &&
+		   out->attr_id == IBVE_MAD_ATTR_NOTICE) {
+		if (len < IBVE_SA_OFF_DATA + NO_GID + 16)
+			return false;
+		out->kind = IBVE_SM_MAD_REPORT;
+		out->generic = d[NO_GENERIC_TYPE] >> 7;
+		out->type = d[NO_GENERIC_TYPE] & 0x7f;
+		out->producer = get24(d + NO_PRODUCER);
+		out->trap = get16(d + NO_TRAP);
+		out->issuer_lid = get16(d + NO_ISSUER_LID);
+		memcpy(out->gid, d + NO_GID, sizeof(out->gid));
+	}
+	return true;
+}
+
+void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE])
+{
+	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_REPORT_RESP;
+	put16(mad + IBVE_MAD_OFF_STATUS, 0);
+}
+
+void ibve_sm_smp_answer(uint8_t mad[IBVE_MAD_SIZE], uint64_t port_guid_be)
+{
+	bool dr = mad[IBVE_MAD_OFF_CLASS] == IBVE_MAD_CLASS_SMI_DR;
+	/* A directed-route answer goes back: the D bit of its status. */
+	uint16_t status = dr ? 0x8000 : 0;
+	uint8_t *d = mad + IBVE_SMP_OFF_DATA;
+
+	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_GET_RESP;
+	memset(d, 0, 64);
+	if (get16(mad + IBVE_MAD_OFF_ATTR_ID) == IBVE_MAD_ATTR_SM_INFO) {
+		/* GUID, SM_Key 0, ActCount 0, Priority 0 | SMState 0. */
+		memcpy(d, &port_guid_be, 8);
+	} else {
+		status |= 0x000c; /* method/attribute combination unsupported */
+	}
+	put16(mad + IBVE_MAD_OFF_STATUS, status);
+}
+
+const char *ibve_sm_status_str(uint16_t status, char *buf, size_t len)
+{
+	static const char *const sa[] = {
+		[1] = "SA has no resources", [2] = "request invalid",
+		[3] = "no records",	     [4] = "too many records",
+		[5] = "invalid GID",	     [6] = "insufficient components",
+		[7] = "request denied",
+	};
+	static const char *const common[] = {
+		[1] = "bad base or class version",
+		[2] = "method not supported",
+		[3] = "method/attribute combination not supported",
+		[7] = "invalid attribute or modifier value",
+	};
+	unsigned int code = status >> 8, inv = (status >> 2) & 7;
+	const char *what = "unknown status";
+
+	if (status & 1)
+		what = "SA busy";
+	else if (status & 2)
+		what = "redirection required";
+	else if (inv && inv < ARRAY_SIZE(common) && common[inv])
+		what = common[inv];
+	else if (code && code < ARRAY_SIZE(sa))
+		what = sa[code];
+	snprintf(buf, len, "%s (status 0x%04x)", what, status);
+	return buf;
+}
+
+void ibve_sm_event_from_report(struct ibve_event *ev,
+			       const struct ibve_sm_mad *r, const char *device,
+			       uint64_t node_guid, uint32_t port)
+{
+	memset(ev, 0, sizeof(*ev));
+	clock_gettime(CLOCK_REALTIME, &ev->time);
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ev->node_guid = node_guid;
+	ibve_event_set_code(ev, IBVE_SOURCE_SM, r->trap);
+	ev->port = port;
+	ev->fields |= IBVE_FIELD_SM;
+	memcpy(ev->sm.gid, r->gid, sizeof(ev->sm.gid));
+	ev->sm.issuer_lid = r->issuer_lid;
+	ev->sm.producer_type = r->producer;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The subnet-event MAD codec, against byte vectors laid out by hand from
+ * the specification's tables: MAD header (24 bytes), SA header (to byte
+ * 56), then InformInfo (36 bytes) or Notice (80 bytes).
+ */
+#include <stdlib.h>
+
+#include "ibvevent.h"
+#include "sm.h"
+#include "tap.h"
+
+static uint8_t mad[IBVE_MAD_SIZE];
+
+static void header(uint8_t cls, uint8_t method, uint16_t attr, uint16_t st)
+{
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;
+	mad[1] = cls;
+	mad[2] = cls == 0x03 ? 2 : 1;
+	mad[3] = method;
+	mad[4] = (uint8_t)(st >> 8);
+	mad[5] = (uint8_t)st;
+	/* TID 0x0001_0000_1234_5678: the top half is the kernel's. */
+	mad[9] = 0x01;
+	mad[12] = 0x12;
+	mad[13] = 0x34;
+	mad[14] = 0x56;
+	mad[15] = 0x78;
+	mad[16] = (uint8_t)(attr >> 8);
+	mad[17] = (uint8_t)attr;
+}
+
+static void test_inform_encode(void)
+{
+	static const uint8_t want_hdr[24] = {
+		1,    0x03, 2, 0x02, 0, 0, 0, 0,  /* Set, class SA v2 */
+		0,    0,    0, 0,    0, 0, 0, 42, /* TID */
+		0x00, 0x03, 0, 0,    0, 0, 0, 0,  /* InformInfo */
+	};
+	static const uint8_t want_ii[36] = {
+		0,    0,    0,	  0,	0, 0, 0, 0,
+		0,    0,    0,	  0,	0, 0, 0, 0, /* GID 0 */
+		0xff, 0xff, 0,	  0,	/* LIDRangeBegin 0xFFFF: any */
+		0,    0,    1,	  1,	/* reserved, IsGeneric, Subscribe */
+		0xff, 0xff, 0,	  65,	/* Type any, TrapNumber 65 */
+		0,    0,    0x01, 19,	/* QPN 1, RespTimeValue 19 */
+		0,    0xff, 0xff, 0xff, /* ProducerType any */
+	};
+
+	ibve_sm_inform_encode(mad, 42, 65, true, 19);
+	ok(memcmp(mad, want_hdr, sizeof(want_hdr)) == 0,
+	   "Set(InformInfo): the MAD header byte for byte");
+	ok(memcmp(mad + 56, want_ii, sizeof(want_ii)) == 0,
+	   "InformInfo at byte 56: any GID, generic, trap 65, QPN 1");
+	for (size_t i = 24; i < 56; i++)
+		if (mad[i])
+			ok(false, "SA header byte %zu is %u, not 0", i, mad[i]);
+	ibve_sm_inform_encode(mad, 43, 67, false, 19);
+	is_int(mad[56 + 23], 0, "unsubscribe: Subscribe 0");
+	is_int(mad[56 + 27], 67, "unsubscribe: the same trap number");
+}
+
+static void test_inform_resp(void)
+{
+	struct ibve_sm_mad d;
+	char buf[96];
+
+	header(0x03, 0x81, 0x0003, 0);
+	mad[56 + 23] = 1;
+	mad[56 + 26] = 0;
+	mad[56 + 27] = 66;
+	ok(ibve_sm_mad_decode(mad, 92, &d), "GetResp(InformInfo) of 92 bytes");
+	is_int(d.kind, IBVE_SM_MAD_INFORM_RESP, "kind: an answered Set");
+	is_int(d.trap, 66, "trap 66");
+	is_int(d.subscribe, 1, "subscribed");
+	is_int(d.tid & 0xffffffff, 0x12345678, "TID low half");
+	is_int(d.status, 0, "status 0");
+	ok(!ibve_sm_mad_decode(mad, 91, &d),
+	   "one byte short of the InformInfo: rejected");
+
+	header(0x03, 0x81, 0x0003, 0x0200);
+	ok(ibve_sm_mad_decode(mad, 256, &d), "refused Set decodes");
+	is_int(d.status, 0x0200, "status 0x0200");
+	is_str(ibve_sm_status_str(d.status, buf, sizeof(buf)),
+	       "request invalid (status 0x0200)", "SA status decoded");
+	is_str(ibve_sm_status_str(0x0700, buf, sizeof(buf)),
+	       "request denied (status 0x0700)", "denied");
+	is_str(ibve_sm_status_str(0x0001, buf, sizeof(buf)),
+	       "SA busy (status 0x0001)", "busy bit");
+	is_str(ibve_sm_status_str(0x000c, buf, sizeof(buf)),
+	       "method/attribute combination not supported (status 0x000c)",
+	       "common invalid-field code 3");
+	is_str(ibve_sm_status_str(0x4200, buf, sizeof(buf)),
+	       "unknown status (status 0x4200)", "unknown class code");
+}
+
+static void notice(uint16_t trap)
+{
+	static const uint8_t gid[16] = { 0xfe, 0x80, 0,	   0,	 0,    0,
+					 0,    0,    0x00, 0x02, 0xc9, 0x03,
+					 0x00, 0x11, 0x22, 0x33 };
+	uint8_t *n = mad + 56;
+
+	header(0x03, 0x06, 0x0002, 0);
+	n[0] = 0x80 | 4; /* generic, informational */
+	n[1] = 0;
+	n[2] = 0;
+	n[3] = 4; /* producer: class manager */
+	n[4] = (uint8_t)(trap >> 8);
+	n[5] = (uint8_t)trap;
+	n[6] = 0x00;
+	n[7] = 0x01; /* issuer LID 1 */
+	memcpy(n + 16, gid, 16);
+	memset(n + 64, 0xee, 16); /* IssuerGID: not the GID concerned */
+}
+
+static void test_report(void)
+{
+	struct ibve_sm_mad d;
+	struct ibve_event ev;
+	char line[1024];
+
+	notice(65);
+	ok(ibve_sm_mad_decode(mad, 256, &d), "Report(Notice) decodes");
+	is_int(d.kind, IBVE_SM_MAD_REPORT, "kind: a Report");
+	is_int(d.trap, 65, "trap 65");
+	is_int(d.generic, 1, "generic");
+	is_int(d.type, 4, "type 4, informational");
+	is_int(d.producer, 4, "producer 4");
+	is_int(d.issuer_lid, 1, "issuer LID 1");
+	is_int(d.gid[0], 0xfe, "GID from Notice byte 16 (DataDetails 6)");
+	is_int(d.gid[15], 0x33, "GID's last byte from Notice byte 31");
+	ok(ibve_sm_mad_decode(mad, 56 + 32, &d) && d.kind == IBVE_SM_MAD_REPORT,
+	   "a Report that ends after the GID still decodes");
+	ok(!ibve_sm_mad_decode(mad, 56 + 31, &d),
+	   "a Report cut inside the GID is rejected");
+
+	ibve_sm_mad_decode(mad, 256, &d);
+	ibve_sm_event_from_report(&ev, &d, "mlx5_0", 0x0002c90300112233ull, 1);
+	is_str(ev.name, "GID_OUT_OF_SERVICE", "trap 65 is GID_OUT_OF_SERVICE");
+	is_int(ev.source, IBVE_SOURCE_SM, "source sm");
+	is_int(ev.severity, IBVE_SEVERITY_WARNING, "a port leaving warns");
+	is_int(ev.port, 1, "the port it came in on");
+	ibve_event_format_json(&ev, line, sizeof(line));
+	ok(strstr(line,
+		  "\"gid\":\"fe80:0000:0000:0000:0002:c903:0011:2233\"") &&
+		   strstr(line, "\"issuer_lid\":1") &&
+		   strstr(line, "\"source\":\"sm\""),
+	   "JSON: gid, issuer_lid, source");
+	{
+		struct ibve_event back;
+		char err[128];
+
+		ok(ibve_event_parse_json(line, strlen(line), &back, err,
+					 sizeof(err)) == 0 &&
+			   back.code == 65 && back.source == IBVE_SOURCE_SM &&
+			   memcmp(back.sm.gid, ev.sm.gid, 16) == 0,
+		   "the JSON reads back the same");
+	}
+
+	for (uint16_t t = 64; t <= 67; t++) {
+		static const char *const names[] = { "GID_IN_SERVICE",
+						     "GID_OUT_OF_SERVICE",
+						     "MCG_CREATED",
+						     "MCG_DELETED" };
+
+		notice(t);
+		ibve_sm_mad_decode(mad, 256, &d);
+		ibve_sm_event_from_report(&ev, &d, "ib0", 0, 1);
+		is_str(ev.name, names[t - 64], "trap %u", t);
+	}
+
+	ibve_sm_report_resp(mad);
+	is_int(mad[3], 0x86, "ReportResp: method 0x86");
+	is_int(mad[12] << 24 | mad[13] << 16 | mad[14] << 8 | mad[15],
+	       0x12345678, "ReportResp keeps the TID");
+}
+
+static void test_smp(void)
+{
+	struct ibve_sm_mad d;
+	uint64_t guid_be = htobe64(0x0002c90300112233ull);
+
+	header(0x81, 0x01, 0x0020, 0);
+	ok(ibve_sm_mad_decode(mad, 256, &d) && d.kind == IBVE_SM_MAD_SMP_GET,
+	   "directed-route SMP Get");
+	ibve_sm_smp_answer(mad, guid_be);
+	is_int(mad[3], 0x81, "answered with GetResp");
+	is_int(mad[4] << 8 | mad[5], 0x8000,
+	       "directed route: D bit set, status 0");
+	ok(memcmp(mad + 64, &guid_be, 8) == 0, "SMInfo: our port GUID");
+	is_int(mad[64 + 20], 0, "priority 0, state NOTACTIVE");
+
+	header(0x01, 0x01, 0x0015, 0);
+	ibve_sm_smp_answer(mad, guid_be);
+	is_int(mad[4] << 8 | mad[5], 0x000c,
+	       "any other attribute: unsupported, no D bit (LID routed)");
+
+	header(0x04, 0x01, 0x0001, 0);
+	ok(ibve_sm_mad_decode(mad, 256, &d) && d.kind == IBVE_SM_MAD_OTHER,
+	   "another class is not ours");
+	mad[0] = 2;
+	ok(!ibve_sm_mad_decode(mad, 256, &d), "base version 2 is rejected");
+	ok(!ibve_sm_mad_decode(mad, 23, &d), "shorter than a header");
+}
+
+int main(void)
+{
+	setenv("TZ", "UTC", 1);
+	test_inform_encode();
+	test_inform_resp();
+	test_report();
+	test_smp();
+	return done_testing();
+}
