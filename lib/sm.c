@@ -189,25 +189,28 @@ static void subscribe_all(struct sm_port *p)
 
 /*
  * A Report seen before: the same TID (the SA resent it, our ReportResp
- * being late or lost), or the same notice again within two seconds (an SM
- * may send one change twice, or to two of our subscriptions, with new
- * TIDs). Under lock.
+ * being late or lost), or the same notice as the latest one about that
+ * GID, within two seconds (an SM may send one change twice, or to two of
+ * our subscriptions, with new TIDs). A port that goes out, in and out
+ * again within the two seconds still shows all three. Under lock.
  */
 static bool seen_before(struct sm_port *p, const struct ibve_sm_mad *d)
 {
 	struct timespec now, limit;
 	struct seen *e;
+	bool latest = true; /* the newest entry about this GID not met yet */
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (size_t i = 0; i < p->nseen; i++) {
-		e = &p->seen[i];
+	for (size_t k = 1; k <= p->nseen; k++) {
+		e = &p->seen[(p->seen_next + SEEN_MAX - k) % SEEN_MAX];
 		if (e->tid == (uint32_t)d->tid)
 			return true;
+		if (!latest || memcmp(e->gid, d->gid, sizeof(e->gid)) != 0)
+			continue;
+		latest = false;
 		limit = e->at;
 		ts_add_ms(&limit, SAME_MS);
-		if (e->trap == d->trap &&
-		    memcmp(e->gid, d->gid, sizeof(e->gid)) == 0 &&
-		    ts_before(&now, &limit))
+		if (e->trap == d->trap && ts_before(&now, &limit))
 			return true;
 	}
 	e = &p->seen[p->seen_next];

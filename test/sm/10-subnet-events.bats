@@ -82,3 +82,12 @@ MCG_DELETED	ff12:e017:0000:0000:0000:0000:0000:4242"
 	assert_failure 2
 	assert_output --partial "--sm is for watching devices"
 }
+
+@test "--sm on a host without InfiniBand ports: one line, status 3" {
+	fabric_stop
+	[ -z "$(ls /sys/class/infiniband_mad 2>/dev/null)" ] ||
+		skip "this host has umad devices"
+	run ibv_eventwatch --sm -t 1
+	assert_failure 3
+	assert_output "ibv_eventwatch: --sm: no InfiniBand port to subscribe on"
+}

@@ -89,8 +89,8 @@ port_gid() {
 # at once asks the port about itself. umad2sim's receiver thread takes a
 # NULL queue's lock when a MAD reaches a client before the client
 # registered that class, and an SMP answered too late stalls OpenSM's
-# sweeps: the watcher registers its agents first thing, but about one
-# start in ten still loses that race. A watcher that died at its start is
+# sweeps: the watcher registers its agents first thing, but a start still
+# loses that race now and then. A watcher that died at its start is
 # started again here (its slot freed with the console's "X n"), saying
 # so; a stalled SM fails the test, which bats tries again on a new fabric.
 watch_start() {
