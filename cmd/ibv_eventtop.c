@@ -26,7 +26,7 @@
 
 enum { EXIT_OK, EXIT_NOT_MET, EXIT_USAGE, EXIT_RUNTIME, EXIT_BAD_INPUT };
 enum stop { STOP_QUIT = 1, STOP_FAIL };
-enum { OPT_NO_COLOR = 256, OPT_FOLLOW };
+enum { OPT_NO_COLOR = 256, OPT_FOLLOW, OPT_SM };
 
 /* What a key handler asks of the loop: handlers never draw. */
 enum { K_NONE = 0, K_REDRAW = 1, K_QUIT = 2, K_RESAMPLE = 4 };
@@ -46,7 +46,7 @@ struct view {
 	/* options */
 	double delay;
 	unsigned long iterations, refreshes;
-	bool batch, json, follow, color;
+	bool batch, json, follow, color, sm;
 	/* replay */
 	bool replay_eof, bad_input, have_pending, clock_set;
 	struct ibve_event pending;
@@ -72,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "replay", required_argument, NULL, 'r' },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "sm", no_argument, NULL, OPT_SM },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -94,6 +95,8 @@ static void usage(FILE *f)
 		"  -r, --replay FILE      counts from an ibv_eventwatch capture (- for stdin)\n"
 		"      --follow           with -r: step through the capture, SECONDS of\n"
 		"                         capture time per refresh\n"
+		"      --sm               also the subnet manager's events on InfiniBand\n"
+		"                         ports (SUBNET column; needs the umad device)\n"
 		"      --no-color         no colours (also when NO_COLOR is set)\n"
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
@@ -911,18 +914,41 @@ static int on_signal(int signo, void *arg)
 
 /* ------------------------------------------------------------------ */
 
+/* --sm: the InfiniBand ports subscribed, or -1 after saying why not. */
+static int open_sm(struct view *v)
+{
+	char path[128];
+	int r = ibve_monitor_add_sm(v->mon, path, sizeof(path));
+
+	if (r == -EACCES)
+		fprintf(stderr,
+			PROG ": --sm: cannot open %s: %s (subnet events need "
+			     "read-write access to it: root by default)\n",
+			path, strerror(EACCES));
+	else if (r < 0)
+		fprintf(stderr, PROG ": --sm: %s\n", strerror(-r));
+	else if (r == 0)
+		fprintf(stderr,
+			PROG ": --sm: no InfiniBand port to subscribe on\n");
+	return r > 0 ? r : -1;
+}
+
 static int open_live(struct view *v, char **names, size_t nnames)
 {
 	const char *open[256];
 	size_t n;
-	int r = 0;
+	int r = 0, nsm = 0;
 
-	v->mon = ibve_monitor_new(IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5);
+	v->mon = ibve_monitor_new(IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5 |
+				  (v->sm ? IBVE_MONITOR_SM : 0));
 	if (!v->mon) {
 		fprintf(stderr, PROG ": cannot watch for devices: %s\n",
 			strerror(errno));
 		return EXIT_RUNTIME;
 	}
+	/* before the devices, as ibv_eventwatch does (see there) */
+	if (v->sm && !nnames && (nsm = open_sm(v)) < 0)
+		return EXIT_RUNTIME;
 	for (size_t k = 0; k < nnames && !r; k++) {
 		r = ibve_monitor_add_device(v->mon, names[k]);
 		if (r == -ENODEV)
@@ -935,6 +961,8 @@ static int open_live(struct view *v, char **names, size_t nnames)
 	}
 	if (!nnames) {
 		r = ibve_monitor_add_all(v->mon);
+		if (r == -ENOSYS && nsm)
+			r = 0; /* umad devices and no verbs: go on */
 		if (r)
 			fprintf(stderr, PROG ": %s\n",
 				r == -ENOSYS
@@ -943,10 +971,12 @@ static int open_live(struct view *v, char **names, size_t nnames)
 	}
 	if (r)
 		return EXIT_RUNTIME;
+	if (v->sm && nnames && (nsm = open_sm(v)) < 0)
+		return EXIT_RUNTIME;
 	for (const char *note; (note = ibve_monitor_note(v->mon));)
 		fprintf(stderr, PROG ": %s\n", note);
 	n = ibve_monitor_devices(v->mon, open, 256);
-	if (!n) {
+	if (!n && !nsm) {
 		fprintf(stderr, PROG ": no RDMA devices found\n");
 		return EXIT_RUNTIME;
 	}
@@ -1030,6 +1060,9 @@ int main(int argc, char **argv)
 		case OPT_FOLLOW:
 			v.follow = true;
 			break;
+		case OPT_SM:
+			v.sm = true;
+			break;
 		case OPT_NO_COLOR:
 			no_color = true;
 			break;
@@ -1053,6 +1086,8 @@ int main(int argc, char **argv)
 		fail_usage("%s", "-j needs -b (JSON is for batch mode)");
 	if (v.follow && !v.replay_path)
 		fail_usage("%s", "--follow needs -r");
+	if (v.sm && v.replay_path)
+		fail_usage("%s", "--sm is for watching devices, not with -r");
 	if (!v.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, PROG
 			": the screen needs a terminal; use -b for batch output\n");

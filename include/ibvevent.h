@@ -550,6 +550,7 @@ enum ibve_top_kind {
 	IBVE_TOP_FATAL,	    /* DEVICE_FATAL */
 	IBVE_TOP_MODULE,    /* mlx5 PORT_MODULE: cables and modules */
 	IBVE_TOP_TEMP,	    /* mlx5 TEMP_WARN */
+	IBVE_TOP_SUBNET,    /* subnet events (source sm) */
 	IBVE_TOP_OTHER,
 	IBVE_TOP_KIND_COUNT
 };
@@ -642,6 +643,7 @@ enum ibve_top_column {
 	IBVE_TOP_COL_FATAL,
 	IBVE_TOP_COL_MODULE,
 	IBVE_TOP_COL_TEMP,
+	IBVE_TOP_COL_SUBNET,
 	IBVE_TOP_COL_OTHER,
 	IBVE_TOP_COL_TOTAL,
 	IBVE_TOP_COL_PER_MIN,

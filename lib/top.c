@@ -335,6 +335,8 @@ static enum ibve_top_kind kind_of(const struct ibve_event *ev)
 	if (ev->source == IBVE_SOURCE_MLX5 &&
 	    ev->severity == IBVE_SEVERITY_FATAL)
 		return IBVE_TOP_FATAL; /* INTERNAL_ERROR */
+	if (ev->source == IBVE_SOURCE_SM)
+		return IBVE_TOP_SUBNET; /* about other ports, seen from this one */
 	return IBVE_TOP_OTHER;
 }
 
@@ -389,6 +391,10 @@ IBVE_EXPORT void ibve_top_event(struct ibve_top *t, const struct ibve_event *ev)
 	if (ev->port) {
 		struct row *r = find_row(t, ev->device, ev->port);
 
+		/* A CA known by its subnet events alone (no verbs device). */
+		if (!r && live && ev->source == IBVE_SOURCE_SM &&
+		    ibve_top_add_device(t, ev->device) == 0)
+			r = find_row(t, ev->device, ev->port);
 		if (!r && !live)
 			r = add_row(t, ev->device, ev->port);
 		if (r)
@@ -543,6 +549,7 @@ static const struct {
 	[IBVE_TOP_COL_FATAL] = { "FATAL", 5 },
 	[IBVE_TOP_COL_MODULE] = { "MODULE", 6 },
 	[IBVE_TOP_COL_TEMP] = { "TEMP", 4 },
+	[IBVE_TOP_COL_SUBNET] = { "SUBNET", 6 },
 	[IBVE_TOP_COL_OTHER] = { "OTHER", 5 },
 	[IBVE_TOP_COL_TOTAL] = { "TOTAL", 6 },
 	[IBVE_TOP_COL_PER_MIN] = { "EV/MIN", 6 },
@@ -565,6 +572,8 @@ IBVE_EXPORT bool ibve_top_column_visible(const struct ibve_top *t,
 		k = IBVE_TOP_MODULE;
 	else if (col == IBVE_TOP_COL_TEMP)
 		k = IBVE_TOP_TEMP;
+	else if (col == IBVE_TOP_COL_SUBNET)
+		k = IBVE_TOP_SUBNET;
 	else
 		return (size_t)col < ARRAY_SIZE(columns);
 	return t->kind_total[k] != 0;
@@ -635,6 +644,7 @@ static const enum ibve_top_kind count_col[] = {
 	[IBVE_TOP_COL_FATAL] = IBVE_TOP_FATAL,
 	[IBVE_TOP_COL_MODULE] = IBVE_TOP_MODULE,
 	[IBVE_TOP_COL_TEMP] = IBVE_TOP_TEMP,
+	[IBVE_TOP_COL_SUBNET] = IBVE_TOP_SUBNET,
 	[IBVE_TOP_COL_OTHER] = IBVE_TOP_OTHER,
 };
 
@@ -870,6 +880,7 @@ static const char *const kind_names[IBVE_TOP_KIND_COUNT] = {
 	[IBVE_TOP_FATAL] = "fatal",
 	[IBVE_TOP_MODULE] = "module",
 	[IBVE_TOP_TEMP] = "temperature",
+	[IBVE_TOP_SUBNET] = "subnet",
 	[IBVE_TOP_OTHER] = "other",
 };
 

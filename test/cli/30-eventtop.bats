@@ -200,3 +200,18 @@ row_order() {
 	run tm_screen
 	refute_line --regexp '^DEVICE +PORT'
 }
+
+@test "subnet events replayed: a SUBNET column counts them; --sm is not for -r" {
+	run ibv_eventtop -b -r "$CAPTURES/sm.jsonl"
+	assert_success
+	assert_line --regexp '^DEVICE .* FATAL SUBNET OTHER '
+	assert_line --regexp '^ibsim0 +1 .* 4 +MCG_DELETED '
+	run ibv_eventtop -b -j -r "$CAPTURES/sm.jsonl"
+	assert_equal "$(jq '.rows[0].counts.subnet' <<<"$output")" 4
+	run ibv_eventtop -b -r "$CAPTURES/ib-fabric.jsonl"
+	assert_success
+	refute_output --partial SUBNET
+	run ibv_eventtop --sm -r "$CAPTURES/sm.jsonl"
+	assert_failure 2
+	assert_output --partial "--sm is for watching devices"
+}

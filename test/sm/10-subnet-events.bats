@@ -91,3 +91,18 @@ MCG_DELETED	ff12:e017:0000:0000:0000:0000:0000:4242"
 	assert_failure 3
 	assert_output "ibv_eventwatch: --sm: no InfiniBand port to subscribe on"
 }
+
+@test "ibv_eventtop --sm counts the subnet's events in its SUBNET column" {
+	T=$FAB/top
+	mkdir -p "$T"
+	(cd "$T" && SIM_HOST=HostWatch SIM_SET_ISSM=1 LD_PRELOAD=$UMAD2SIM \
+		exec ibv_eventtop --sm -b -j -s 1 -n 12 >"$T/out" 2>"$T/err") &
+	TPID=$!
+	sleep 3 # subscribed (the dashboard prints nothing until its refresh)
+	sim 'Unlink "HostPeer"'
+	wait_for "$T/out" '"subnet":[1-9]' 30
+	kill "$TPID" 2>/dev/null || true
+	wait "$TPID" || true
+	run jq -s 'map(.rows[] | select(.device == "ibsim0") | .counts.subnet) | max' "$T/out"
+	assert [ "$output" -ge 1 ]
+}
