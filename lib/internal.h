@@ -94,6 +94,10 @@ struct ibve_inject_report;
 int ibve_inject_run_floor(const char *name, const struct ibve_inject_opts *o,
 			  struct ibve_inject_report *r);
 
+/* Append a formatted note to the list *NOTES of *N; false if out of memory. */
+bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 /* A note for people, kept until ibve_monitor_note() hands it out. */
 struct ibve_monitor;
 void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)

@@ -183,20 +183,26 @@ IBVE_EXPORT size_t ibve_monitor_devices(const struct ibve_monitor *m,
 	return n;
 }
 
-void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)
+bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
 {
-	char **v = realloc(m->notes, (m->nnotes + 1) * sizeof(*v));
-	va_list ap;
-	int r;
+	char **v = realloc(*notes, (*n + 1) * sizeof(*v));
 
 	if (!v)
-		return;
-	m->notes = v;
+		return false;
+	*notes = v;
+	if (vasprintf(&v[*n], fmt, ap) < 0)
+		return false;
+	(*n)++;
+	return true;
+}
+
+void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	r = vasprintf(&m->notes[m->nnotes], fmt, ap);
+	ibve_notes_addv(&m->notes, &m->nnotes, fmt, ap);
 	va_end(ap);
-	if (r >= 0)
-		m->nnotes++;
 }
 
 IBVE_EXPORT const char *ibve_monitor_note(struct ibve_monitor *m)
@@ -213,17 +219,18 @@ IBVE_EXPORT const char *ibve_monitor_note(struct ibve_monitor *m)
 IBVE_EXPORT unsigned int ibve_monitor_sources(const struct ibve_monitor *m,
 					      const char *device)
 {
+	unsigned int sources = m->sm && ibve_sm_ports(m->sm, device)
+				       ? 1u << IBVE_SOURCE_SM
+				       : 0;
+
 	for (size_t i = 0; i < m->nslots; i++) {
 		const struct slot *s = &m->slots[i];
 
 		if (s->used && s->ctx && strcmp(s->name, device) == 0)
-			return 1u << IBVE_SOURCE_VERBS |
-			       (s->dx ? 1u << IBVE_SOURCE_MLX5 : 0) |
-			       (m->sm && ibve_sm_ports(m->sm, device)
-					? 1u << IBVE_SOURCE_SM
-					: 0);
+			return sources | 1u << IBVE_SOURCE_VERBS |
+			       (s->dx ? 1u << IBVE_SOURCE_MLX5 : 0);
 	}
-	return m->sm && ibve_sm_ports(m->sm, device) ? 1u << IBVE_SOURCE_SM : 0;
+	return sources;
 }
 
 static bool watched(const struct ibve_monitor *m, const char *name);

@@ -118,20 +118,14 @@ static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
 {
-	char **v = realloc(sm->notes, (sm->nnotes + 1) * sizeof(*v));
 	va_list ap;
-	int r;
+	bool added;
 
-	if (!v)
-		return;
-	sm->notes = v;
 	va_start(ap, fmt);
-	r = vasprintf(&sm->notes[sm->nnotes], fmt, ap);
+	added = ibve_notes_addv(&sm->notes, &sm->nnotes, fmt, ap);
 	va_end(ap);
-	if (r >= 0) {
-		sm->nnotes++;
+	if (added)
 		wake(sm);
-	}
 }
 
 /* Under lock. */
@@ -166,9 +160,9 @@ static void send_set(struct sm_port *p, int t)
 	p->pending[t] = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->due[t]);
 	ts_add_ms(&p->due[t], wait);
-	if (!p->sm_lid ||
-	    umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0) < 0)
-		return; /* no SM known yet, or no room: the timer tries again */
+	/* No SM known yet, or a failed send: the timer tries again. */
+	if (p->sm_lid)
+		umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
 }
 
 /* Read P's port again (the SM may have moved) and send every Set. */
