@@ -349,6 +349,13 @@ enum ibve_monitor_flags {
 	 * multicast group traps, subscribed to at the SA over libibumad.
 	 */
 	IBVE_MONITOR_SM = 1u << 3,
+	/*
+	 * With IBVE_MONITOR_SM: hold each port's IsSM capability and answer
+	 * the SM's SMInfo queries as a standby SM of priority 0. ibsim's
+	 * simulator sends Reports only to such ports; a real fabric does not
+	 * need it.
+	 */
+	IBVE_MONITOR_SM_ISSM = 1u << 4,
 };
 
 enum ibve_hotplug_method {

@@ -248,7 +248,8 @@ IBVE_EXPORT int ibve_monitor_add_sm(struct ibve_monitor *m, char *path,
 	/* Before any device is added: every device, present and future. */
 	if (!m->all && !m->nwatch)
 		m->all = true;
-	r = ibve_sm_open(&m->sm, m, watched, path, pathlen);
+	r = ibve_sm_open(&m->sm, m, watched, m->flags & IBVE_MONITOR_SM_ISSM,
+			 path, pathlen);
 	if (r)
 		return r;
 	e.data.u64 = EP_DATA(TAG_SM, 0);

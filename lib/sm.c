@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ struct sm_port {
 	uint64_t node_guid; /* host order */
 	uint64_t port_guid_be;
 	int fd;
+	int issm_fd; /* the port's IsSM capability, held; -1 when not */
 	int agent, smi_agent, dr_agent;
 	bool thread;
 	pthread_t tid;
@@ -57,6 +59,8 @@ struct sm_port {
 	uint16_t sm_lid;
 	uint8_t sm_sl;
 	bool subscribe;			  /* false once unsubscribing */
+	bool stopping;			  /* the receiver ends when answered */
+	uint32_t wake;			  /* low TID bits of the wake Get */
 	uint32_t acked;			  /* bit per trap: the SA said yes */
 	uint32_t pending[IBVE_SM_NTRAPS]; /* low TID bits of a Set; 0 none */
 	unsigned int tries[IBVE_SM_NTRAPS];
@@ -76,6 +80,7 @@ struct ibve_sm {
 	pthread_mutex_t lock;
 	pthread_cond_t answered;
 	int evfd, timer_fd;
+	bool issm; /* claim IsSM and answer SMInfo (simulators) */
 	struct sm_port *ports;
 	size_t nports;
 	uint32_t next_tid;
@@ -294,6 +299,33 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 	}
 }
 
+/*
+ * A stopping port's receiver ends once every unsubscribe and the wake Get
+ * are answered (a send that timed out comes back with its status), so
+ * that nothing it asked for arrives after it. Under lock.
+ */
+static bool stopped(struct sm_port *p, const uint8_t *buf)
+{
+	bool pending = false;
+
+	if (buf) {
+		const uint8_t *mad = umad_get_mad((void *)buf);
+		uint32_t tid = (uint32_t)mad[IBVE_MAD_OFF_TID + 4] << 24 |
+			       (uint32_t)mad[IBVE_MAD_OFF_TID + 5] << 16 |
+			       (uint32_t)mad[IBVE_MAD_OFF_TID + 6] << 8 |
+			       mad[IBVE_MAD_OFF_TID + 7];
+
+		if (tid == p->wake)
+			p->wake = 0;
+		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
+			if (umad_status((void *)buf) && p->pending[t] == tid)
+				p->pending[t] = 0;
+	}
+	for (int t = 0; t < IBVE_SM_NTRAPS; t++)
+		pending |= p->pending[t] != 0;
+	return !p->wake && !pending;
+}
+
 static void *receiver(void *arg)
 {
 	struct sm_port *p = arg;
@@ -308,6 +340,14 @@ static void *receiver(void *arg)
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
 		r = umad_recv(p->fd, buf, &len, -1);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		if (r >= 0)
+			handle(p, buf, len);
+		pthread_mutex_lock(&p->sm->lock);
+		if (p->stopping && stopped(p, r >= 0 ? buf : NULL)) {
+			pthread_mutex_unlock(&p->sm->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&p->sm->lock);
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN ||
 			    errno == EWOULDBLOCK || errno == ETIMEDOUT ||
@@ -321,7 +361,6 @@ static void *receiver(void *arg)
 			pthread_mutex_unlock(&p->sm->lock);
 			return NULL;
 		}
-		handle(p, buf, len);
 	}
 	return NULL;
 }
@@ -359,6 +398,7 @@ static int open_port(struct ibve_sm *sm, struct sm_port *p, char *path,
 
 	p->sm = sm;
 	p->smi_agent = p->dr_agent = p->agent = -1;
+	p->issm_fd = -1;
 	p->subscribe = true;
 	p->fd = umad_open_port(p->ca, p->portnum);
 	if (p->fd < 0) {
@@ -375,23 +415,40 @@ static int open_port(struct ibve_sm *sm, struct sm_port *p, char *path,
 	if (p->agent < 0)
 		return p->agent < -1 ? p->agent : -EIO;
 	/*
-	 * Under ibsim, a subscriber must be an SM-capable port
-	 * (SIM_SET_ISSM) for the Reports to reach it, and the SM then asks
-	 * that port about itself: answer as an SM that is not active, so
-	 * the real SM's sweep never waits for us.
+	 * Under ibsim, a subscriber must be an SM-capable port for the
+	 * Reports to reach it, and the SM then asks that port about itself:
+	 * answer as an SM that is not active, so the real SM's sweep never
+	 * waits for us. The capability is claimed (the issm device opened,
+	 * as an SM does) only once the agents that answer exist: a query
+	 * for a class nobody registered crashes ibsim's umad2sim.
 	 */
-	if (getenv("SIM_SET_ISSM")) {
+	if (sm->issm) {
 		get[0] = 1L << IBVE_MAD_GET;
 		p->smi_agent =
 			umad_register(p->fd, IBVE_MAD_CLASS_SMI, 1, 0, get);
 		p->dr_agent =
 			umad_register(p->fd, IBVE_MAD_CLASS_SMI_DR, 1, 0, get);
 		if (p->smi_agent < 0 || p->dr_agent < 0)
-			p->smi_agent = p->dr_agent = -1;
+			return -EIO;
 	}
 	if (pthread_create(&p->tid, NULL, receiver, p))
 		return -EAGAIN;
 	p->thread = true;
+	if (sm->issm) {
+		char issm[256];
+
+		if (umad_get_issm_path(p->ca, p->portnum, issm, sizeof(issm)) <
+		    0)
+			return -ENODEV;
+		p->issm_fd = open(issm, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (p->issm_fd < 0) {
+			if (errno == EACCES || errno == EPERM) {
+				ibve_strcpy(path, issm, pathlen);
+				return -EACCES;
+			}
+			return -errno;
+		}
+	}
 	return 0;
 }
 
@@ -411,9 +468,9 @@ static void arm(struct ibve_sm *sm)
 	timerfd_settime(sm->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
-		 bool (*want)(const struct ibve_monitor *, const char *),
-		 char *path, size_t pathlen)
+static int sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
+		   bool (*want)(const struct ibve_monitor *, const char *),
+		   bool issm, char *path, size_t pathlen)
 {
 	char names[32][UMAD_CA_NAME_LEN];
 	struct ibve_sm *sm;
@@ -425,6 +482,7 @@ int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
 	if (!sm)
 		return -ENOMEM;
 	sm->mon = mon;
+	sm->issm = issm;
 	sm->evfd = sm->timer_fd = -1;
 	pthread_mutex_init(&sm->lock, NULL);
 	pthread_cond_init(&sm->answered, NULL);
@@ -503,13 +561,56 @@ fail:
 	return r;
 }
 
-static void stop_thread(struct sm_port *p)
+/*
+ * The threads made here, ours and those of libibumad's stand-ins (ibsim's
+ * umad2sim starts one when first called), must take no signal: a SIGTERM
+ * they did not block would end the process before the caller's loop saw
+ * it.
+ */
+int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
+		 bool (*want)(const struct ibve_monitor *, const char *),
+		 bool issm, char *path, size_t pathlen)
+{
+	sigset_t all, old;
+	int r;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = sm_open(out, mon, want, issm, path, pathlen);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+/*
+ * Each receiver ends once its stopping port has the answers to its
+ * unsubscribes, or to a Get(ClassPortInfo) sent to wake it (or the
+ * kernel's timeouts for them). Cancelling a thread inside
+ * umad_recv() would leave the locks of libibumad's stand-ins held; it is
+ * done only for a receiver that did not end by UNTIL.
+ */
+static void stop_thread(struct sm_port *p, const struct timespec *until)
 {
 	if (!p->thread)
 		return;
-	pthread_cancel(p->tid);
-	pthread_join(p->tid, NULL);
+	if (pthread_timedjoin_np(p->tid, NULL, until)) {
+		pthread_cancel(p->tid);
+		pthread_join(p->tid, NULL);
+	}
 	p->thread = false;
+}
+
+/* A request the SA answers at once, without a trace: wakes a receiver. */
+static void send_wake(struct sm_port *p)
+{
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint32_t tid = ++p->sm->next_tid ? p->sm->next_tid : ++p->sm->next_tid;
+
+	memset(buf, 0, sizeof(buf));
+	ibve_sm_get_encode(umad_get_mad(buf), tid,
+			   IBVE_MAD_ATTR_CLASS_PORT_INFO);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	p->wake = tid;
+	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, UNSUBSCRIBE_MS / 2, 0);
 }
 
 void ibve_sm_close(struct ibve_sm *sm)
@@ -523,15 +624,20 @@ void ibve_sm_close(struct ibve_sm *sm)
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
+		bool sent = false;
 
 		p->subscribe = false;
+		p->stopping = true;
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
 			p->pending[t] = 0;
 			if (p->thread && !p->dead && p->acked & 1u << t) {
 				p->tries[t] = 0;
 				send_set(p, t);
+				sent = true;
 			}
 		}
+		if (p->thread && !p->dead && !sent)
+			send_wake(p);
 	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	ts_add_ms(&until, UNSUBSCRIBE_MS);
@@ -544,10 +650,13 @@ void ibve_sm_close(struct ibve_sm *sm)
 		 pthread_cond_timedwait(&sm->answered, &sm->lock, &until) == 0);
 	pthread_mutex_unlock(&sm->lock);
 
+	ts_add_ms(&until, UNSUBSCRIBE_MS);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
 
-		stop_thread(p);
+		stop_thread(p, &until);
+		if (p->issm_fd >= 0)
+			close(p->issm_fd);
 		if (p->fd >= 0) {
 			if (p->agent >= 0)
 				umad_unregister(p->fd, p->agent);

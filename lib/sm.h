@@ -39,6 +39,7 @@ enum {
 	IBVE_MAD_REPORT = 0x06,
 	IBVE_MAD_GET_RESP = 0x81,
 	IBVE_MAD_REPORT_RESP = 0x86,
+	IBVE_MAD_ATTR_CLASS_PORT_INFO = 0x0001,
 	IBVE_MAD_ATTR_NOTICE = 0x0002,
 	IBVE_MAD_ATTR_INFORM_INFO = 0x0003,
 	IBVE_MAD_ATTR_SM_INFO = 0x0020,
@@ -76,6 +77,9 @@ struct ibve_sm_mad {
  */
 void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 			   uint16_t trap, bool subscribe, uint8_t resp_time);
+/* Build an SA Get of attribute ATTR (no data), e.g. ClassPortInfo. */
+void ibve_sm_get_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
+			uint16_t attr);
 /* Classify and decode a received MAD of LEN bytes; false if too short. */
 bool ibve_sm_mad_decode(const uint8_t *mad, size_t len,
 			struct ibve_sm_mad *out);
@@ -101,12 +105,14 @@ struct ibve_monitor;
 
 /*
  * Subscribe on every InfiniBand port of the CAs WANT accepts (NULL: all).
- * Notes (RoCE ports skipped, refusals) go to MON. Returns 0 or -errno;
- * -EACCES names the umad node in PATH.
+ * ISSM: also hold each port's IsSM capability and answer the SM's
+ * queries as a standby SM (what ibsim's simulator needs). Notes (RoCE
+ * ports skipped, refusals) go to MON. Returns 0 or -errno; -EACCES names
+ * the device node in PATH.
  */
 int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
 		 bool (*want)(const struct ibve_monitor *, const char *),
-		 char *path, size_t pathlen);
+		 bool issm, char *path, size_t pathlen);
 /* Unsubscribe (briefly waiting for the SA), stop and free. */
 void ibve_sm_close(struct ibve_sm *sm);
 /* Readable when records or notes wait: an eventfd. */

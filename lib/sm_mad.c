@@ -66,19 +66,31 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
+/* The common MAD header of an SA request. */
+static void sa_header(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint8_t method,
+		      uint16_t attr)
+{
+	memset(mad, 0, IBVE_MAD_SIZE);
+	mad[IBVE_MAD_OFF_BASE_VERSION] = 1;
+	mad[IBVE_MAD_OFF_CLASS] = IBVE_MAD_CLASS_SA;
+	mad[IBVE_MAD_OFF_CLASS_VERSION] = 2;
+	mad[IBVE_MAD_OFF_METHOD] = method;
+	put32(mad + IBVE_MAD_OFF_TID, (uint32_t)(tid >> 32));
+	put32(mad + IBVE_MAD_OFF_TID + 4, (uint32_t)tid);
+	put16(mad + IBVE_MAD_OFF_ATTR_ID, attr);
+}
+
+void ibve_sm_get_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t attr)
+{
+	sa_header(mad, tid, IBVE_MAD_GET, attr);
+}
+
 void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 			   uint16_t trap, bool subscribe, uint8_t resp_time)
 {
 	uint8_t *d = mad + IBVE_SA_OFF_DATA;
 
-	memset(mad, 0, IBVE_MAD_SIZE);
-	mad[IBVE_MAD_OFF_BASE_VERSION] = 1;
-	mad[IBVE_MAD_OFF_CLASS] = IBVE_MAD_CLASS_SA;
-	mad[IBVE_MAD_OFF_CLASS_VERSION] = 2;
-	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_SET;
-	put32(mad + IBVE_MAD_OFF_TID, (uint32_t)(tid >> 32));
-	put32(mad + IBVE_MAD_OFF_TID + 4, (uint32_t)tid);
-	put16(mad + IBVE_MAD_OFF_ATTR_ID, IBVE_MAD_ATTR_INFORM_INFO);
+	sa_header(mad, tid, IBVE_MAD_SET, IBVE_MAD_ATTR_INFORM_INFO);
 	/* GID 0 and LIDRangeBegin 0xFFFF: about any port of the subnet. */
 	put16(d + II_LID_BEGIN, 0xffff);
 	d[II_IS_GENERIC] = 1;
