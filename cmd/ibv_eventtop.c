@@ -26,7 +26,7 @@
 
 enum { EXIT_OK, EXIT_NOT_MET, EXIT_USAGE, EXIT_RUNTIME, EXIT_BAD_INPUT };
 enum stop { STOP_QUIT = 1, STOP_FAIL };
-enum { OPT_NO_COLOR = 256, OPT_FOLLOW, OPT_SM };
+enum { OPT_NO_COLOR = 256, OPT_FOLLOW, OPT_SM, OPT_SM_ISSM };
 
 /* What a key handler asks of the loop: handlers never draw. */
 enum { K_NONE = 0, K_REDRAW = 1, K_QUIT = 2, K_RESAMPLE = 4 };
@@ -46,7 +46,7 @@ struct view {
 	/* options */
 	double delay;
 	unsigned long iterations, refreshes;
-	bool batch, json, follow, color, sm;
+	bool batch, json, follow, color, sm, sm_issm;
 	/* replay */
 	bool replay_eof, bad_input, have_pending, clock_set;
 	struct ibve_event pending;
@@ -73,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "replay", required_argument, NULL, 'r' },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "sm", no_argument, NULL, OPT_SM },
+	{ "sm-issm", no_argument, NULL, OPT_SM_ISSM },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -97,6 +98,8 @@ static void usage(FILE *f)
 		"                         capture time per refresh\n"
 		"      --sm               also the subnet manager's events on InfiniBand\n"
 		"                         ports (SUBNET column; needs the umad device)\n"
+		"      --sm-issm          with --sm: claim each port's IsSM capability and\n"
+		"                         answer the SM as a standby SM (ibsim needs it)\n"
 		"      --no-color         no colours (also when NO_COLOR is set)\n"
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
@@ -940,7 +943,8 @@ static int open_live(struct view *v, char **names, size_t nnames)
 	int r = 0, nsm = 0;
 
 	v->mon = ibve_monitor_new(IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5 |
-				  (v->sm ? IBVE_MONITOR_SM : 0));
+				  (v->sm ? IBVE_MONITOR_SM : 0) |
+				  (v->sm_issm ? IBVE_MONITOR_SM_ISSM : 0));
 	if (!v->mon) {
 		fprintf(stderr, PROG ": cannot watch for devices: %s\n",
 			strerror(errno));
@@ -1063,6 +1067,9 @@ int main(int argc, char **argv)
 		case OPT_SM:
 			v.sm = true;
 			break;
+		case OPT_SM_ISSM:
+			v.sm_issm = true;
+			break;
 		case OPT_NO_COLOR:
 			no_color = true;
 			break;
@@ -1086,6 +1093,8 @@ int main(int argc, char **argv)
 		fail_usage("%s", "-j needs -b (JSON is for batch mode)");
 	if (v.follow && !v.replay_path)
 		fail_usage("%s", "--follow needs -r");
+	if (v.sm_issm && !v.sm)
+		fail_usage("%s", "--sm-issm goes with --sm");
 	if (v.sm && v.replay_path)
 		fail_usage("%s", "--sm is for watching devices, not with -r");
 	if (!v.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {

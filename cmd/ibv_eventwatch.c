@@ -40,6 +40,7 @@ enum opt_long {
 	OPT_METRICS_LISTEN,
 	OPT_SYSLOG,
 	OPT_SM,
+	OPT_SM_ISSM,
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +58,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "mlx5", no_argument, NULL, OPT_MLX5 },
 	{ "sm", no_argument, NULL, OPT_SM },
+	{ "sm-issm", no_argument, NULL, OPT_SM_ISSM },
 	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 	{ "metrics-state", required_argument, NULL, OPT_METRICS_STATE },
 	{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
@@ -94,6 +96,8 @@ static void usage(FILE *f)
 		"      --sm               also the subnet's events from the subnet manager on\n"
 		"                         InfiniBand ports: GID in/out of service, multicast\n"
 		"                         groups created/deleted (needs the umad device)\n"
+		"      --sm-issm          with --sm: claim each port's IsSM capability and\n"
+		"                         answer the SM as a standby SM (ibsim needs it)\n"
 		"      --metrics-file FILE  keep Prometheus metrics of every event in FILE\n"
 		"      --metrics-state FILE keep the metrics' counters across restarts in FILE\n"
 		"      --metrics-listen ADDR serve them at http://ADDR/metrics (:PORT: loopback)\n"
@@ -554,7 +558,7 @@ static int open_sm(struct watch *w)
 }
 
 static int open_monitor(struct watch *w, char **names, size_t nnames,
-			bool quiet, bool need_mlx5, bool sm)
+			bool quiet, bool need_mlx5, int sm)
 {
 	const char *env = getenv("IBVEVENT_HOTPLUG");
 	unsigned int flags = IBVE_MONITOR_HOTPLUG | IBVE_MONITOR_MLX5;
@@ -567,6 +571,8 @@ static int open_monitor(struct watch *w, char **names, size_t nnames,
 		flags |= IBVE_MONITOR_UEVENT_ONLY;
 	if (sm)
 		flags |= IBVE_MONITOR_SM;
+	if (sm > 1)
+		flags |= IBVE_MONITOR_SM_ISSM;
 	w->mon = ibve_monitor_new(flags);
 	if (!w->mon) {
 		fprintf(stderr, PROG ": cannot watch for devices: %s\n",
@@ -655,7 +661,7 @@ int main(int argc, char **argv)
 	uint32_t list_port = 0;
 	double timeout = 0;
 	bool list = false, quiet = false, no_color = false, need_mlx5 = false;
-	bool sm = false;
+	bool sm = false, sm_issm = false;
 	const char *listen = NULL;
 	int facility = -1;
 	int opt, status = EXIT_OK, r;
@@ -745,6 +751,9 @@ int main(int argc, char **argv)
 		case OPT_SM:
 			sm = true;
 			break;
+		case OPT_SM_ISSM:
+			sm_issm = true;
+			break;
 		case OPT_METRICS_FILE:
 			w.metrics_path = optarg;
 			break;
@@ -794,6 +803,8 @@ int main(int argc, char **argv)
 		fail_usage(
 			"%s",
 			"--mlx5 is for watching devices, not with --list or --replay");
+	if (sm_issm && !sm)
+		fail_usage("%s", "--sm-issm goes with --sm");
 	if (sm && (list || w.replay_path))
 		fail_usage(
 			"%s",
@@ -862,7 +873,8 @@ int main(int argc, char **argv)
 		ibve_loop_add_fd(loop, ibve_replay_fd(w.replay), POLLIN,
 				 on_replay, &w);
 	} else {
-		status = open_monitor(&w, names, nnames, quiet, need_mlx5, sm);
+		status = open_monitor(&w, names, nnames, quiet, need_mlx5,
+				      sm ? (sm_issm ? 2 : 1) : 0);
 		if (status)
 			goto out;
 		ibve_loop_add_fd(loop, ibve_monitor_fd(w.mon), POLLIN,
