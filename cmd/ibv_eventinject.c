@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 
 #define PROG "ibv_eventinject"
 
-enum { OPT_REARM = 256, OPT_EVENTS };
+enum { OPT_REARM = 256, OPT_EVENTS, OPT_HOLD };
 
 static const struct option long_opts[] = {
 	{ "ib-dev", required_argument, NULL, 'd' },
@@ -29,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "rearm", required_argument, NULL, OPT_REARM },
 	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "hold", no_argument, NULL, OPT_HOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -55,6 +57,8 @@ static void usage(FILE *f)
 		"  -q, --quiet            no report; the exit status says it all\n"
 		"      --rearm K          srq-limit: re-arm and trigger K more times\n"
 		"      --events N         cq-overflow: go on until N CQ_ERR events came\n"
+		"      --hold             after the report, stay until SIGTERM or SIGINT, so\n"
+		"                         other tools can check that nothing was left behind\n"
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
 		"\n"
@@ -106,6 +110,7 @@ int main(int argc, char **argv)
 	struct ibve_inject_report r;
 	unsigned long rearm = 0, events = 0;
 	bool json = false, quiet = false, has_rearm = false, has_events = false;
+	bool hold = false;
 	const char *scenario;
 	char out[4096];
 	sigset_t mask;
@@ -157,6 +162,9 @@ int main(int argc, char **argv)
 				"invalid --events '%s': a positive number", 1,
 				100000000);
 			has_events = true;
+			break;
+		case OPT_HOLD:
+			hold = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -213,6 +221,14 @@ int main(int argc, char **argv)
 				status = 3;
 			}
 		}
+	}
+	/* Held: the objects are gone, the process is not (a run SIGTERM
+	 * interrupted is not held: its signal is still pending). */
+	if (hold && o.cancel_fd >= 0) {
+		struct pollfd p = { o.cancel_fd, POLLIN, 0 };
+
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
 	}
 	if (o.cancel_fd >= 0)
 		close(o.cancel_fd);
