@@ -142,7 +142,8 @@ static bool row_wanted(const struct view *v, const struct ibve_top_port *p)
 		return false;
 	memset(&probe, 0, sizeof(probe));
 	memcpy(probe.device, p->device, sizeof(probe.device));
-	probe.port = p->port;
+	/* A capture's device-wide row is not one of the ports -i names. */
+	probe.port = p->port ? p->port : UINT32_MAX;
 	return ibve_filter_match(v->filter, &probe);
 }
 
