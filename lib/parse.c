@@ -212,18 +212,26 @@ static int64_t unknown_code(const char *name)
 	return v;
 }
 
-/* The event's identity: name or code, and what it implies. */
+/*
+ * The event's identity: name or code, and what it implies. A raw mlx5
+ * entry ("eqe") says what it is by itself: its source is mlx5 unless the
+ * line says otherwise, and it needs no name or code (parse_optional()
+ * decodes it and checks a name or code the line also has).
+ */
 static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 			  size_t errlen)
 {
 	const struct ibve_event_desc *d;
 	const char *name = NULL, *s;
 	enum ibve_source source = IBVE_SOURCE_VERBS;
-	struct jval v;
+	struct jval v, eqe;
 	uint64_t u;
 	int64_t code = -1;
 	int r;
 
+	o->get(o, K_EQE, &eqe);
+	if (eqe.type == J_STRING)
+		source = IBVE_SOURCE_MLX5;
 	r = get_str(o, K_SOURCE, &s, err, errlen);
 	if (r < 0)
 		return r;
@@ -234,6 +242,9 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 			FAIL("unknown source \"%.40s\"", s);
 		source = (enum ibve_source)src;
 	}
+	if (eqe.type == J_STRING && source != IBVE_SOURCE_MLX5)
+		FAIL("\"eqe\" is an mlx5 entry, but \"source\" is \"%s\"",
+		     ibve_source_name(source));
 	r = get_uint(o, K_CODE, INT32_MAX, &u, err, errlen);
 	if (r < 0)
 		return r;
@@ -244,9 +255,10 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 		return r;
 
 	if (!name) {
-		if (code < 0)
+		if (code >= 0)
+			ibve_event_set_code(ev, source, (int)code);
+		else if (eqe.type != J_STRING)
 			FAIL("needs \"event\" or \"code\"");
-		ibve_event_set_code(ev, source, (int)code);
 		return 0;
 	}
 	d = ibve_event_desc_lookup(name);
@@ -276,6 +288,36 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 	if (v.type == J_BOOL)
 		ev->affiliated = v.b;
 	return 0;
+}
+
+/*
+ * The event an "eqe" says, against what the line says beside it (LINE,
+ * from parse_identity(); no name: nothing said). A name this version does
+ * not know cannot be compared: the entry decides.
+ */
+static int check_eqe(const struct src *o, const struct ibve_event *line,
+		     const struct ibve_event *ev, char *err, size_t errlen)
+{
+	struct jval v;
+	bool same;
+
+	if (!line->name[0])
+		return 0;
+	if (line->desc)
+		same = line->desc->source == IBVE_SOURCE_MLX5 &&
+		       line->desc->code == ev->code;
+	else if (strncmp(line->name, "UNKNOWN(", 8) == 0)
+		same = line->code == ev->code;
+	else
+		return 0;
+	if (same)
+		return 0;
+	o->get(o, K_EVENT, &v);
+	if (v.type == J_STRING)
+		FAIL("\"event\" %s disagrees with its \"eqe\" (%s)", line->name,
+		     ev->name);
+	FAIL("\"code\" %d disagrees with its \"eqe\" (%s)", line->code,
+	     ev->name);
 }
 
 /* An optional unsigned field into *OUT, flagging FIELD when set. */
@@ -363,11 +405,15 @@ static int parse_optional(const struct src *o, struct ibve_event *ev, char *err,
 	}
 	if ((r = get_str(o, K_EQE, &s, err, errlen)) > 0) {
 		uint8_t eqe[64];
+		struct ibve_event line;
 
 		/* The entry itself says what happened: decode it here. */
 		if (hex_bytes(s, eqe, sizeof(eqe)))
 			FAIL("\"eqe\" is not 64 bytes of hex");
+		memcpy(&line, ev, sizeof(line));
 		ibve_mlx5_decode(ev, eqe, sizeof(eqe));
+		if (check_eqe(o, &line, ev, err, errlen))
+			return -EINVAL;
 	} else if (r < 0) {
 		return r;
 	}
