@@ -552,3 +552,32 @@ size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 	}
 	return n;
 }
+
+void ibve_hp_event_device(struct ibve_event *ev, const char *device,
+			  uint64_t guid, const char *chardev, int code)
+{
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ev->node_guid = guid;
+	ibve_event_set_code(ev, IBVE_SOURCE_HOTPLUG, code);
+	if (chardev && chardev[0]) {
+		ibve_strcpy(ev->chardev, chardev, sizeof(ev->chardev));
+		ev->fields |= IBVE_FIELD_CHARDEV;
+	}
+}
+
+void ibve_hp_event_netdev(struct ibve_event *ev, const char *device,
+			  uint64_t guid, uint32_t port, uint32_t ifindex,
+			  const char *ifname, bool attach)
+{
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ev->node_guid = guid;
+	ev->port = port;
+	ibve_event_set_code(ev, IBVE_SOURCE_HOTPLUG,
+			    attach ? IBVE_HOTPLUG_NETDEV_ATTACH
+				   : IBVE_HOTPLUG_NETDEV_DETACH);
+	if (ifindex) {
+		ev->netdev_index = ifindex;
+		ibve_strcpy(ev->netdev, ifname, sizeof(ev->netdev));
+		ev->fields |= IBVE_FIELD_NETDEV;
+	}
+}

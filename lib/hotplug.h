@@ -34,4 +34,16 @@ size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 /* Learn the RDMA device indices of all devices, for UNREGISTER. */
 void ibve_hotplug_refresh(struct ibve_hotplug *hp);
 
+/*
+ * The records of the hot-plug source, on a zeroed EV with its time set:
+ * a device's arrival or removal (CODE: enum ibve_hotplug_code, CHARDEV its
+ * uverbs node or ""), and a netdev attached to or detached from a port
+ * (IFNAME the netdev's name, "" if unknown; IFINDEX 0: none named).
+ */
+void ibve_hp_event_device(struct ibve_event *ev, const char *device,
+			  uint64_t guid, const char *chardev, int code);
+void ibve_hp_event_netdev(struct ibve_event *ev, const char *device,
+			  uint64_t guid, uint32_t port, uint32_t ifindex,
+			  const char *ifname, bool attach);
+
 #endif

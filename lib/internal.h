@@ -82,6 +82,9 @@ int ibve_sysfs_port(const char *device, uint32_t port,
 void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);
 void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev);
 
+/* EV is the DEVX channel's overflow, the OVERFLOWS-th so far. */
+void ibve_mlx5_event_lost(struct ibve_event *ev, uint64_t overflows);
+
 /* Whether a port counter of that name counts errors (dashboard). */
 bool ibve_top_is_error_counter(const char *name);
 

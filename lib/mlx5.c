@@ -236,3 +236,10 @@ void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev)
 		break;
 	}
 }
+
+void ibve_mlx5_event_lost(struct ibve_event *ev, uint64_t overflows)
+{
+	ibve_event_set_code(ev, IBVE_SOURCE_MLX5, IBVE_MLX5_EVENTS_LOST);
+	ev->lost = overflows;
+	ev->fields |= IBVE_FIELD_LOST;
+}

@@ -127,10 +127,7 @@ size_t ibve_mlx5_read(struct ibve_mlx5_chan *c, const char *device,
 				break;
 			if (errno == EOVERFLOW) {
 				/* The kernel says so once per overflow. */
-				ibve_event_set_code(ev, IBVE_SOURCE_MLX5,
-						    IBVE_MLX5_EVENTS_LOST);
-				ev->lost = ++c->overflows;
-				ev->fields |= IBVE_FIELD_LOST;
+				ibve_mlx5_event_lost(ev, ++c->overflows);
 				n++;
 				continue;
 			}

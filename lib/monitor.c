@@ -296,15 +296,8 @@ static void announce(struct ibve_monitor *m, const struct slot *s, int code)
 {
 	struct ibve_event *ev = push(m);
 
-	if (!ev)
-		return;
-	ibve_strcpy(ev->device, s->name, sizeof(ev->device));
-	ev->node_guid = s->guid;
-	ibve_event_set_code(ev, IBVE_SOURCE_HOTPLUG, code);
-	if (s->chardev[0]) {
-		ibve_strcpy(ev->chardev, s->chardev, sizeof(ev->chardev));
-		ev->fields |= IBVE_FIELD_CHARDEV;
-	}
+	if (ev)
+		ibve_hp_event_device(ev, s->name, s->guid, s->chardev, code);
 }
 
 static bool watched(const struct ibve_monitor *m, const char *name)
@@ -661,6 +654,7 @@ static size_t read_mlx5(struct ibve_monitor *m, size_t i,
 
 static void netdev_event(struct ibve_monitor *m, const struct ibve_hp_msg *h)
 {
+	char ifname[IF_NAMESIZE] = "";
 	struct ibve_event *ev;
 	size_t i;
 	struct slot *s;
@@ -670,21 +664,12 @@ static void netdev_event(struct ibve_monitor *m, const struct ibve_hp_msg *h)
 	ev = push(m);
 	if (!ev)
 		return;
-	ibve_strcpy(ev->device, h->device, sizeof(ev->device));
 	s = find_slot(m, h->device, &i);
-	if (s)
-		ev->node_guid = s->guid;
-	ev->port = h->port;
-	ibve_event_set_code(ev, IBVE_SOURCE_HOTPLUG,
-			    h->kind == IBVE_HP_NETDEV_ATTACH
-				    ? IBVE_HOTPLUG_NETDEV_ATTACH
-				    : IBVE_HOTPLUG_NETDEV_DETACH);
-	if (h->ifindex) {
-		ev->netdev_index = h->ifindex;
-		if (!if_indextoname(h->ifindex, ev->netdev))
-			ev->netdev[0] = '\0';
-		ev->fields |= IBVE_FIELD_NETDEV;
-	}
+	if (h->ifindex && !if_indextoname(h->ifindex, ifname))
+		ifname[0] = '\0';
+	ibve_hp_event_netdev(ev, h->device, s ? s->guid : 0, h->port,
+			     h->ifindex, ifname,
+			     h->kind == IBVE_HP_NETDEV_ATTACH);
 }
 
 static void handle_hotplug(struct ibve_monitor *m, int fd)
