@@ -35,8 +35,6 @@
 
 #include "sm.h"
 
-#define SEEN_MAX       32   /* Reports remembered, per port */
-#define SAME_MS	       2000 /* the same notice again within: a repeat */
 #define TRY_MS	       1000 /* first wait for a GetResp; doubles */
 #define TRIES	       4
 #define REFRESH_S      60
@@ -65,13 +63,7 @@ struct sm_port {
 	uint32_t pending[IBVE_SM_NTRAPS]; /* low TID bits of a Set; 0 none */
 	unsigned int tries[IBVE_SM_NTRAPS];
 	struct timespec due[IBVE_SM_NTRAPS];
-	struct seen {
-		uint32_t tid;
-		uint16_t trap;
-		uint8_t gid[16];
-		struct timespec at;
-	} seen[SEEN_MAX];
-	size_t nseen, seen_next;
+	struct ibve_sm_seen seen;
 	bool dead;
 };
 
@@ -186,43 +178,6 @@ static void subscribe_all(struct sm_port *p)
 	}
 }
 
-/*
- * A Report seen before: the same TID (the SA resent it, our ReportResp
- * being late or lost), or the same notice as the latest one about that
- * GID, within two seconds (an SM may send one change twice, or to two of
- * our subscriptions, with new TIDs). A port that goes out, in and out
- * again within the two seconds still shows all three. Under lock.
- */
-static bool seen_before(struct sm_port *p, const struct ibve_sm_mad *d)
-{
-	struct timespec now, limit;
-	struct seen *e;
-	bool latest = true; /* the newest entry about this GID not met yet */
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (size_t k = 1; k <= p->nseen; k++) {
-		e = &p->seen[(p->seen_next + SEEN_MAX - k) % SEEN_MAX];
-		if (e->tid == (uint32_t)d->tid)
-			return true;
-		if (!latest || memcmp(e->gid, d->gid, sizeof(e->gid)) != 0)
-			continue;
-		latest = false;
-		limit = e->at;
-		ts_add_ms(&limit, SAME_MS);
-		if (e->trap == d->trap && ts_before(&now, &limit))
-			return true;
-	}
-	e = &p->seen[p->seen_next];
-	e->tid = (uint32_t)d->tid;
-	e->trap = d->trap;
-	memcpy(e->gid, d->gid, sizeof(e->gid));
-	e->at = now;
-	p->seen_next = (p->seen_next + 1) % SEEN_MAX;
-	if (p->nseen < SEEN_MAX)
-		p->nseen++;
-	return false;
-}
-
 static void handle(struct sm_port *p, uint8_t *buf, int len)
 {
 	struct ibve_sm *sm = p->sm;
@@ -230,6 +185,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 	ib_mad_addr_t *a = umad_get_mad_addr(buf);
 	struct ibve_sm_mad d;
 	struct ibve_event ev;
+	struct timespec now;
 	char st[96];
 	int t;
 
@@ -260,7 +216,8 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 		if (d.trap < IBVE_SM_TRAP_FIRST || d.trap > IBVE_SM_TRAP_LAST)
 			return;
 		pthread_mutex_lock(&sm->lock);
-		if (!seen_before(p, &d)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!ibve_sm_seen_before(&p->seen, &d, &now)) {
 			ibve_sm_event_from_report(&ev, &d, p->ca, p->node_guid,
 						  (uint32_t)p->portnum);
 			queue_locked(sm, &ev);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -92,6 +93,30 @@ void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE]);
 void ibve_sm_smp_answer(uint8_t mad[IBVE_MAD_SIZE], uint64_t port_guid_be);
 /* "SA: request invalid (status 0x0200)" and the like, into BUF. */
 const char *ibve_sm_status_str(uint16_t status, char *buf, size_t len);
+/*
+ * The Reports a port received lately, to tell a repeat: the same TID (the
+ * SA resent it, our ReportResp being late or lost), or the same notice as
+ * the latest one about its GID within IBVE_SM_SAME_MS (an SM may send one
+ * change twice, or to two of our subscriptions, with new TIDs). A port
+ * that goes out, in and out again within that time still shows all three.
+ */
+#define IBVE_SM_SEEN_MAX 32
+#define IBVE_SM_SAME_MS	 2000
+
+struct ibve_sm_seen {
+	struct {
+		uint32_t tid; /* the low 32 bits: the kernel owns the rest */
+		uint16_t trap;
+		uint8_t gid[16];
+		struct timespec at;
+	} e[IBVE_SM_SEEN_MAX];
+	size_t n, next;
+};
+
+/* Whether Report R, received at NOW (monotonic), is a repeat; remembers
+ * it when it is not. */
+bool ibve_sm_seen_before(struct ibve_sm_seen *s, const struct ibve_sm_mad *r,
+			 const struct timespec *now);
 /* Fill EV from a decoded Report received on DEVICE/PORT. */
 void ibve_sm_event_from_report(struct ibve_event *ev,
 			       const struct ibve_sm_mad *r, const char *device,

@@ -217,3 +217,32 @@ void ibve_sm_event_from_report(struct ibve_event *ev,
 	ev->sm.issuer_lid = r->issuer_lid;
 	ev->sm.producer_type = r->producer;
 }
+
+bool ibve_sm_seen_before(struct ibve_sm_seen *s, const struct ibve_sm_mad *r,
+			 const struct timespec *now)
+{
+	bool latest = true; /* the newest entry about this GID not met yet */
+
+	for (size_t k = 1; k <= s->n; k++) {
+		size_t i = (s->next + IBVE_SM_SEEN_MAX - k) % IBVE_SM_SEEN_MAX;
+		long long ms;
+
+		if (s->e[i].tid == (uint32_t)r->tid)
+			return true;
+		if (!latest || memcmp(s->e[i].gid, r->gid, sizeof(r->gid)) != 0)
+			continue;
+		latest = false;
+		ms = (long long)(now->tv_sec - s->e[i].at.tv_sec) * 1000 +
+		     (now->tv_nsec - s->e[i].at.tv_nsec) / 1000000;
+		if (s->e[i].trap == r->trap && ms < IBVE_SM_SAME_MS)
+			return true;
+	}
+	s->e[s->next].tid = (uint32_t)r->tid;
+	s->e[s->next].trap = r->trap;
+	memcpy(s->e[s->next].gid, r->gid, sizeof(r->gid));
+	s->e[s->next].at = *now;
+	s->next = (s->next + 1) % IBVE_SM_SEEN_MAX;
+	if (s->n < IBVE_SM_SEEN_MAX)
+		s->n++;
+	return false;
+}

@@ -205,6 +205,44 @@ static void test_smp(void)
 	ok(!ibve_sm_mad_decode(mad, 23, &d), "shorter than a header");
 }
 
+/* Report N of trap TRAP about a GID ending in G, received at MS. */
+static bool repeat(struct ibve_sm_seen *seen, uint32_t tid, uint16_t trap,
+		   uint8_t g, long ms)
+{
+	struct ibve_sm_mad r = { .kind = IBVE_SM_MAD_REPORT,
+				 .tid = 0xabcd000000000000ull | tid,
+				 .trap = trap };
+	struct timespec at = { 1000 + ms / 1000, (ms % 1000) * 1000000 };
+
+	r.gid[15] = g;
+	return ibve_sm_seen_before(seen, &r, &at);
+}
+
+static void test_seen(void)
+{
+	struct ibve_sm_seen s = { 0 };
+
+	ok(!repeat(&s, 1, 65, 7, 0), "a first notice is shown");
+	ok(repeat(&s, 1, 65, 7, 5000),
+	   "the same TID again is a repeat, late or not");
+	ok(repeat(&s, 2, 65, 7, 500),
+	   "the same notice with a new TID, within 2 s: a repeat");
+	ok(!repeat(&s, 3, 65, 8, 600),
+	   "the same trap about another GID is shown");
+	ok(!repeat(&s, 4, 64, 7, 700), "the GID back in service is shown");
+	ok(!repeat(&s, 5, 65, 7, 900),
+	   "out, in, out again within 2 s: the second out is shown (7481d57)");
+	ok(repeat(&s, 6, 65, 7, 1000), "and a copy of it is not");
+	ok(!repeat(&s, 7, 65, 8, 2600), "the same notice after 2 s is news");
+	memset(&s, 0, sizeof(s));
+	for (uint32_t i = 0; i < IBVE_SM_SEEN_MAX + 4; i++)
+		repeat(&s, 100 + i, 66, (uint8_t)i, 0);
+	ok(!repeat(&s, 100, 66, 200, 0),
+	   "a TID pushed out of the memory is not taken for a repeat");
+	ok(repeat(&s, 100 + IBVE_SM_SEEN_MAX + 3, 66, 201, 0),
+	   "one still remembered is");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -212,5 +250,6 @@ int main(void)
 	test_inform_resp();
 	test_report();
 	test_smp();
+	test_seen();
 	return done_testing();
 }
