@@ -2,10 +2,11 @@
 #
 #   make deps       install every Debian package the build and tests need
 #   make            build the library and the commands into build/
-#   make check      unit, fuzz-regression, CLI and soft-RoCE guest suites
-#                   (both kernels), then sanitized and memcheck runs
+#   make check      unit, fuzz-regression, CLI, subnet (ibsim) and soft-RoCE
+#                   guest suites (both kernels), then sanitized and memcheck
+#                   runs
 #   make check-vm   only test/rxe, in the guest (KERNEL=6.1 or 6.12)
-#   make check-asan / check-valgrind / check-fuzz   one of those runs
+#   make check-asan / check-tsan / check-valgrind / check-fuzz   one of those
 #   make fuzz       each fuzz target for FUZZ_TIME seconds (600)
 #   make bench      the benchmarks, into bench/RESULTS.md
 #   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
@@ -81,7 +82,8 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	libibumad-dev ibsim-utils opensm infiniband-diags
 
 .PHONY: all deps check check-unit check-cli check-sm check-vm demo \
-	check-format lint install uninstall clean fuzz check-fuzz check-asan check-valgrind \
+	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
+	check-valgrind \
 	bench
 
 ifneq ($(LIB_SRCS),)
@@ -141,6 +143,7 @@ check: all
 	$(MAKE) --no-print-directory check-vm KERNEL=6.1 || rc=1; \
 	$(MAKE) --no-print-directory check-vm KERNEL=6.12 || rc=1; \
 	$(MAKE) --no-print-directory check-asan || rc=1; \
+	$(MAKE) --no-print-directory check-tsan || rc=1; \
 	$(MAKE) --no-print-directory check-valgrind || rc=1; \
 	exit $$rc
 
@@ -180,10 +183,11 @@ CLI_TESTS ?= test/cli
 CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats, \
 	$(wildcard test/cli/*.bats))
 # test/sm: subnet events from OpenSM on an ibsim fabric, on the host.
+# A test client, never sanitized: it runs under ibsim's preload alone.
 $(B)/sm/mcg: test/sm/mcg.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -libumad
+	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g $< -o $@ -libumad
 
 check-sm: all $(B)/sm/mcg
 	@mkdir -p $(B)/tap/sm
@@ -201,26 +205,66 @@ check-vm: all
 		bats --report-formatter tap -o $(abspath $(B)/tap/rxe-$(KERNEL)) test/rxe
 
 # The same suites with AddressSanitizer and UBSan built in (build/asan),
-# the guest suite on ASAN_KERNEL. Any report fails the test that caused
-# it: the sanitizers end the program with status 86.
+# the guest suite on ASAN_KERNEL, and the subnet suite (whose source runs
+# threads) with ThreadSanitizer too (build/tsan). The sanitizers end a
+# program with status 86 and write each report to a file of the suite's
+# reports directory (IBVEVENT_REPORTS): the test during which a report
+# appeared fails (test/test_helper.bash), and a last test lists them all.
 ASAN_KERNEL ?= 6.12
 SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
-SAN_ENV := ASAN_OPTIONS=exitcode=86:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
-	LSAN_OPTIONS=exitcode=86:suppressions=$(abspath test/lsan.supp):print_suppressions=0 \
-	IBVEVENT_SANITIZED=1
+TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+# $(call san_env,DIR): the environment of a sanitized suite reporting to DIR
+san_env = ASAN_OPTIONS=exitcode=86:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:suppressions=$(abspath test/asan.supp):log_path=$(1)/asan \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86:log_path=$(1)/ubsan \
+	LSAN_OPTIONS=exitcode=86:suppressions=$(abspath test/lsan.supp):print_suppressions=0:log_path=$(1)/lsan \
+	TSAN_OPTIONS=exitcode=86:halt_on_error=0:suppressions=$(abspath test/tsan.supp):log_path=$(1)/tsan \
+	IBVEVENT_SANITIZED=1 IBVEVENT_REPORTS=$(1)
+SAN_VARS := ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS \
+	IBVEVENT_SANITIZED IBVEVENT_REPORTS
 ASAN_MAKE = $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(SAN_FLAGS)" \
 	LDFLAGS="$(SAN_FLAGS)"
+TSAN_MAKE = $(MAKE) --no-print-directory B=$(B)/tsan CFLAGS="$(TSAN_FLAGS)" \
+	LDFLAGS="$(TSAN_FLAGS)"
+ASAN_REPORTS := $(abspath $(B)/asan/reports)
+ASAN_GUEST_REPORTS := $(abspath $(B)/asan/tap/rxe-$(ASAN_KERNEL)/reports)
+TSAN_REPORTS := $(abspath $(B)/tsan/reports)
+# Programs run under ibsim's LD_PRELOAD need the sanitizer's runtime too
+# (test/sm/fabric.bash says where in the list).
+ASAN_RUNTIME = $(shell $(CC) -print-file-name=libasan.so)
+TSAN_RUNTIME = $(shell $(CC) -print-file-name=libtsan.so)
+
+# $(call reports_tap,NAME,DIRS...): one TAP test: no report in DIRS.
+define reports_tap
+	mkdir -p $(dir $(1)); \
+	bad=$$(find $(2) -type f -size +0 2>/dev/null | sort); \
+	if [ -z "$$bad" ]; then echo "ok 1 $(3): no report in any run" >$(1); \
+	else echo "not ok 1 $(3): reports in $$(echo "$$bad" | wc -l) runs" >$(1); \
+		for f in $$bad; do echo "# $$f:"; sed 's/^/# /' $$f; done >>$(1); rc=1; fi; \
+	echo 1..1 >>$(1); cat $(1)
+endef
+
 check-asan:
-	@rc=0; export $(SAN_ENV); \
+	@rc=0; rm -rf $(ASAN_REPORTS) $(ASAN_GUEST_REPORTS); \
+	mkdir -p $(ASAN_REPORTS)/unit $(ASAN_REPORTS)/fuzz $(ASAN_REPORTS)/cli $(ASAN_REPORTS)/sm; \
 	$(ASAN_MAKE) all || exit 1; \
-	$(ASAN_MAKE) check-unit || rc=1; \
-	$(ASAN_MAKE) FUZZ_CHECK_TIME=0 check-fuzz || rc=1; \
-	$(ASAN_MAKE) CLI_TESTS="$(CLI_OWN)" check-cli || rc=1; \
-	$(ASAN_MAKE) KERNEL=$(ASAN_KERNEL) \
-		VM_ENV="ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS IBVEVENT_SANITIZED" \
-		check-vm || rc=1; \
+	env $(call san_env,$(ASAN_REPORTS)/unit) $(ASAN_MAKE) check-unit || rc=1; \
+	env $(call san_env,$(ASAN_REPORTS)/fuzz) $(ASAN_MAKE) FUZZ_CHECK_TIME=0 check-fuzz || rc=1; \
+	env $(call san_env,$(ASAN_REPORTS)/cli) $(ASAN_MAKE) CLI_TESTS="$(CLI_OWN)" check-cli || rc=1; \
+	env $(call san_env,$(ASAN_REPORTS)/sm) IBVEVENT_PRELOAD_BEFORE=$(ASAN_RUNTIME) \
+		$(ASAN_MAKE) check-sm || rc=1; \
+	env $(call san_env,$(ASAN_GUEST_REPORTS)) $(ASAN_MAKE) KERNEL=$(ASAN_KERNEL) \
+		VM_ENV="$(SAN_VARS)" check-vm || rc=1; \
+	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
+	exit $$rc
+
+# ThreadSanitizer on the subnet source's receiver threads, under ibsim.
+check-tsan:
+	@rc=0; rm -rf $(TSAN_REPORTS); mkdir -p $(TSAN_REPORTS); \
+	$(TSAN_MAKE) all || exit 1; \
+	env $(call san_env,$(TSAN_REPORTS)) IBVEVENT_PRELOAD_AFTER=$(TSAN_RUNTIME) \
+		$(TSAN_MAKE) check-sm || rc=1; \
+	$(call reports_tap,$(B)/tsan/tap/reports/reports.tap,$(TSAN_REPORTS),ThreadSanitizer); \
 	exit $$rc
 
 # The CLI suite with every command run under valgrind's memcheck: wrappers
@@ -238,7 +282,7 @@ check-valgrind: all
 			"$(abspath $(B)/bin)/$$c" >$(B)/valgrind/bin/$$c; \
 		chmod +x $(B)/valgrind/bin/$$c; done
 	@rc=0; BUILD=$(abspath $(B)/valgrind) IBVEVENT_VALGRIND=1 \
-		bats --report-formatter tap -o $(B)/tap/valgrind $(CLI_OWN) || rc=1; \
+		IBVEVENT_REPORTS=$(abspath $(B)/valgrind/logs) bats --report-formatter tap -o $(B)/tap/valgrind $(CLI_OWN) || rc=1; \
 	runs=$$(ls $(B)/valgrind/logs | wc -l); \
 	bad=$$(find $(B)/valgrind/logs -type f -size +0 | sort); \
 	if [ -z "$$bad" ]; then \
@@ -334,7 +378,9 @@ fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%) $(B)/fuzz-seeds/.done
 
 # make check: the seeds and the regressions through every target, then a
 # short libFuzzer run of each (FUZZ_CHECK_TIME=0 skips it; so does a
-# machine without clang's fuzzer runtime, saying so).
+# machine without clang or its fuzzer runtime, saying so; a target that
+# does not build fails).
+FUZZ_RUNTIME = $(shell $(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)
 check-fuzz: SHELL := /bin/bash
 check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
 	@mkdir -p $(B)/tap/fuzz; n=0; rc=0; exec 3>$(B)/tap/fuzz/fuzz.tap; \
@@ -349,9 +395,12 @@ check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
 	for t in $(FUZZ_TARGETS); do \
 		if [ "$(FUZZ_CHECK_TIME)" = 0 ]; then \
 			tap ok "fuzz_$$t for a short while # SKIP FUZZ_CHECK_TIME=0"; continue; fi; \
-		if ! $(MAKE) --no-print-directory -s $(B)/fuzz/fuzz_$$t >/dev/null 2>&1; then \
+		if ! command -v $(FUZZ_CC) >/dev/null || [ ! -f "$(FUZZ_RUNTIME)" ]; then \
 			tap ok "fuzz_$$t for $(FUZZ_CHECK_TIME) s # SKIP clang with libFuzzer is not installed"; \
 			continue; fi; \
+		if ! out=$$($(MAKE) --no-print-directory -s $(B)/fuzz/fuzz_$$t 2>&1); then \
+			tap "not ok" "fuzz_$$t builds with $(FUZZ_CC) and libFuzzer"; \
+			echo "$$out" | tail -n 40 | sed 's/^/# /'; rc=1; continue; fi; \
 		w=$$(mktemp -d); cp -r $(B)/fuzz-seeds/$$t $$w/corpus; \
 		if out=$$($(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_CHECK_TIME) \
 				-artifact_prefix=$$w/ $$w/corpus $$d 2>&1); then \

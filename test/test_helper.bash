@@ -79,32 +79,160 @@ restore_rxe() {
 	wait_port_state ACTIVE
 }
 
-# Stop a background process started by a test, quietly.
-stop_bg() {
-	local pid
-	for pid in "$@"; do
-		[ -n "$pid" ] || continue
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+# --- Background processes ---------------------------------------------
+#
+# Every program a test starts in the background goes through bg_start, so
+# that it ends with the status the test expects and its standard error is
+# read: bg_stop and bg_wait check both, and the teardown (ibve_teardown)
+# stops whatever is still running and checks it the same way.
+
+declare -gA BG_PID=() BG_ERR=() BG_WANT=()
+
+# bg_start NAME STATUS CMD...: CMD in the background, its stderr in
+# $BATS_TEST_TMPDIR/NAME.err (BG_ERR[NAME]); STATUS is the status it must
+# end with when stopped (0, or e.g. 143 for a program SIGTERM kills). The
+# caller redirects stdin and stdout. Sets BG_LAST to the pid.
+bg_start() {
+	local name=$1 want=$2
+	shift 2
+	BG_ERR[$name]=$BATS_TEST_TMPDIR/$name.err
+	# the explicit <&0: an asynchronous command would read /dev/null
+	"$@" <&0 2>"${BG_ERR[$name]}" &
+	BG_PID[$name]=$!
+	BG_WANT[$name]=$want
+	BG_LAST=$!
+}
+
+bg_pid() {
+	echo "${BG_PID[$1]:-}"
+}
+
+# Whether PID runs (a zombie, dead but not yet reaped, does not).
+running() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# Reports of AddressSanitizer, LeakSanitizer, UBSan and ThreadSanitizer.
+SANITIZER_RE='^==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]*Sanitizer|runtime error: |^WARNING: ThreadSanitizer'
+
+# bg_check NAME STATUS: reap NAME (already ended or signalled) within 10 s,
+# then its status must be STATUS and its stderr free of sanitizer reports.
+bg_check() {
+	local name=$1 want=$2 pid=${BG_PID[$1]:-} end=$((SECONDS + 10)) status=0 err
+	[ -n "$pid" ] || return 0
+	unset "BG_PID[$name]"
+	err=${BG_ERR[$name]}
+	while running "$pid"; do
+		if [ $SECONDS -ge $end ]; then
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			echo "# $name (pid $pid) did not end within 10 s; killed" >&3
+			return 1
+		fi
+		sleep 0.05
 	done
+	wait "$pid" || status=$?
+	if grep -Eq "$SANITIZER_RE" "$err" 2>/dev/null; then
+		echo "# $name: a sanitizer report on its stderr:" >&3
+		sed 's/^/#   /' "$err" >&3
+		return 1
+	fi
+	if [ "$status" != "$want" ]; then
+		echo "# $name ended with status $status, not $want; its stderr:" >&3
+		sed 's/^/#   /' "$err" >&3
+		return 1
+	fi
+}
+
+# bg_stop NAME [STATUS [SIGNAL]]: send SIGNAL (TERM) and check as above
+# (STATUS: the one given to bg_start).
+bg_stop() {
+	local pid=${BG_PID[$1]:-}
+	[ -n "$pid" ] || return 0
+	kill -s "${3:-TERM}" "$pid" 2>/dev/null || true
+	bg_check "$1" "${2:-${BG_WANT[$1]}}"
+}
+
+# bg_wait NAME STATUS [SECONDS]: until NAME ends by itself (10 s), then
+# check it; a program still running at the deadline fails.
+bg_wait() {
+	local pid=${BG_PID[$1]:-} end=$((SECONDS + ${3:-10}))
+	[ -n "$pid" ] || return 0
+	while running "$pid"; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# $1 (pid $pid) still runs after ${3:-10} s" >&3
+			bg_stop "$1" "$2" KILL
+			return 1
+		fi
+		sleep 0.05
+	done
+	bg_check "$1" "$2"
+}
+
+# New sanitizer or memcheck reports (IBVEVENT_REPORTS: the directory the
+# sanitized and memcheck builds write them to) fail the test that made
+# them; the report is printed.
+reports_mark() {
+	[ -n "${IBVEVENT_REPORTS:-}" ] || return 0
+	mkdir -p "$IBVEVENT_REPORTS"
+	touch "$BATS_TEST_TMPDIR/.reports-mark"
+}
+
+reports_check() {
+	local f bad=0
+	[ -n "${IBVEVENT_REPORTS:-}" ] && [ -e "$BATS_TEST_TMPDIR/.reports-mark" ] || return 0
+	while IFS= read -r f; do
+		echo "# a report in $f:" >&3
+		sed 's/^/#   /' "$f" >&3
+		bad=1
+	done < <(find "$IBVEVENT_REPORTS" -type f -size +0 -newer "$BATS_TEST_TMPDIR/.reports-mark")
+	return $bad
+}
+
+# What every test's teardown does last: stop the background programs still
+# running (each must end as bg_start said), then look for reports.
+ibve_teardown() {
+	local name rc=0
+	for name in "${!BG_PID[@]}"; do
+		bg_stop "$name" || rc=1
+	done
+	reports_check || rc=1
+	return $rc
+}
+
+# What every test's setup does first.
+ibve_setup() {
+	reports_mark
+}
+
+setup() {
+	ibve_setup
+}
+
+teardown() {
+	ibve_teardown
 }
 
 # start_watch ARGS...: ibv_eventwatch in the background, ready to see
 # events when this returns (it has printed its "watching" line).
-# Sets WPID, WOUT (its stdout) and WERR (its stderr).
+# Sets WPID, WOUT (its stdout) and WERR (its stderr); SIGTERM must end it
+# with status 0.
 start_watch() {
 	WOUT=$BATS_TEST_TMPDIR/watch.out
-	WERR=$BATS_TEST_TMPDIR/watch.err
-	ibv_eventwatch "$@" >"$WOUT" 2>"$WERR" &
-	WPID=$!
+	bg_start watch 0 ibv_eventwatch "$@" >"$WOUT"
+	WPID=$BG_LAST
+	WERR=${BG_ERR[watch]}
 	wait_for "$WERR" '^ibv_eventwatch: watching'
 }
 
-# start_asyncwatch: rdma-core's ibv_asyncwatch on rxe0 as the reference.
+# start_asyncwatch: rdma-core's ibv_asyncwatch on rxe0 as the reference
+# (SIGTERM kills it: status 143).
 start_asyncwatch() {
 	AOUT=$BATS_TEST_TMPDIR/asyncwatch.out
-	stdbuf -oL ibv_asyncwatch -d rxe0 >"$AOUT" 2>&1 &
-	APID=$!
+	bg_start asyncwatch 143 stdbuf -oL ibv_asyncwatch -d rxe0 >"$AOUT"
+	APID=$BG_LAST
 	wait_for "$AOUT" 'async event FD'
 }
 
@@ -135,6 +263,37 @@ tm_wait() {
 	until tm_screen | grep -Eq -- "$1"; do
 		if [ $SECONDS -ge $end ]; then
 			echo "# timed out waiting for /$1/ on the screen:" >&3
+			tm_screen | sed 's/^/#   |/' >&3
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# tm_wait_gone REGEX [SECONDS]: until no line of the screen matches.
+tm_wait_gone() {
+	local end=$((SECONDS + ${2:-10}))
+	while tm_screen | grep -Eq -- "$1"; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# /$1/ still on the screen after ${2:-10} s:" >&3
+			tm_screen | sed 's/^/#   |/' >&3
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# tm_line N: line N (from 1) of the screen.
+tm_line() {
+	tm_screen | sed -n "${1}p"
+}
+
+# tm_wait_line N REGEX [SECONDS]: until line N of the screen matches.
+tm_wait_line() {
+	local end=$((SECONDS + ${3:-10}))
+	until tm_line "$1" | grep -Eq -- "$2"; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# timed out waiting for /$2/ on line $1 of the screen:" >&3
 			tm_screen | sed 's/^/#   |/' >&3
 			return 1
 		fi

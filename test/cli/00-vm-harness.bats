@@ -5,6 +5,7 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	[ "${IBVEVENT_VM:-}" != 1 ] || skip "runs on the host, not inside the guest"
 	VMRUN=$TOP/test/vm/run
 	export VM_QUIET=1

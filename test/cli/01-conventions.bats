@@ -78,7 +78,7 @@ man_page() {
 	assert_success
 	run shellcheck -s bash test/*.bash test/sm/*.bash completions/ibvevent
 	assert_success
-	run shellcheck -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164 test/*/*.bats
+	run shellcheck -s bash -e SC2030,SC2031,SC2034,SC2153,SC2154,SC2164 test/*/*.bats
 	assert_success
 }
 
@@ -112,4 +112,21 @@ man_page() {
 	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
 		while read -r f; do head -n 3 \"\$f\" | grep -q SPDX-License-Identifier || echo \"\$f\"; done"
 	assert_output ''
+}
+
+@test "tests start background programs through bg_start and tear down through the helper" {
+	cd "$TOP"
+	# a bare "CMD &" would escape the status and stderr checks
+	run grep -nE '[^&]&[[:space:]]*$' test/*/*.bats test/*/*.bash
+	assert_output ''
+	for f in test/*/*.bats; do
+		if grep -q '^setup()' "$f"; then
+			sed -n '/^setup()/,/^}/p' "$f" | grep -q ibve_setup ||
+				fail "$f: setup does not call ibve_setup"
+		fi
+		if grep -q '^teardown()' "$f"; then
+			sed -n '/^teardown()/,/^}/p' "$f" | grep -q ibve_teardown ||
+				fail "$f: teardown does not call ibve_teardown"
+		fi
+	done
 }

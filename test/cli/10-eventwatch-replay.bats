@@ -7,6 +7,7 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	export TZ=UTC
 	FABRIC=$CAPTURES/ib-fabric.jsonl
 }
@@ -15,6 +16,18 @@ setup() {
 	run ibv_eventwatch -r "$FABRIC"
 	assert_success
 	diff -u "$EXPECTED/ib-fabric.txt" <(echo "$output")
+	# independent of the stored file: one line per record, in order, each
+	# with the record's device, port and event as the capture has them
+	printf '%s\n' "${lines[@]}" | awk '{ print $3, $4 }' >"$BATS_TEST_TMPDIR/seen"
+	run jq -r '"\(.device)\(if .port then "/\(.port)" else "" end) \(.event)"' "$FABRIC"
+	diff -u <(echo "$output") "$BATS_TEST_TMPDIR/seen"
+	# the objects: queue pair numbers in hex, handles as they are
+	run ibv_eventwatch -r "$FABRIC" -e qp
+	assert_line --partial 'QP_FATAL             error   local catastrophic error on the queue pair; it moved to the error state (qp 0x00126b, handle 16)'
+	run ibv_eventwatch -r "$FABRIC" -e WQ_FATAL,CQ_ERR,DEVICE_FATAL
+	assert_line --partial 'CQ_ERR               error   completion queue overrun: completions were lost (cq handle 5)'
+	assert_line --partial 'WQ_FATAL             error   catastrophic error on the work queue; it moved to the error state (wq 0x000321, handle 3)'
+	assert_line --regexp '^2026-03-02 11:30:00.000 mlx5_1 +DEVICE_FATAL +fatal '
 }
 
 @test "JSON Lines replay matches the stored output, one object per line" {
@@ -22,6 +35,13 @@ setup() {
 	assert_success
 	diff -u "$EXPECTED/ib-fabric.jsonl" <(echo "$output")
 	[ "$(jq -c . <<<"$output" | wc -l)" -eq "$(wc -l <"$FABRIC")" ]
+	# independent of the stored file: every field the capture gives is
+	# written back as it was
+	facts='[.time, .device, .port, .event, .code, .qp_num, .wq_num, .handle, .chardev, .netdev, .netdev_index, .node_guid]'
+	diff -u <(jq -c "$facts" "$FABRIC") <(jq -c "$facts" <<<"$output")
+	# and what the table adds: classes and severities of a few
+	run jq -r 'select(.event == "PORT_ERR" or .event == "DEVICE_FATAL" or .event == "QP_ACCESS_ERR" or .event == "SRQ_LIMIT_REACHED") | "\(.event) \(.class) \(.severity) \(.affiliated)"' <<<"$output"
+	assert_output $'PORT_ERR port error false\nQP_ACCESS_ERR qp error true\nSRQ_LIMIT_REACHED srq warning true\nDEVICE_FATAL device fatal false'
 }
 
 @test "the capture covers all 20 verbs event types of rdma-core 44" {
@@ -132,15 +152,16 @@ quiet_pipe() {
 @test "events arrive as they are written to a pipe, not when the pipe closes" {
 	fifo=$BATS_TEST_TMPDIR/fifo
 	mkfifo "$fifo"
-	ibv_eventwatch -j -r - <"$fifo" >"$BATS_TEST_TMPDIR/out" &
-	pid=$!
-	exec 5>"$fifo"
+	exec 5<>"$fifo"
+	bg_start watch 0 ibv_eventwatch -j -r - <"$fifo" >"$BATS_TEST_TMPDIR/out" 5>&-
 	head -n 1 "$FABRIC" >&5
 	wait_for "$BATS_TEST_TMPDIR/out" PORT_ERR 5
 	sed -n 2p "$FABRIC" >&5
 	wait_for "$BATS_TEST_TMPDIR/out" PORT_ACTIVE 5
 	exec 5>&-
-	wait "$pid"
+	# the end of the pipe ends the replay, with status 0
+	bg_wait watch 0
+	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/out")" 2
 }
 
 @test "-w records every event, filtered or not, while printing the filtered ones" {
@@ -200,4 +221,20 @@ $f:9: not a JSON object" ]
 	refute_output --partial $'\e['
 	run ibv_eventwatch -r "$FABRIC" -n 1
 	refute_output --partial $'\e['
+}
+
+@test "NETDEV_DETACH, which soft-RoCE never raises, replays, filters and counts" {
+	cap=$CAPTURES/hotplug.jsonl
+	run ibv_eventwatch -r "$cap" -e hotplug
+	assert_success
+	assert_line --index 0 '2026-05-11 14:02:00.000 mlx5_bond_0/1 NETDEV_DETACH        warning network device detached from the port'
+	assert_line --index 1 '2026-05-11 14:02:01.250 mlx5_bond_0/1 NETDEV_ATTACH        info    network device attached to the port (netdev bond0)'
+	assert_equal "${#lines[@]}" 2
+	run ibv_eventwatch -j -r "$cap" -e NETDEV_DETACH
+	assert_equal "$(jq -r '[.device, .port, .source, .class, .netdev // "-"] | @tsv' <<<"$output")" $'mlx5_bond_0\t1\thotplug\tport\t-'
+	run ibv_eventtop -b -j -r "$cap"
+	assert_equal "$(jq -r '.rows[] | "\(.device) \(.port) \(.counts.other) \(.counts.link_down) \(.state)"' <<<"$output")" 'mlx5_bond_0 1 2 1 ACTIVE'
+	ibv_eventwatch -q -r "$cap" --metrics-file "$BATS_TEST_TMPDIR/m.prom" >/dev/null
+	run grep -F 'event="NETDEV_DETACH"' "$BATS_TEST_TMPDIR/m.prom"
+	assert_line 'rdma_async_events_total{device="mlx5_bond_0",port="1",event="NETDEV_DETACH",severity="warning"} 1'
 }

@@ -6,6 +6,7 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	FABRIC=$CAPTURES/ib-fabric.jsonl
 }
 

@@ -9,6 +9,7 @@ load ../test_helper
 GOOD='{"time":"2026-03-02T08:15:00Z","device":"mlx5_0","port":1,"event":"PORT_ERR"}'
 
 setup() {
+	ibve_setup
 	F=$BATS_TEST_TMPDIR/capture.jsonl
 }
 

@@ -6,11 +6,15 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	[ "${IBVEVENT_VM:-}" != 1 ] || skip "boots the guest itself: runs on the host"
 }
 
 teardown() {
+	local rc=0
 	tm_stop
+	ibve_teardown || rc=1
+	return $rc
 }
 
 @test "make demo: link flaps arrive live on the screen, q quits and the guest powers off" {

@@ -7,14 +7,22 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	export TZ=UTC
 	FABRIC=$CAPTURES/ib-fabric.jsonl
 	M=$BATS_TEST_TMPDIR/rdma.prom
 }
 
 teardown() {
-	stop_bg "${NPID:-}" "${PPID_PROM:-}" "${WPID:-}"
+	local rc=0
+	ibve_teardown || rc=1
 	exec 5>&- 2>/dev/null || true
+	return $rc
+}
+
+# sum FILE: the sum of the rdma_async_events_total series in FILE.
+sum_events() {
+	awk '/^rdma_async_events_total/ { s += $2 } END { print s + 0 }' "$1" 2>/dev/null
 }
 
 need() {
@@ -26,51 +34,60 @@ need() {
 	run ibv_eventwatch -q -r "$FABRIC" -e PORT_ERR --metrics-file "$M"
 	assert_success
 	assert_equal "${#lines[@]}" 1 # the filter is for the output only
-	diff -u "$EXPECTED/ib-fabric.prom" "$M"
+	# the stored file holds no build-specific value: the build info apart
+	diff -u "$EXPECTED/ib-fabric.prom" <(grep -v '^ibvevent_build_info{' "$M")
+	version=$(ibv_eventwatch -V | awk '{ print $2 }')
+	assert_equal "$(grep '^ibvevent_build_info{' "$M")" \
+		"ibvevent_build_info{version=\"$version\",mlx5=\"$(ibv_eventwatch -V | sed -n 's/.*mlx5 DEVX events: \([a-z]*\)).*/\1/p')\"} 1"
+	# independent of the stored file: one series per device, port and
+	# event of the capture, counting its records
+	jq -r '"\(.device) \(.port // "-") \(.event)"' "$FABRIC" | sort | uniq -c |
+		awk '{ print $2, $3, $4, $1 }' >"$BATS_TEST_TMPDIR/want"
+	sed -n 's/^rdma_async_events_total{device="\([^"]*\)",port="\([^"]*\)",event="\([^"]*\)",severity="[a-z]*"} \([0-9]*\)$/\1 \2 \3 \4/p' "$M" |
+		awk 'NF == 3 { print $1, "-", $2, $3; next } { print }' | sort >"$BATS_TEST_TMPDIR/got"
+	diff -u <(sort "$BATS_TEST_TMPDIR/want") "$BATS_TEST_TMPDIR/got"
 	run promtool check metrics <"$M"
 	assert_success
 	run grep -c '^rdma_async_events_total{' "$M"
 	assert_output 28
-	assert_equal "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s }' "$M")" 28
+	assert_equal "$(sum_events "$M")" 28
 }
 
 @test "the file is replaced whole: a reader during a storm only ever sees complete files" {
 	fifo=$BATS_TEST_TMPDIR/events
 	mkfifo "$fifo"
-	ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null &
-	WPID=$!
-	exec 5>"$fifo"
+	exec 5<>"$fifo"
+	bg_start watch 0 ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null 5>&-
 	# a reader that keeps every version it sees (not holding the pipe)
-	(
-		exec 5>&-
+	# shellcheck disable=SC2016 # expanded by that bash
+	bg_start reader 0 bash -c '
 		n=0
-		while [ ! -e "$BATS_TEST_TMPDIR/stop" ]; do
-			n=$((n + 1)) # not in the redirection: cat's child would count
-			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null || true
-		done
-	) &
-	RPID=$!
+		while [ ! -e "$1/stop" ] && [ $SECONDS -lt 300 ]; do
+			n=$((n + 1))
+			cat "$2" >"$1/seen.$n" 2>/dev/null || true
+		done' _ "$BATS_TEST_TMPDIR" "$M" 5>&-
 	for i in $(seq 100); do
 		for _ in 1 2 3 4 5; do
 			echo "{\"time\":\"2026-03-02T08:00:00Z\",\"device\":\"mlx5_$((i % 4))\",\"port\":1,\"event\":\"PORT_ERR\"}"
 		done >&5
 		# each chunk makes a new version of the file before the next
-		until [ "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s + 0 }' "$M" 2>/dev/null)" = $((i * 5)) ]; do
-			:
+		end=$((SECONDS + 10))
+		until [ "$(sum_events "$M")" = $((i * 5)) ]; do
+			[ $SECONDS -lt $end ] || fail "chunk $i: the file says $(sum_events "$M") events"
+			sleep 0.001
 		done
 	done
 	exec 5>&-
-	wait "$WPID"
-	WPID=
+	bg_wait watch 0
 	touch "$BATS_TEST_TMPDIR/stop"
-	wait "$RPID" || true
+	bg_wait reader 0
 	versions=$(cat "$BATS_TEST_TMPDIR"/seen.* | grep -c '^# HELP rdma_async_events_total')
 	[ "$versions" -ge 20 ] || fail "the reader saw only $versions versions"
 	for f in "$BATS_TEST_TMPDIR"/seen.*; do
 		[ -s "$f" ] || continue
 		tail -n 1 "$f" | grep -q '^ibvevent_build_info{' || fail "$f is cut short"
 	done
-	assert_equal "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s }' "$M")" 500
+	assert_equal "$(sum_events "$M")" 500
 }
 
 @test "--metrics-state keeps the counters across a restart; without it they start from zero" {
@@ -94,10 +111,9 @@ need() {
 	mkdir -p "$dir"
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$dir/rdma.prom" >/dev/null
 	port=$(free_port)
-	prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
+	bg_start node_exporter 143 prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
 		--collector.disable-defaults --collector.textfile \
-		--collector.textfile.directory="$dir" 2>"$BATS_TEST_TMPDIR/ne.log" &
-	NPID=$!
+		--collector.textfile.directory="$dir"
 	wait_http "http://127.0.0.1:$port/metrics"
 	run curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'rdma_async_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
@@ -112,17 +128,15 @@ need() {
 	mkdir -p "$dir"
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$dir/rdma.prom" >/dev/null
 	ne=$(free_port)
-	prometheus-node-exporter --web.listen-address="127.0.0.1:$ne" \
+	bg_start node_exporter 143 prometheus-node-exporter --web.listen-address="127.0.0.1:$ne" \
 		--collector.disable-defaults --collector.textfile \
-		--collector.textfile.directory="$dir" 2>"$BATS_TEST_TMPDIR/ne.log" &
-	NPID=$!
+		--collector.textfile.directory="$dir"
 	# a live watcher serving /metrics, fed from a pipe that stays open
 	fifo=$BATS_TEST_TMPDIR/events
 	mkfifo "$fifo"
 	exec 5<>"$fifo"
 	ml=$(free_port)
-	ibv_eventwatch -q -r - --metrics-listen ":$ml" <"$fifo" >/dev/null &
-	WPID=$!
+	bg_start watch 0 ibv_eventwatch -q -r - --metrics-listen ":$ml" <"$fifo" >/dev/null
 	cat "$FABRIC" >&5
 	pp=$(free_port)
 	cat >"$BATS_TEST_TMPDIR/prometheus.yml" <<YML
@@ -134,10 +148,9 @@ scrape_configs:
   - job_name: listen
     static_configs: [{ targets: ['127.0.0.1:$ml'] }]
 YML
-	prometheus --config.file="$BATS_TEST_TMPDIR/prometheus.yml" \
+	bg_start prometheus 0 prometheus --config.file="$BATS_TEST_TMPDIR/prometheus.yml" \
 		--storage.tsdb.path="$BATS_TEST_TMPDIR/tsdb" \
-		--web.listen-address="127.0.0.1:$pp" 2>"$BATS_TEST_TMPDIR/prom.log" &
-	PPID_PROM=$!
+		--web.listen-address="127.0.0.1:$pp"
 	q() {
 		curl -fsG "http://127.0.0.1:$pp/api/v1/query" --data-urlencode "query=$1" |
 			jq -r '.data.result[0].value[1] // empty'
@@ -145,7 +158,7 @@ YML
 	end=$((SECONDS + 60))
 	until [ "$(q 'sum(rdma_async_events_total{job="textfile"})')" = 28 ] &&
 		[ "$(q 'sum(rdma_async_events_total{job="listen"})')" = 28 ]; do
-		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "$BATS_TEST_TMPDIR/prom.log")"
+		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "${BG_ERR[prometheus]}")"
 		sleep 0.5
 	done
 	assert_equal "$(q 'rdma_async_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
@@ -158,8 +171,7 @@ YML
 	mkfifo "$fifo"
 	exec 5<>"$fifo"
 	port=$(free_port)
-	ibv_eventwatch -q -r - --metrics-listen ":$port" <"$fifo" >/dev/null &
-	WPID=$!
+	bg_start watch 0 ibv_eventwatch -q -r - --metrics-listen ":$port" <"$fifo" >/dev/null
 	wait_http "http://127.0.0.1:$port/metrics"
 	run ss -ltnH "sport = :$port"
 	assert_output --regexp "127\.0\.0\.1:$port "
@@ -171,7 +183,11 @@ YML
 	run curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics"
 	assert_output 405
 	head -n 2 "$FABRIC" >&5
-	sleep 0.3
+	end=$((SECONDS + 10))
+	until curl -fs "http://127.0.0.1:$port/metrics" | grep -q 'event="PORT_ACTIVE"'; do
+		[ $SECONDS -lt $end ] || fail "the endpoint never counted the lines"
+		sleep 0.05
+	done
 	run curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
 }

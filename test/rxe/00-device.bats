@@ -6,12 +6,15 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	require_guest
 }
 
 teardown() {
-	stop_bg "${aw:-}"
+	local rc=0
+	ibve_teardown || rc=1
 	restore_rxe
+	return $rc
 }
 
 @test "ibv_devices lists rxe0" {
@@ -28,14 +31,12 @@ teardown() {
 }
 
 @test "ibv_asyncwatch sees PORT_ERR then PORT_ACTIVE on a link flap" {
-	log=$BATS_TEST_TMPDIR/asyncwatch
-	stdbuf -oL ibv_asyncwatch -d rxe0 >"$log" 2>&1 &
-	aw=$!
-	wait_for "$log" 'async event FD'
+	start_asyncwatch
 	ip link set dummy0 down
-	wait_for "$log" 'IBV_EVENT_PORT_ERR'
+	wait_for "$AOUT" 'IBV_EVENT_PORT_ERR'
 	ip link set dummy0 up
-	wait_for "$log" 'IBV_EVENT_PORT_ACTIVE'
-	run grep -o 'IBV_EVENT_PORT_[A-Z]*' "$log"
+	wait_for "$AOUT" 'IBV_EVENT_PORT_ACTIVE'
+	bg_stop asyncwatch 143
+	run grep -o 'IBV_EVENT_PORT_[A-Z]*' "$AOUT"
 	assert_output $'IBV_EVENT_PORT_ERR\nIBV_EVENT_PORT_ACTIVE'
 }

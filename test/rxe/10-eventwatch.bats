@@ -6,13 +6,25 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	require_guest
 }
 
 teardown() {
-	stop_bg "${WPID:-}" "${APID:-}"
+	local rc=0
+	ibve_teardown || rc=1
 	ip addr flush dev dummy0 scope global 2>/dev/null || true
 	restore_rxe
+	return $rc
+}
+
+# mark: an event after everything a test waited for, seen by the watcher
+# (and ibv_asyncwatch, when running): what came before it has come, so
+# counting then is exact, and nothing late can be missed.
+mark() {
+	ip addr add 2001:db8::ff/64 dev dummy0 nodad
+	wait_for "$WOUT" GID_CHANGE 10
+	[ -z "${AOUT:-}" ] || wait_for "$AOUT" GID_CHANGE 10
 }
 
 flap() {
@@ -29,9 +41,7 @@ flap() {
 	start_asyncwatch
 	start_watch -j
 	flap 3
-	wait_count "$WOUT" PORT_ACTIVE 3
-	wait_count "$AOUT" PORT_ACTIVE 3
-	sleep 0.5 # anything late would show now
+	mark
 	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ERR"')" 3
 	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ACTIVE"')" 3
 	assert_equal "$(count_lines "$AOUT" IBV_EVENT_PORT_ERR)" 3
@@ -46,12 +56,15 @@ flap() {
 
 @test "adding and removing an address gives GID_CHANGE, as many as ibv_asyncwatch sees" {
 	start_asyncwatch
-	start_watch -j -e GID_CHANGE
+	start_watch -j -e GID_CHANGE,PORT_ACTIVE
 	ip addr add 2001:db8::1/64 dev dummy0 nodad
 	wait_for "$WOUT" GID_CHANGE
 	ip addr del 2001:db8::1/64 dev dummy0
 	wait_count "$AOUT" GID_CHANGE 2
-	sleep 0.5
+	# a flap after it: once its PORT_ACTIVE is in, every GID_CHANGE is
+	flap 1
+	wait_for "$WOUT" PORT_ACTIVE 10
+	wait_for "$AOUT" PORT_ACTIVE 10
 	n=$(count_lines "$WOUT" GID_CHANGE)
 	[ "$n" -ge 2 ]
 	assert_equal "$n" "$(count_lines "$AOUT" GID_CHANGE)"
@@ -77,6 +90,7 @@ removal_cycle() {
 	# events still flow from the re-opened device
 	assert_line 'PORT_ERR verbs -'
 	assert_line 'PORT_ACTIVE verbs -'
+	bg_stop watch 0
 }
 
 @test "rdma link delete finishes at once while the watcher runs; removal and return are reported" {
@@ -110,11 +124,9 @@ removal_cycle() {
 @test "--expect PORT_ERR -t 10 exits 0 when the link drops" {
 	start_watch --expect PORT_ERR -t 10
 	ip link set dummy0 down
-	status=0
-	wait "$WPID" || status=$?
-	WPID=
-	assert_equal "$status" 0
-	grep -q PORT_ERR "$WOUT"
+	bg_wait watch 0 5
+	run cat "$WOUT"
+	assert_output --regexp '^[-0-9]+ [:.0-9]+ rxe0/1 +PORT_ERR +error '
 }
 
 @test "--expect PORT_ERR -t 2 exits 1 when nothing happens" {
@@ -147,17 +159,17 @@ removal_cycle() {
 @test "an idle watcher makes no system calls" {
 	start_watch
 	trace=$BATS_TEST_TMPDIR/strace
-	strace -f -p "$WPID" -o "$trace" &
-	spid=$!
+	# told to detach (SIGINT), strace ends as that signal would: 130
+	bg_start strace 130 strace -f -s 256 -p "$WPID" -o "$trace"
+	# the window starts once strace has attached to every thread
+	wait_for "${BG_ERR[strace]}" "Process $WPID attached" 10
 	sleep 3
 	cp "$trace" "$trace.idle"
 	# then one event, to prove strace was attached and seeing
 	flap 1
 	wait_for "$WOUT" PORT_ACTIVE 5
-	sleep 0.3
-	kill -INT "$spid"
-	wait "$spid" || true
-	grep -q '^[0-9]* *write(1, ' "$trace" || fail "strace saw nothing: $(cat "$trace")"
+	wait_for "$trace" '^[0-9]* *write\(1, .*PORT_ACTIVE' 5
+	bg_stop strace 130 INT
 	# strace's own attach shows the poll being resumed; nothing else ran
 	run grep -v -e 'restart_syscall' -e '^[0-9]* *+++' -e '^[0-9]* *---' "$trace.idle"
 	assert_output ''
@@ -166,33 +178,29 @@ removal_cycle() {
 @test "SIGTERM and SIGINT end the watcher at once with status 0" {
 	for sig in TERM INT; do
 		start_watch
-		kill -s "$sig" "$WPID"
-		start=$SECONDS
-		status=0
-	wait "$WPID" || status=$?
-		WPID=
-		assert_equal "$status" 0
-		[ $((SECONDS - start)) -le 1 ]
+		start=$(date +%s%N)
+		bg_stop watch 0 "$sig"
+		ms=$((($(date +%s%N) - start) / 1000000))
+		[ "$ms" -le 1000 ] || fail "SIG$sig took $ms ms"
 	done
 }
 
 @test "a reader that goes away ends the live watcher quietly with status 0" {
 	fifo=$BATS_TEST_TMPDIR/fifo
 	mkfifo "$fifo"
-	ibv_eventwatch -q >"$fifo" 2>"$BATS_TEST_TMPDIR/err" &
-	WPID=$!
-	head -n 1 "$fifo" >"$BATS_TEST_TMPDIR/first" &
-	hpid=$!
-	sleep 0.5
+	exec 8<>"$fifo" # holds the pipe open until head reads it
+	bg_start watch 0 ibv_eventwatch >"$fifo" 8>&-
+	wait_for "${BG_ERR[watch]}" '^ibv_eventwatch: watching'
+	bg_start head 0 head -n 1 <"$fifo" >"$BATS_TEST_TMPDIR/first" 8>&-
+	exec 8>&-
 	flap 1
-	wait "$hpid"
+	bg_wait head 0
 	flap 1 # the next write finds the pipe closed
-	status=0
-	wait "$WPID" || status=$?
-	WPID=
-	assert_equal "$status" 0
-	grep -q PORT_ERR "$BATS_TEST_TMPDIR/first"
-	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+	bg_wait watch 0
+	run cat "$BATS_TEST_TMPDIR/first"
+	assert_output --regexp ' rxe0/1 +PORT_ERR '
+	# nothing but its "watching" line
+	assert_equal "$(wc -l <"${BG_ERR[watch]}")" 1
 }
 
 @test "--mlx5 on rxe0, which is not mlx5: one line, status 3" {

@@ -7,31 +7,61 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	require_guest
 	J=$BATS_TEST_TMPDIR/report.json
 }
 
 teardown() {
-	stop_bg "${WPID:-}" "${IPID:-}"
+	local rc=0
+	ibve_teardown || rc=1
 	ip addr flush dev dummy0 scope global 2>/dev/null || true
 	restore_rxe
-}
-
-# inject ARGS...: run the injector with -j; the report is in $J.
-inject() {
-	run --separate-stderr ibv_eventinject -j "$@"
-	printf '%s\n' "$output" >"$J"
+	return $rc
 }
 
 field() {
 	jq -r "$1" "$J"
 }
 
-# Resources of ours still known to the kernel (rdma resource show).
-leftovers() {
-	rdma resource show qp | grep -v 'comm \[ib_core\]' || true
-	rdma resource show cq | grep -v 'comm \[ib_core\]' || true
-	rdma resource show srq 2>/dev/null | grep -v 'comm \[ib_core\]' || true
+# objects PID: the objects of process PID the kernel knows, by kind
+# ("qp 2 cq 2 srq 1 pd 1 mr 1"), from rdma resource show.
+objects() {
+	local kind n out=""
+	for kind in qp cq srq pd mr; do
+		n=$(rdma resource show "$kind" pid "$1") ||
+			fail "rdma resource show $kind pid $1 failed"
+		out+="$kind $(grep -c . <<<"$n") "
+	done
+	echo "${out% }"
+}
+
+# wait_objects PID: until the process has its queue pairs (10 s).
+wait_objects() {
+	local end=$((SECONDS + 10))
+	until rdma resource show qp pid "$1" | grep -q .; do
+		running "$1" || fail "process $1 ended before its objects were seen"
+		[ $SECONDS -lt $end ] || fail "no queue pair of process $1 after 10 s"
+		sleep 0.02
+	done
+}
+
+# inject ARGS...: the injector with -j and --hold; once its report is out
+# (every object destroyed, it says) the kernel must know none of its
+# objects while the process still lives; then SIGTERM ends it with the
+# run's status, which is in $status, the report in $J.
+inject() {
+	local want
+	bg_start inject 0 ibv_eventinject -j --hold "$@" >"$J"
+	IPID=$BG_LAST
+	wait_for "$J" '^\{' 60 || return 1
+	running "$IPID" || fail "the injector did not hold"
+	assert_equal "$(objects "$IPID")" "qp 0 cq 0 srq 0 pd 0 mr 0"
+	want=$(field .status)
+	bg_stop inject "$want"
+	status=$want
+	output=$(cat "$J")
+	stderr=$(cat "${BG_ERR[inject]}")
 }
 
 @test "srq-limit: SRQ_LIMIT_REACHED for our SRQ, acked, torn down" {
@@ -45,7 +75,15 @@ leftovers() {
 	[ "$(field '.latency_us > 0')" = true ]
 	[ "$(field '.teardown')" = true ]
 	[ "$(field '.events')" -ge 1 ]
-	assert_equal "$(leftovers)" ''
+}
+
+@test "the teardown check sees a run's objects while they exist" {
+	bg_start inject 0 ibv_eventinject -q --hold cq-overflow --events 100000000
+	IPID=$BG_LAST
+	wait_objects "$IPID"
+	assert_equal "$(objects "$IPID")" "qp 2 cq 2 srq 1 pd 1 mr 1"
+	# SIGTERM interrupts the run (status 1), which then tears down
+	bg_stop inject 1
 }
 
 @test "srq-limit --rearm 3: four one-shot events from re-arming" {
@@ -59,7 +97,6 @@ leftovers() {
 	assert_success
 	assert_equal "$(field '[.event, .class, .received] | join(" ")')" "CQ_ERR cq 1"
 	[ "$(field '.handle | type')" = number ]
-	assert_equal "$(leftovers)" ''
 }
 
 @test "sq-drained: SQ_DRAINED naming our queue pair" {
@@ -78,7 +115,7 @@ leftovers() {
 		[ "$(field '.qp_num')" -gt 1 ]
 	else
 		inject -t 2 last-wqe
-		assert_failure 1
+		assert_equal "$status" 1
 		[ "$stderr" = "ibv_eventinject: rxe0 did not deliver QP_LAST_WQE_REACHED within 2 s" ]
 		assert_equal "$(field '"\(.received) \(.status) \(.teardown)"')" "0 1 true"
 		run ibv_eventinject -t 2 last-wqe
@@ -106,24 +143,22 @@ leftovers() {
 	echo "# $(field '"\(.rate | floor) CQ_ERR/s over \(.seconds) s"')" >&3
 	[ "$(field '.rate > 0')" = true ]
 	[ "$(field '.teardown')" = true ]
-	assert_equal "$(leftovers)" ''
 }
 
 @test "a watcher beside the injector sees none of its events, but sees port events" {
 	start_watch -j
-	ibv_eventinject -j cq-overflow --events 300000 >"$J" &
-	IPID=$!
+	bg_start inject 0 ibv_eventinject -j cq-overflow --events 300000 >"$J"
+	IPID=$BG_LAST
 	# once the injector's queue pairs exist, change the port's GIDs
-	until rdma resource show qp | grep -q 'comm ibv_eventinject'; do
-		kill -0 "$IPID" || fail "the injector ended before its run was seen"
-	done
+	wait_objects "$IPID"
 	ip addr add 2001:db8::7/64 dev dummy0 nodad
-	status=0
-	wait "$IPID" || status=$?
-	IPID=
-	assert_equal "$status" 0
+	bg_wait inject 0 120
 	wait_for "$WOUT" GID_CHANGE 5
-	sleep 0.3
+	# a flap after it all: its PORT_ACTIVE closes the watcher's record
+	ip link set dummy0 down
+	wait_port_state DOWN
+	ip link set dummy0 up
+	wait_for "$WOUT" PORT_ACTIVE 10
 	run jq -r .event "$WOUT"
 	refute_output --regexp 'CQ_ERR|SRQ_LIMIT|SQ_DRAINED|QP_'
 	assert_line GID_CHANGE
@@ -133,22 +168,23 @@ leftovers() {
 }
 
 @test "SIGTERM during a storm: prompt exit, status 1, teardown completes" {
-	ibv_eventinject -j cq-overflow --events 100000000 >"$J" &
-	IPID=$!
-	until rdma resource show qp | grep -q 'comm ibv_eventinject'; do
-		kill -0 "$IPID" || fail "the injector ended early"
+	sent=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
+	before=$(cat "$sent")
+	bg_start inject 0 ibv_eventinject -j cq-overflow --events 100000000 >"$J"
+	IPID=$BG_LAST
+	wait_objects "$IPID"
+	# until the storm runs: a minimal CQ overflows from its second write
+	end=$((SECONDS + 10))
+	until [ $(($(cat "$sent") - before)) -ge 1000 ]; do
+		[ $SECONDS -lt $end ] || fail "no traffic from the injector after 10 s"
+		sleep 0.05
 	done
-	sleep 0.3
-	kill -TERM "$IPID"
-	start=$SECONDS
-	status=0
-	wait "$IPID" || status=$?
-	IPID=
-	assert_equal "$status" 1
-	[ $((SECONDS - start)) -le 2 ]
+	start=$(date +%s%N)
+	bg_stop inject 1
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -le 2000 ] || fail "the injector took $ms ms to end"
 	assert_equal "$(field '"\(.interrupted) \(.teardown)"')" "true true"
 	[ "$(field .received)" -gt 0 ]
-	assert_equal "$(leftovers)" ''
 }
 
 @test "bad use: no such device, no such port, bad GID index" {

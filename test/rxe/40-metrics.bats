@@ -7,13 +7,16 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	require_guest
 	M=$BATS_TEST_TMPDIR/rdma.prom
 }
 
 teardown() {
-	stop_bg "${WPID:-}" "${SPID:-}" "${RPID:-}"
+	local rc=0
+	ibve_teardown || rc=1
 	restore_rxe
+	return $rc
 }
 
 # metric NAME{labels}: its value in the file, or nothing.
@@ -60,14 +63,14 @@ wait_metric() {
 
 @test "during a run of flaps a reader only ever sees whole files" {
 	start_watch --metrics-file "$M"
-	(
+	# a reader that keeps every version it sees, until told to stop
+	# shellcheck disable=SC2016 # expanded by that bash
+	bg_start reader 0 bash -c '
 		n=0
-		while [ ! -e "$BATS_TEST_TMPDIR/stop" ]; do
+		while [ ! -e "$1/stop" ] && [ $SECONDS -lt 300 ]; do
 			n=$((n + 1))
-			cat "$M" >"$BATS_TEST_TMPDIR/seen.$n" 2>/dev/null || true
-		done
-	) &
-	RPID=$!
+			cat "$2" >"$1/seen.$n" 2>/dev/null || true
+		done' _ "$BATS_TEST_TMPDIR" "$M"
 	for _ in $(seq 15); do
 		ip link set dummy0 down
 		ip link set dummy0 up
@@ -75,8 +78,7 @@ wait_metric() {
 	wait_port_state ACTIVE
 	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 15
 	touch "$BATS_TEST_TMPDIR/stop"
-	wait "$RPID" || true
-	RPID=
+	bg_wait reader 0
 	for f in "$BATS_TEST_TMPDIR"/seen.*; do
 		[ -s "$f" ] || continue
 		tail -n 1 "$f" | grep -q '^ibvevent_build_info{' || fail "$f is cut short"
@@ -93,19 +95,28 @@ module(load="imuxsock" SysSock.Name="/dev/log")
 template(name="t" type="string" string="%syslogfacility-text%.%syslogseverity-text% %programname%:%msg%\n")
 *.* action(type="omfile" file="$log" template="t")
 CONF
-	rsyslogd -n -f "$BATS_TEST_TMPDIR/rsyslog.conf" -i "$BATS_TEST_TMPDIR/rsyslog.pid" &
-	SPID=$!
-	until [ -S /dev/log ]; do sleep 0.05; done
-	start_watch --syslog=local3 -x GID_CHANGE
+	# rsyslogd ends with status 0 on SIGTERM
+	bg_start rsyslogd 0 rsyslogd -n -f "$BATS_TEST_TMPDIR/rsyslog.conf" \
+		-i "$BATS_TEST_TMPDIR/rsyslog.pid"
+	end=$((SECONDS + 10))
+	until [ -S /dev/log ]; do
+		[ $SECONDS -lt $end ] || fail "rsyslogd made no /dev/log in 10 s"
+		sleep 0.05
+	done
+	all=$BATS_TEST_TMPDIR/all.jsonl
+	start_watch --syslog=local3 -x GID_CHANGE -w "$all"
 	ip link set dummy0 down
 	ip link set dummy0 up
 	ip addr add 2001:db8::9/64 dev dummy0 nodad
-	wait_for "$log" 'event=PORT_ACTIVE' 10
-	sleep 0.5
+	# the recording has every event: once the GID_CHANGE the filter
+	# drops is in it, a later PORT_ERR logged means it was not logged
+	wait_for "$all" GID_CHANGE 10
+	ip link set dummy0 down
+	wait_count "$log" 'event=PORT_ERR' 2 10
 	run grep ibv_eventwatch "$log"
 	assert_line 'local3.err ibv_eventwatch: device=rxe0 port=1 event=PORT_ERR severity=error code=10 source=verbs: port left the active state: link down or lost'
 	assert_line 'local3.info ibv_eventwatch: device=rxe0 port=1 event=PORT_ACTIVE severity=info code=9 source=verbs: port is active: link up and ready for traffic'
 	refute_output --partial GID_CHANGE # what the filters drop is not logged
-	assert_equal "${#lines[@]}" 2
+	assert_equal "${#lines[@]}" 3
 	ip addr flush dev dummy0 scope global
 }

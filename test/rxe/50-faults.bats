@@ -8,32 +8,35 @@
 load ../test_helper
 
 setup() {
+	ibve_setup
 	require_guest
 }
 
 teardown() {
-	stop_bg "${WPID:-}" "${TPID:-}"
+	local rc=0
+	ibve_teardown || rc=1
 	restore_rxe
+	return $rc
 }
 
 fds() {
 	find /proc/"$1"/fd -mindepth 1 -maxdepth 1 | wc -l
 }
 
-# end PID: SIGTERM, then it must be gone within 2 s with status 0
+# end NAME: SIGTERM, then it must be gone within 2 s with status 0
 end() {
-	local start=$SECONDS status=0
-	kill -TERM "$1"
-	wait "$1" || status=$?
-	assert_equal "$status" 0
-	[ $((SECONDS - start)) -le 2 ] || fail "$1 took $((SECONDS - start)) s to end"
+	local start ms
+	start=$(date +%s%N)
+	bg_stop "$1" 0
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -le 2000 ] || fail "$1 took $ms ms to end"
 }
 
 @test "rxe0 removed and re-added 20 times under the watcher and the dashboard: no hang, no fd leak" {
 	start_watch -j
 	top=$BATS_TEST_TMPDIR/top.json
-	ibv_eventtop -b -j -s 0.2 >"$top" &
-	TPID=$!
+	bg_start top 0 ibv_eventtop -b -j -s 0.2 >"$top"
+	TPID=$BG_LAST
 	wait_for "$top" '"device":"rxe0"' 10
 	w0=$(fds "$WPID") t0=$(fds "$TPID")
 	for i in $(seq 20); do
@@ -56,22 +59,16 @@ end() {
 	echo "# open descriptors: watcher $w0 -> $w1, dashboard $t0 -> $t1" >&3
 	assert_equal "$w1" "$w0"
 	assert_equal "$t1" "$t0"
-	end "$WPID"
-	end "$TPID"
-	WPID='' TPID=''
+	end watch
+	end top
 }
 
 @test "live output to /dev/full: status 3 and the cause, on the first event" {
-	err=$BATS_TEST_TMPDIR/err
-	ibv_eventwatch >/dev/full 2>"$err" &
-	WPID=$!
+	bg_start watch 3 ibv_eventwatch >/dev/full
+	err=${BG_ERR[watch]}
 	wait_for "$err" '^ibv_eventwatch: watching'
 	ip link set dummy0 down
-	status=0
-	timeout 10 tail --pid="$WPID" -f /dev/null || fail "still running after the event"
-	wait "$WPID" || status=$?
-	WPID=
-	assert_equal "$status" 3
+	bg_wait watch 3 10
 	assert_equal "$(tail -n 1 "$err")" \
 		"ibv_eventwatch: write to standard output: No space left on device"
 }

@@ -19,12 +19,11 @@ fabric_start() {
 	export IBSIM_SOCKNAME="ibvevent-$$-$RANDOM"
 	rm -f "$FAB/console"
 	mkfifo "$FAB/console"
-	# holds the console open, so ibsim never reads end of file
-	sleep 100000 >"$FAB/console" &
-	echo $! >"$FAB/console.pid"
-	(cd "$FAB" && exec ibsim -s "$TOP/test/sm/fabric.net" \
-		<"$FAB/console" >"$FAB/ibsim.log" 2>&1) &
-	echo $! >"$FAB/ibsim.pid"
+	# the test holds the console open (fd 7): at its end ibsim would spin
+	exec 7<>"$FAB/console"
+	# ibsim has no handler for SIGTERM: it dies of it
+	bg_start ibsim 143 env -C "$FAB" ibsim -s "$TOP/test/sm/fabric.net" \
+		<"$FAB/console" >"$FAB/ibsim.log"
 	opensm_start
 }
 
@@ -33,103 +32,88 @@ opensm_start() {
 	# keep the log of an earlier OpenSM, for the record
 	[ ! -s "$FAB/opensm.log" ] || mv "$FAB/opensm.log" "$FAB/opensm.log.$SECONDS"
 	: >"$FAB/opensm.log"
-	(cd "$FAB" && SIM_HOST=HostSM LD_PRELOAD=$UMAD2SIM exec opensm \
-		-d2 -f "$FAB/opensm.log" >"$FAB/opensm.out" 2>&1) &
-	echo $! >"$FAB/opensm.pid"
+	bg_start opensm 0 env -C "$FAB" SIM_HOST=HostSM LD_PRELOAD="$UMAD2SIM" \
+		opensm -d2 -D 0x07 -f "$FAB/opensm.log" >"$FAB/opensm.out"
 	wait_for "$FAB/opensm.log" "SUBNET UP" 60
 }
 
+# OpenSM ends with status 0 on SIGTERM.
 opensm_stop() {
-	kill "$(cat "$FAB/opensm.pid")" 2>/dev/null || true
-	wait_gone "$(cat "$FAB/opensm.pid")"
-}
-
-# wait_gone PID: until the process has ended (10 s at most).
-wait_gone() {
-	local end=$((SECONDS + 10))
-	while kill -0 "$1" 2>/dev/null && [ $SECONDS -lt $end ]; do
-		sleep 0.05
-	done
+	bg_stop opensm 0
 }
 
 fabric_stop() {
 	[ -n "${FAB:-}" ] || return 0
-	opensm_stop
-	for p in ibsim console; do
-		kill "$(cat "$FAB/$p.pid" 2>/dev/null)" 2>/dev/null || true
-	done
+	local rc=0
+	opensm_stop || rc=1
+	bg_stop ibsim || rc=1
+	exec 7>&-
 	FAB=
+	return $rc
 }
 
 # sim COMMAND...: one line to ibsim's console, e.g. sim 'Unlink "HostPeer"'
 sim() {
-	echo "$*" >"$FAB/console"
+	echo "$*" >&7
 }
 
 # on HOST COMMAND...: run a libibumad program on a simulated host.
 on() {
 	local host=$1
 	shift
-	(cd "$FAB" && SIM_HOST=$host LD_PRELOAD=$UMAD2SIM "$@")
+	env -C "$FAB" SIM_HOST="$host" LD_PRELOAD="$UMAD2SIM" "$@"
+}
+
+# The preload for programs of this build: umad2sim, and for a sanitized
+# build its runtime: AddressSanitizer's must come first
+# (IBVEVENT_PRELOAD_BEFORE); ThreadSanitizer's after umad2sim
+# (IBVEVENT_PRELOAD_AFTER), or its report writer would open files through
+# umad2sim's open(), which takes a lock the reporting thread may hold.
+own_preload() {
+	echo "${IBVEVENT_PRELOAD_BEFORE:+$IBVEVENT_PRELOAD_BEFORE }$UMAD2SIM${IBVEVENT_PRELOAD_AFTER:+ $IBVEVENT_PRELOAD_AFTER}"
 }
 
 # port_gid HOST: the port GID of HOST's port 1, as ibv_eventwatch writes it.
 port_gid() {
 	local guid
-	guid=$(on "$1" ibstat -p | head -n 1)
-	guid=$(printf '%016x' "$guid")
+	guid=$(port_guid "$1")
 	echo "fe80:0000:0000:0000:${guid:0:4}:${guid:4:4}:${guid:8:4}:${guid:12:4}"
 }
 
-# watch_start [OPTION...]: ibv_eventwatch --sm -j on HostWatch, until
-# subscribed. A subscriber under ibsim must be an SM-capable port
-# (SIM_SET_ISSM) for the SM's Reports to reach it.
-#
-# When a port becomes SM-capable, ibsim tells the SM (trap 144) and the SM
-# at once asks the port about itself. umad2sim's receiver thread takes a
-# NULL queue's lock when a MAD reaches a client before the client
-# registered that class, and an SMP answered too late stalls OpenSM's
-# sweeps: the watcher registers its agents first thing, but a start still
-# loses that race now and then. A watcher that died at its start is
-# started again here (its slot freed with the console's "X n"), saying
-# so; a stalled SM fails the test, which bats tries again on a new fabric.
+# watch_start [OPTION...]: ibv_eventwatch --sm -j on HostWatch, until its
+# four subscriptions are answered. Under ibsim a subscriber must hold its
+# port's IsSM capability (--sm-issm) for the SM's Reports to reach it.
 watch_start() {
-	local try end n
 	W=$FAB/watch
 	mkdir -p "$W"
-	for try in 1 2 3; do
-		: >"$W/out"
-		: >"$W/err"
-		(cd "$W" && SIM_HOST=HostWatch SIM_SET_ISSM=1 \
-			LD_PRELOAD=$UMAD2SIM \
-			exec ibv_eventwatch --sm -j "$@" >"$W/out" 2>"$W/err") &
-		WPID=$!
-		end=$((SECONDS + 20))
-		while kill -0 "$WPID" 2>/dev/null && [ $SECONDS -lt $end ]; do
-			if grep -q "subnet events: 1 port" "$W/err"; then
-				sleep 1 # the SA has the four subscriptions
-				return 0
-			fi
-			sleep 0.05
-		done
-		if kill -0 "$WPID" 2>/dev/null; then
-			echo "# the watcher did not subscribe:" >&3
-			sed 's/^/#   /' "$W/err" >&3
+	bg_start watch 0 env -C "$W" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch --sm --sm-issm -j "$@" >"$W/out"
+	WPID=$BG_LAST
+	wait_for "${BG_ERR[watch]}" "subnet events: 1 port" 20 || return 1
+	wait_subscribed
+}
+
+# wait_subscribed: the running OpenSM has added the four subscriptions
+# (one per trap) of the watcher on HostWatch; its log (-D 0x07) says so.
+wait_subscribed() {
+	local end=$((SECONDS + 20)) guid re
+	guid=$(port_guid HostWatch)
+	re="Adding event subscription for port 0x$(printf '%x' "0x$guid")\$"
+	until [ "$(count_lines "$FAB/opensm.log" "$re")" -ge 4 ]; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# OpenSM did not add 4 subscriptions for HostWatch:" >&3
+			grep 'event subscription' "$FAB/opensm.log" | sed 's/^/#   /' >&3
 			return 1
 		fi
-		wait "$WPID" 2>/dev/null || true
-		echo "# start $try: the watcher died (umad2sim race); starting it again" >&3
-		sim Attached
-		sleep 0.3
-		n=$(sed -n "s/.*Client \([0-9]*\): pid $WPID .*/\1/p" \
-			"$FAB/ibsim.log" | tail -n 1)
-		[ -z "$n" ] || sim "X $n"
-		sleep 0.3
+		sleep 0.05
 	done
-	return 1
+}
+
+# port_guid HOST: the port GUID of HOST's port 1 (16 hex digits).
+port_guid() {
+	printf '%016x' "$(on "$1" ibstat -p | head -n 1)"
 }
 
 watch_stop() {
-	kill -TERM "$WPID" 2>/dev/null || true
-	wait "$WPID" 2>/dev/null || true
+	bg_stop watch 0
 }
