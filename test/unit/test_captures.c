@@ -29,7 +29,8 @@ static const char *const captures[] = {
 /* The record the verbs source makes of R's raw facts. */
 static void rebuild_verbs(const struct ibve_event *r, struct ibve_event *l)
 {
-	struct ibv_async_event ae = { .event_type = (enum ibv_event_type)r->code };
+	struct ibv_async_event ae = { .event_type =
+					      (enum ibv_event_type)r->code };
 	struct ibv_qp qp = { .qp_num = r->qp_num, .handle = r->handle };
 	struct ibv_cq cq = { .handle = r->handle };
 	struct ibv_srq srq = { .handle = r->handle };
