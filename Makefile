@@ -49,7 +49,10 @@ endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
 
-PKGS := libibverbs libibumad json-c libmicrohttpd
+# What the library needs (and its .pc file names), and what only the
+# commands need: the HTTP endpoint of the tools archive, the screen.
+PKGS := libibverbs libibumad json-c
+TOOL_PKGS := libmicrohttpd
 # The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
 MLX5 ?= $(shell printf '\043include <infiniband/mlx5dv.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -61,14 +64,25 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TOOL_LIBS := $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null) \
+	$(shell pkg-config --libs libibverbs 2>/dev/null)
 
 CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 LIB_SO := $(B)/lib/libibvevent.so.$(SOVERSION)
-CMDS := $(patsubst cmd/%.c,%,$(wildcard cmd/*.c))
+# The tools archive: what commands need beyond the library (the HTTP
+# endpoint, the injector), with its own copy of the output buffers.
+TOOLS_SRCS := $(wildcard lib/tools/*.c) lib/buf.c
+TOOLS_OBJS := $(TOOLS_SRCS:%.c=$(B)/obj/tools/%.o)
+TOOLS_A := $(B)/lib/libibvevent-tools.a
+# cmd/ibv_*.c are the commands; the other files are their shared layer
+# (common.c) and the parts of one command (top_*.c: ibv_eventtop).
+CMDS := $(patsubst cmd/%.c,%,$(wildcard cmd/ibv_*.c))
 CMD_BINS := $(CMDS:%=$(B)/bin/%)
+CMD_COMMON := $(B)/obj/cmd/common.o
+CMD_PARTS_ibv_eventtop := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/top_*.c))
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(B)/test/%)
 
@@ -92,10 +106,25 @@ else
 all:
 endif
 
-$(B)/obj/%.o: %.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_config.h
+$(B)/obj/lib/%.o: lib/%.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
+
+$(B)/obj/tools/%.o: %.c $(wildcard include/*.h lib/*.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) -c $< -o $@
+
+$(TOOLS_A): $(TOOLS_OBJS)
+	@mkdir -p $(dir $@)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/obj/cmd/%.o: cmd/%.c $(wildcard include/*.h cmd/*.h lib/buf.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Ilib/tools $(CFLAGS) -c $< -o $@
 
 $(B)/gen/ibvevent_config.h:
 	@mkdir -p $(dir $@)
@@ -109,18 +138,27 @@ $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(PKG_LIBS)
 	$(Q)ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
 
-$(B)/bin/%: cmd/%.c $(LIB_SO) include/ibvevent.h
-	@mkdir -p $(dir $@)
-	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS) $(CMD_LIBS_$*)
+# Objects of the commands are kept (the unit tests link some).
+CMD_OBJS := $(patsubst cmd/%.c,$(B)/obj/cmd/%.o,$(wildcard cmd/*.c))
+.SECONDARY: $(CMD_OBJS)
 
-# Unit tests link the library's objects, so internals can be tested too.
-$(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h
+.SECONDEXPANSION:
+$(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		$(LIB_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@ $(TOOLS_A) \
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(TOOL_LIBS) \
+		$(CMD_LIBS_$*)
+
+# Unit tests link the library's objects, so internals can be tested too;
+# test_top_view, ibv_eventtop's view as well.
+UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o
+$(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h \
+		$$(UNIT_OBJS_$$*)
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd $(CFLAGS) $(LDFLAGS) $< \
+		$(UNIT_OBJS_$*) $(LIB_OBJS) -o $@ $(PKG_LIBS)
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -156,7 +194,7 @@ check-unit: $(UNIT_BINS)
 	done; exit $$rc
 
 # bench/: the generator links the library like any program; the floor
-# links its objects, for the injector's verbs-only mode.
+# the tools archive too, for the injector's verbs-only mode.
 BENCH_BINS := $(B)/bench/gen $(B)/bench/floor
 
 $(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
@@ -165,11 +203,13 @@ $(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
 		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
 
-$(B)/bench/floor: bench/floor.c $(LIB_OBJS) include/ibvevent.h
+$(B)/bench/floor: bench/floor.c $(TOOLS_A) $(LIB_SO) include/ibvevent.h \
+		lib/tools/tools.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		$(LIB_OBJS) -o $@ $(PKG_LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib/tools $(CFLAGS) $(LDFLAGS) $< \
+		-o $@ $(TOOLS_A) -L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' \
+		$(TOOL_LIBS)
 
 # The figures: bench/RESULTS.md, at full size, the guest on BENCH_KERNEL.
 BENCH_KERNEL ?= 6.12
@@ -420,7 +460,7 @@ lint:
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:
-	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.c lib/*.h cmd/*.c test/unit/*.c test/unit/*.h test/fuzz/*.c bench/*.c)
+	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.[ch] lib/tools/*.[ch] cmd/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c)
 
 clean:
 	rm -rf $(B)

@@ -12,14 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibvevent.h"
-#include "internal.h"
+#include "tools.h"
 
 int main(int argc, char **argv)
 {
-	struct ibve_inject_opts o = { .gid_index = -1,
-				      .timeout = 30,
-				      .cancel_fd = -1 };
+	struct ibve_inject_opts o = {
+		.gid_index = -1, .timeout = 30, .cancel_fd = -1, .raw = true
+	};
 	struct ibve_inject_report r;
 	char *end;
 	int i = 1, status;
@@ -38,7 +37,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: invalid event count '%s'\n", argv[i]);
 		return 2;
 	}
-	status = ibve_inject_run_floor("cq-overflow", &o, &r);
+	status = ibve_inject_run("cq-overflow", &o, &r);
 	if (status) {
 		fprintf(stderr, "floor: %s\n", r.error);
 		return status;

@@ -5,232 +5,191 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "ibvevent.h"
-
-#define PROG "ibv_eventinject"
+#include "common.h"
+#include "tools.h"
 
 enum { OPT_REARM = 256, OPT_EVENTS, OPT_HOLD };
 
-static const struct option long_opts[] = {
-	{ "ib-dev", required_argument, NULL, 'd' },
-	{ "ib-port", required_argument, NULL, 'i' },
-	{ "gid-idx", required_argument, NULL, 'g' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "rearm", required_argument, NULL, OPT_REARM },
-	{ "events", required_argument, NULL, OPT_EVENTS },
-	{ "hold", no_argument, NULL, OPT_HOLD },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+static const struct cmd_opt opts[] = {
+	{ 'd', "ib-dev", required_argument, "NAME",
+	  "device (default: the first with an ACTIVE port)" },
+	{ 'i', "ib-port", required_argument, "N",
+	  "port (default: the first ACTIVE one)" },
+	{ 'g', "gid-idx", required_argument, "N",
+	  "RoCE GID index (default: chosen, RoCE v2 first)" },
+	{ 't', "timeout", required_argument, "SECONDS",
+	  "how long each expected event may take (default 5)" },
+	{ 'j', "json", no_argument, NULL, "the report as one JSON object" },
+	{ 'q', "quiet", no_argument, NULL,
+	  "no report; the exit status says it all" },
+	{ OPT_REARM, "rearm", required_argument, "K",
+	  "srq-limit: re-arm and trigger K more times" },
+	{ OPT_EVENTS, "events", required_argument, "N",
+	  "cq-overflow: go on until N CQ_ERR events came" },
+	{ OPT_HOLD, "hold", no_argument, NULL,
+	  "after the report, stay until SIGTERM or SIGINT, so\nother tools can check that nothing was left behind" },
 };
 
-static void usage(FILE *f)
+static char usage[1024];
+
+static struct cmd_spec spec = {
+	"[OPTIONS] SCENARIO\n       ibv_eventinject list",
+	usage,
+	opts,
+	sizeof(opts) / sizeof(opts[0]),
+	"Exit status: 0 every expected event arrived, 1 one did not arrive in\n"
+	"time, 2 usage error, 3 setup failure.\n",
+	NULL,
+};
+
+struct inject {
+	struct ibve_inject_opts o;
+	unsigned long rearm, events;
+	bool json, quiet, hold, has_rearm, has_events;
+	const char *scenario;
+};
+
+static void parse(struct inject *in, int argc, char **argv)
 {
-	fprintf(f,
-		"Usage: " PROG " [OPTIONS] SCENARIO\n"
-		"       " PROG " list\n"
-		"Provoke an RDMA async event on objects of our own and report it.\n"
-		"\n"
-		"Scenarios:\n");
-	for (size_t i = 0; ibve_scenario_at(i); i++)
-		fprintf(f, "  %-12s expects %s\n", ibve_scenario_at(i)->name,
-			ibve_scenario_at(i)->expects);
-	fprintf(f,
-		"\n"
-		"  -d, --ib-dev NAME      device (default: the first with an ACTIVE port)\n"
-		"  -i, --ib-port N        port (default: the first ACTIVE one)\n"
-		"  -g, --gid-idx N        RoCE GID index (default: chosen, RoCE v2 first)\n"
-		"  -t, --timeout SECONDS  how long each expected event may take (default 5)\n"
-		"  -j, --json             the report as one JSON object\n"
-		"  -q, --quiet            no report; the exit status says it all\n"
-		"      --rearm K          srq-limit: re-arm and trigger K more times\n"
-		"      --events N         cq-overflow: go on until N CQ_ERR events came\n"
-		"      --hold             after the report, stay until SIGTERM or SIGINT, so\n"
-		"                         other tools can check that nothing was left behind\n"
-		"  -h, --help             show this help\n"
-		"  -V, --version          show the version\n"
-		"\n"
-		"Exit status: 0 every expected event arrived, 1 one did not arrive in\n"
-		"time, 2 usage error, 3 setup failure.\n");
+	const char *arg;
+	int c;
+
+	in->o.gid_index = -1;
+	in->o.timeout = 5;
+	in->o.cancel_fd = -1;
+	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!*arg || strlen(arg) >= IBVE_NAME_MAX)
+				cmd_usage_error("invalid device name '%s'",
+						arg);
+			in->o.device = arg;
+			break;
+		case 'i':
+			in->o.port = cmd_port(arg);
+			break;
+		case 'g':
+			in->o.gid_index = (int)cmd_count(
+				arg, "invalid GID index '%s'", 0, 65535);
+			break;
+		case 't':
+			in->o.timeout = cmd_seconds(
+				arg,
+				"invalid timeout '%s': seconds, more than 0",
+				1e-9, 86400);
+			break;
+		case OPT_REARM:
+			in->rearm = cmd_count(arg, "invalid --rearm '%s'", 0,
+					      1000000);
+			in->has_rearm = true;
+			break;
+		case OPT_EVENTS:
+			in->events = cmd_count(
+				arg, "invalid --events '%s': a positive number",
+				1, 100000000);
+			in->has_events = true;
+			break;
+		case 'j':
+			in->json = true;
+			break;
+		case 'q':
+			in->quiet = true;
+			break;
+		case OPT_HOLD:
+			in->hold = true;
+			break;
+		}
+	}
+	if (optind >= argc)
+		cmd_usage_error(
+			"no scenario given (ibv_eventinject list shows them)");
+	in->scenario = argv[optind++];
+	if (optind < argc)
+		cmd_usage_error("unexpected argument '%s'", argv[optind]);
 }
 
-static void fail_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-	exit(2);
-}
-
-static unsigned long parse_num(const char *s, const char *what,
-			       unsigned long min, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || *s == '-' || v < min || v > max)
-		fail_usage(what, s);
-	return v;
-}
-
+/* list: every scenario, text or JSON Lines. */
 static int list(bool json)
 {
-	for (size_t i = 0; ibve_scenario_at(i); i++) {
-		const struct ibve_scenario *s = ibve_scenario_at(i);
+	char out[4096];
+	size_t n = ibve_scenario_format(out, sizeof(out), json);
 
-		if (json)
-			printf("{\"scenario\":\"%s\",\"event\":\"%s\",\"description\":\"%s\"}\n",
-			       s->name, s->expects, s->text);
-		else
-			printf("%-12s %-20s %s\n", s->name, s->expects,
-			       s->text);
+	return fwrite(out, 1, n, stdout) != n || fflush(stdout) ? EXIT_RUNTIME
+								: EXIT_OK;
+}
+
+static int report(const struct inject *in, const struct ibve_inject_report *r,
+		  int status)
+{
+	char out[4096];
+	size_t n;
+
+	if (status)
+		cmd_error("%s", r->error);
+	if (in->quiet || (!in->json && status == EXIT_RUNTIME))
+		return status;
+	n = ibve_inject_format(r, out, sizeof(out), in->json);
+	if ((fwrite(out, 1, n, stdout) != n || fflush(stdout)) &&
+	    errno != EPIPE) {
+		cmd_error("write to standard output: %s", strerror(errno));
+		return EXIT_RUNTIME;
 	}
-	return fflush(stdout) ? 3 : 0;
+	return status;
 }
 
 int main(int argc, char **argv)
 {
-	struct ibve_inject_opts o = { .gid_index = -1,
-				      .timeout = 5,
-				      .cancel_fd = -1 };
+	struct inject in = { 0 };
 	struct ibve_inject_report r;
-	unsigned long rearm = 0, events = 0;
-	bool json = false, quiet = false, has_rearm = false, has_events = false;
-	bool hold = false;
-	const char *scenario;
-	char out[4096];
 	sigset_t mask;
-	int opt, status;
+	int status;
 
-	while ((opt = getopt_long(argc, argv, "d:i:g:t:jqhV", long_opts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			if (!*optarg || strlen(optarg) >= IBVE_NAME_MAX)
-				fail_usage("invalid device name '%s'", optarg);
-			o.device = optarg;
-			break;
-		case 'i':
-			o.port = (uint32_t)parse_num(
-				optarg, "invalid port number '%s'", 1, 255);
-			break;
-		case 'g':
-			o.gid_index = (int)parse_num(
-				optarg, "invalid GID index '%s'", 0, 65535);
-			break;
-		case 't': {
-			char *end;
-
-			errno = 0;
-			o.timeout = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !isfinite(o.timeout) || o.timeout <= 0 ||
-			    o.timeout > 86400)
-				fail_usage(
-					"invalid timeout '%s': seconds, more than 0",
-					optarg);
-			break;
-		}
-		case 'j':
-			json = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case OPT_REARM:
-			rearm = parse_num(optarg, "invalid --rearm '%s'", 0,
-					  1000000);
-			has_rearm = true;
-			break;
-		case OPT_EVENTS:
-			events = parse_num(
-				optarg,
-				"invalid --events '%s': a positive number", 1,
-				100000000);
-			has_events = true;
-			break;
-		case OPT_HOLD:
-			hold = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf(PROG " %s (libibvevent %s)\n", IBVE_VERSION,
-			       ibve_version());
-			return 0;
-		default:
-			fprintf(stderr, "Try '" PROG
-					" --help' for more information.\n");
-			return 2;
-		}
-	}
-	if (optind >= argc)
-		fail_usage(
-			"%s",
-			"no scenario given (ibv_eventinject list shows them)");
-	scenario = argv[optind++];
-	if (optind < argc)
-		fail_usage("unexpected argument '%s'", argv[optind]);
-	if (strcmp(scenario, "list") == 0)
-		return list(json);
-	if (!ibve_scenario_lookup(scenario))
-		fail_usage(
+	cmd_prog = "ibv_eventinject";
+	snprintf(
+		usage, sizeof(usage),
+		"Provoke an RDMA async event on objects of our own and report it.\n\nScenarios:\n");
+	for (size_t i = 0; ibve_scenario_at(i); i++)
+		snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage),
+			 "  %-12s expects %s\n", ibve_scenario_at(i)->name,
+			 ibve_scenario_at(i)->expects);
+	parse(&in, argc, argv);
+	if (strcmp(in.scenario, "list") == 0)
+		return list(in.json);
+	if (!ibve_scenario_lookup(in.scenario))
+		cmd_usage_error(
 			"unknown scenario '%s' (ibv_eventinject list shows them)",
-			scenario);
-	if (has_rearm && strcmp(scenario, "srq-limit") != 0)
-		fail_usage("%s", "--rearm applies to srq-limit only");
-	if (has_events && strcmp(scenario, "cq-overflow") != 0)
-		fail_usage("%s", "--events applies to cq-overflow only");
-	o.count = has_events ? events : rearm + 1;
+			in.scenario);
+	if (in.has_rearm && strcmp(in.scenario, "srq-limit") != 0)
+		cmd_usage_error("--rearm applies to srq-limit only");
+	if (in.has_events && strcmp(in.scenario, "cq-overflow") != 0)
+		cmd_usage_error("--events applies to cq-overflow only");
+	in.o.count = in.has_events ? in.events : in.rearm + 1;
 
 	/* SIGINT and SIGTERM stop the run; teardown still completes. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	o.cancel_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	in.o.cancel_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
 
-	status = ibve_inject_run(scenario, &o, &r);
-	if (status)
-		fprintf(stderr, PROG ": %s\n", r.error);
-	if (!quiet && (json || status != 3)) {
-		size_t n = json ? ibve_inject_format_json(&r, out, sizeof(out))
-				: ibve_inject_format_text(&r, out, sizeof(out));
-
-		if (fwrite(out, 1, n, stdout) != n || fflush(stdout)) {
-			if (errno != EPIPE) {
-				fprintf(stderr,
-					PROG ": write to standard output: %s\n",
-					strerror(errno));
-				status = 3;
-			}
-		}
-	}
+	status = report(&in, &r, ibve_inject_run(in.scenario, &in.o, &r));
 	/* Held: the objects are gone, the process is not (a run SIGTERM
 	 * interrupted is not held: its signal is still pending). */
-	if (hold && o.cancel_fd >= 0) {
-		struct pollfd p = { o.cancel_fd, POLLIN, 0 };
+	if (in.hold && in.o.cancel_fd >= 0) {
+		struct pollfd p = { in.o.cancel_fd, POLLIN, 0 };
 
 		while (poll(&p, 1, -1) < 0 && errno == EINTR)
 			;
 	}
-	if (o.cancel_fd >= 0)
-		close(o.cancel_fd);
+	if (in.o.cancel_fd >= 0)
+		close(in.o.cancel_fd);
 	return status;
 }

@@ -2,9 +2,16 @@
 /*
  * libibvevent: RDMA asynchronous events as plain records.
  *
- * Every source (verbs async fds, device hot-plug, replayed captures)
- * produces the same record, struct ibve_event. Filters and formatters work
- * on records from any source. See libibvevent(3).
+ * Every source (the verbs async queues of devices, hot-plug, mlx5 DEVX
+ * channels, the subnet administrator, replayed captures) produces the same
+ * record, struct ibve_event. A pipeline multiplexes sources in one poll
+ * loop and hands their records to sinks (text or JSON streams, captures,
+ * syslog, a per-port table for metrics and dashboards), or to the caller.
+ * Filters and formats work on records from any source. See libibvevent(3).
+ *
+ * Errors: functions returning int return 0 (or a count) on success and a
+ * negative errno on failure; constructors return the object through their
+ * first argument. ibve_errmsg() then says more, in one line.
  */
 #ifndef IBVEVENT_H
 #define IBVEVENT_H
@@ -32,15 +39,27 @@ enum ibve_feature {
 /* What this build of the library can do (enum ibve_feature). */
 unsigned int ibve_features(void);
 
+/*
+ * The last failure of this thread, in one line for people (without the
+ * program's name): what failed and why. Valid until the next failure.
+ */
+const char *ibve_errmsg(void);
+/*
+ * Say why a call fails (FMT, for ibve_errmsg()) and return -ERR: the
+ * idiom of the library, for code built on it too (sinks of its own).
+ */
+int ibve_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* ------------------------------------------------------------------ */
 /* Event descriptions                                                  */
 
+/* New sources and classes may be added: do not size arrays by them. */
 enum ibve_source {
 	IBVE_SOURCE_VERBS,   /* the verbs async event queue of a context */
 	IBVE_SOURCE_HOTPLUG, /* devices appearing and going away */
 	IBVE_SOURCE_MLX5,    /* mlx5 DEVX event channel */
 	IBVE_SOURCE_SM,	     /* subnet manager traps (SA InformInfo) */
-	IBVE_SOURCE_COUNT
 };
 
 enum ibve_class {
@@ -51,7 +70,6 @@ enum ibve_class {
 	IBVE_CLASS_SRQ,
 	IBVE_CLASS_WQ,
 	IBVE_CLASS_UNKNOWN, /* an event this version does not know */
-	IBVE_CLASS_COUNT
 };
 
 enum ibve_severity {
@@ -59,7 +77,6 @@ enum ibve_severity {
 	IBVE_SEVERITY_WARNING,
 	IBVE_SEVERITY_ERROR,
 	IBVE_SEVERITY_FATAL,
-	IBVE_SEVERITY_COUNT
 };
 
 /* mlx5 codes are EQE types; past the 8-bit type space, our own. */
@@ -151,9 +168,14 @@ struct ibve_sm_fields {
 	uint32_t producer_type;
 };
 
+/* Bytes of a record's per-source area: room for the fields of sources to come. */
+#define IBVE_EVENT_AREA 512
+
 /*
  * One event. Plain data owned by the caller: no pointer into libibverbs
- * objects, so records can be copied, queued, written and compared.
+ * objects, so records can be copied, queued, written and compared. Its size
+ * does not change when a source is added: a source's own fields live in the
+ * per-source area, and fields says which are set.
  */
 struct ibve_event {
 	struct timespec time; /* CLOCK_REALTIME when the event was read */
@@ -175,8 +197,11 @@ struct ibve_event {
 	char chardev[IBVE_IFNAME_MAX]; /* e.g. "uverbs0" */
 	char netdev[IBVE_IFNAME_MAX];
 	uint32_t netdev_index;
-	struct ibve_mlx5_fields mlx5;
-	struct ibve_sm_fields sm;
+	union {
+		struct ibve_mlx5_fields mlx5; /* IBVE_FIELD_MLX5 */
+		struct ibve_sm_fields sm;     /* IBVE_FIELD_SM */
+		unsigned char area[IBVE_EVENT_AREA];
+	};
 };
 
 /*
@@ -204,6 +229,7 @@ int ibve_mlx5_decode(struct ibve_event *ev, const uint8_t *eqe, size_t len);
 
 enum ibve_format_flags {
 	IBVE_FORMAT_COLOR = 1u << 0, /* text: ANSI colours by severity */
+	IBVE_FORMAT_JSON = 1u << 1,  /* streams: JSON Lines, not text */
 };
 
 /*
@@ -215,6 +241,9 @@ size_t ibve_event_format_text(const struct ibve_event *ev, char *buf,
 			      size_t size, unsigned int flags);
 size_t ibve_event_format_json(const struct ibve_event *ev, char *buf,
 			      size_t size);
+/* The object or detail words of text, e.g. " (qp 0x00126b, handle 16)". */
+size_t ibve_event_format_details(const struct ibve_event *ev, char *buf,
+				 size_t size);
 /*
  * EV as one syslog message, no newline: "device=rxe0 port=1
  * event=PORT_ERR severity=error code=10 source=verbs: port left ...".
@@ -233,29 +262,29 @@ int ibve_guid_parse(const char *s, uint64_t *guid);
 
 /*
  * Parse one JSON Lines record (what ibve_event_format_json writes) into
- * EV. "time", "device", "port" and "event" or "code" are required; unknown
- * fields are ignored. Returns 0, or -EINVAL with a reason in ERR.
+ * EV. "time", "device", "port" and "event" or "code" (or an mlx5 "eqe")
+ * are required; unknown fields are ignored. Returns 0, or -EINVAL with the
+ * reason in ibve_errmsg().
  */
-int ibve_event_parse_json(const char *line, size_t len, struct ibve_event *ev,
-			  char *err, size_t errlen);
+int ibve_event_parse_json(const char *line, size_t len, struct ibve_event *ev);
 
 /* ------------------------------------------------------------------ */
 /* Filters                                                             */
 
 struct ibve_filter;
 
-struct ibve_filter *ibve_filter_new(void);
+int ibve_filter_new(struct ibve_filter **f);
 void ibve_filter_free(struct ibve_filter *f);
 /*
  * Add a comma-separated list of terms to the include (EXCLUDE false) or
- * exclude set. A term is an event name (any case, IBV_EVENT_ prefix
- * optional, or UNKNOWN(N)), a class (device, port, qp, cq, srq, wq,
- * unknown), a source (verbs, hotplug, mlx5, sm) or a severity threshold
- * (severity>=warning, severity=error, severity<=info; also >=warning).
- * Returns 0, or -EINVAL with the bad term in ERR.
+ * exclude set, all or nothing. A term is an event name (any case,
+ * IBV_EVENT_ prefix optional, or UNKNOWN(N)), a class (device, port, qp,
+ * cq, srq, wq, unknown), a source (verbs, hotplug, mlx5, sm) or a severity
+ * threshold (severity>=warning, severity=error, severity<=info; also
+ * >=warning). -EINVAL names the bad term in ibve_errmsg().
  */
-int ibve_filter_add_terms(struct ibve_filter *f, const char *list, bool exclude,
-			  char *err, size_t errlen);
+int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
+			  bool exclude);
 /* Only events of these devices / ports (repeatable). */
 int ibve_filter_add_device(struct ibve_filter *f, const char *device);
 int ibve_filter_add_port(struct ibve_filter *f, uint32_t port);
@@ -266,6 +295,9 @@ int ibve_filter_add_port(struct ibve_filter *f, uint32_t port);
  */
 bool ibve_filter_match(const struct ibve_filter *f,
 		       const struct ibve_event *ev);
+/* Whether a row of DEVICE/PORT (0: device-wide) is one the filter keeps. */
+bool ibve_filter_match_port(const struct ibve_filter *f, const char *device,
+			    uint32_t port);
 /* True when the filter has no terms, devices or ports. */
 bool ibve_filter_is_empty(const struct ibve_filter *f);
 
@@ -315,7 +347,8 @@ struct ibve_device_info {
 /*
  * Every RDMA device of the host (in the order libibverbs lists them) with
  * every port. A device that cannot be opened is listed with error set.
- * Returns the count (>= 0) or -errno; free with ibve_device_list_free().
+ * Returns the count (>= 0) or -errno (-ENOSYS: the kernel offers no RDMA
+ * to user space); free with ibve_device_list_free().
  */
 int ibve_device_list_get(struct ibve_device_info **list);
 void ibve_device_list_free(struct ibve_device_info *list, size_t count);
@@ -333,355 +366,6 @@ const char *ibve_node_type_name(int node_type);
 const char *ibve_transport_name(int transport_type);
 
 /* ------------------------------------------------------------------ */
-/* The live source: every watched device through one pollable fd       */
-
-struct ibve_monitor;
-
-enum ibve_monitor_flags {
-	/* Follow devices coming and going (DEVICE_ADDED, DEVICE_REMOVED). */
-	IBVE_MONITOR_HOTPLUG = 1u << 0,
-	/* Use uevents even where the RDMA netlink monitor exists. */
-	IBVE_MONITOR_UEVENT_ONLY = 1u << 1,
-	/* mlx5 devices: also their DEVX device events (cables, temperature). */
-	IBVE_MONITOR_MLX5 = 1u << 2,
-	/*
-	 * InfiniBand ports: also the subnet's GID in/out of service and
-	 * multicast group traps, subscribed to at the SA over libibumad.
-	 */
-	IBVE_MONITOR_SM = 1u << 3,
-	/*
-	 * With IBVE_MONITOR_SM: hold each port's IsSM capability and answer
-	 * the SM's SMInfo queries as a standby SM of priority 0. ibsim's
-	 * simulator sends Reports only to such ports; a real fabric does not
-	 * need it.
-	 */
-	IBVE_MONITOR_SM_ISSM = 1u << 4,
-};
-
-enum ibve_hotplug_method {
-	IBVE_HOTPLUG_NONE,
-	IBVE_HOTPLUG_UEVENT,  /* kernel uevents of the uverbs nodes */
-	IBVE_HOTPLUG_NETLINK, /* RDMA netlink monitor (kernel >= 6.12)
-				 plus uevents for the earliest removal */
-};
-
-struct ibve_monitor *ibve_monitor_new(unsigned int flags);
-void ibve_monitor_free(struct ibve_monitor *m);
-/*
- * Watch device NAME: it must exist now (-ENODEV otherwise); with hot-plug
- * it is opened again whenever it comes back.
- */
-int ibve_monitor_add_device(struct ibve_monitor *m, const char *name);
-/* Watch every device, present and (with hot-plug) future. */
-int ibve_monitor_add_all(struct ibve_monitor *m);
-/*
- * Watch an open context of the caller (the caller keeps it and closes it
- * after ibve_monitor_free()). Its affiliated events carry qp_num/handles.
- */
-int ibve_monitor_add_context(struct ibve_monitor *m, struct ibv_context *ctx,
-			     const char *name);
-/*
- * With IBVE_MONITOR_SM: subscribe to the subnet's traps on every
- * InfiniBand port of the watched devices that libibumad lists (RoCE ports
- * are skipped with a note); called before any device is added, on every
- * device, as ibve_monitor_add_all() then does. Returns the number
- * of ports subscribed, or -errno: -EACCES when the umad node (named in
- * PATH) may not be opened, -ENOSYS without libibumad devices.
- */
-int ibve_monitor_add_sm(struct ibve_monitor *m, char *path, size_t pathlen);
-/* The fd to poll for POLLIN. */
-int ibve_monitor_fd(const struct ibve_monitor *m);
-/*
- * Read up to MAX ready records without blocking; every verbs event is
- * acknowledged right after it is copied. Returns the count (0: nothing
- * ready) or -errno on a failure of the monitor itself.
- */
-int ibve_monitor_read(struct ibve_monitor *m, struct ibve_event *evs,
-		      size_t max);
-/* Names of the devices open now, up to MAX; returns how many are open. */
-size_t ibve_monitor_devices(const struct ibve_monitor *m, const char **names,
-			    size_t max);
-enum ibve_hotplug_method ibve_monitor_hotplug(const struct ibve_monitor *m);
-/* The sources (1 << enum ibve_source) open for DEVICE, 0 if not open. */
-unsigned int ibve_monitor_sources(const struct ibve_monitor *m,
-				  const char *device);
-/*
- * The next note the monitor has for people, or NULL: what it could not do
- * but went on without, e.g. DEVX events a device refused. Valid until the
- * next call.
- */
-const char *ibve_monitor_note(struct ibve_monitor *m);
-
-/* ------------------------------------------------------------------ */
-/* Replay: records from a JSON Lines capture                           */
-
-struct ibve_replay;
-
-/* PATH "-" reads standard input. Returns NULL with errno set. */
-struct ibve_replay *ibve_replay_open(const char *path);
-void ibve_replay_close(struct ibve_replay *r);
-/* The fd to poll (for pipes and terminals; files are always ready). */
-int ibve_replay_fd(const struct ibve_replay *r);
-/*
- * Next record. Returns 1 with EV filled, 0 at end of input, -EAGAIN when
- * no complete line is available yet, -EINVAL for a malformed line (reason
- * in ERR; reading may go on), or another -errno on a read error.
- */
-int ibve_replay_read(struct ibve_replay *r, struct ibve_event *ev, char *err,
-		     size_t errlen);
-/* Number of the line last returned or rejected (from 1). */
-unsigned long ibve_replay_line(const struct ibve_replay *r);
-
-/* ------------------------------------------------------------------ */
-/* Prometheus metrics of the events seen                               */
-
-struct ibve_metrics;
-
-enum ibve_metrics_flags {
-	/* Read port state and attributes from sysfs (live). */
-	IBVE_METRICS_SYSFS = 1u << 0,
-};
-
-struct ibve_metrics *ibve_metrics_new(unsigned int flags);
-void ibve_metrics_free(struct ibve_metrics *m);
-/* DEVICE is there (rdma_device_present 1); live, its ports are read. */
-int ibve_metrics_add_device(struct ibve_metrics *m, const char *device,
-			    uint64_t node_guid);
-/*
- * Count EV. DEVICE_REMOVED / DEVICE_ADDED set the device's presence; a
- * port event refreshes the port (live: from sysfs; from a capture,
- * PORT_ERR and PORT_ACTIVE set the state).
- */
-void ibve_metrics_event(struct ibve_metrics *m, const struct ibve_event *ev);
-/* The Prometheus text exposition format (version 0.0.4). */
-size_t ibve_metrics_format(const struct ibve_metrics *m, char *buf,
-			   size_t size);
-/* Write the exposition to PATH atomically (temporary file, rename). */
-int ibve_metrics_write(const struct ibve_metrics *m, const char *path);
-/* Keep the counters and last times across restarts (atomic, fsync'ed). */
-int ibve_metrics_save(const struct ibve_metrics *m, const char *path);
-/* Add the counters of a saved state; -EINVAL names *BAD_LINE. */
-int ibve_metrics_load(struct ibve_metrics *m, const char *path,
-		      unsigned long *bad_line);
-
-/* A /metrics HTTP endpoint (libmicrohttpd) for one poll loop. */
-struct ibve_http;
-
-/*
- * Listen on ADDR ("[host]:port", "host:port" or ":port"; the host is
- * 127.0.0.1 when left out) and serve M at /metrics. 0 or -errno with a
- * reason in ERR.
- */
-int ibve_http_new(struct ibve_http **h, const char *addr,
-		  const struct ibve_metrics *m, char *err, size_t errlen);
-void ibve_http_free(struct ibve_http *h);
-/* The fd to poll for POLLIN, then call ibve_http_run(). */
-int ibve_http_fd(const struct ibve_http *h);
-/* Milliseconds until the server wants to run anyway (-1: not at all). */
-int ibve_http_timeout(const struct ibve_http *h);
-void ibve_http_run(struct ibve_http *h);
-
-/* ------------------------------------------------------------------ */
-/* The injector: provoke events on objects of our own                  */
-
-struct ibve_scenario {
-	const char *name;    /* "srq-limit" */
-	const char *expects; /* the event it provokes: "SRQ_LIMIT_REACHED" */
-	const char *text;    /* what it does, in a line */
-};
-
-/* Scenario I, in order; NULL past the end. */
-const struct ibve_scenario *ibve_scenario_at(size_t i);
-/* The scenario named NAME, or NULL. */
-const struct ibve_scenario *ibve_scenario_lookup(const char *name);
-
-struct ibve_inject_opts {
-	const char *device;  /* NULL: the first device with an ACTIVE port */
-	uint32_t port;	     /* 0: the device's first ACTIVE port */
-	int gid_index;	     /* RoCE: -1 chooses one (RoCE v2 first) */
-	double timeout;	     /* seconds each expected event may take */
-	unsigned long count; /* expected events: srq-limit 1 + re-arms,
-				cq-overflow the storm size; 0 means 1 */
-	int cancel_fd;	     /* -1, or an fd whose readability stops the run */
-};
-
-struct ibve_inject_report {
-	const struct ibve_scenario *scenario;
-	char device[IBVE_NAME_MAX];
-	uint64_t node_guid;
-	uint32_t port;
-	int link_layer; /* IBV_LINK_LAYER_* */
-	int gid_index;	/* -1 on InfiniBand (LID routed) */
-	uint32_t lid;
-	unsigned long expected;	 /* how many scenario->expects were wanted */
-	unsigned long received;	 /* how many arrived, about our object */
-	unsigned long events;	 /* every async event read (and acked) */
-	struct ibve_event first; /* the first expected event, if any */
-	double latency_us;	 /* trigger to arrival of the first one */
-	double latency_max_us;
-	double seconds; /* first trigger to last expected event */
-	double rate;	/* expected events per second */
-	bool teardown;	/* every object destroyed */
-	double teardown_ms;
-	bool interrupted; /* stopped through cancel_fd */
-	int status; /* 0 all arrived, 1 not delivered in time, 3 setup failed */
-	char error[256]; /* status 3: the verb that failed and why; 1: what */
-};
-
-/*
- * Run scenario NAME on a device: create our own objects, drive them into
- * the condition with real traffic, wait for the event, tear down. Every
- * event read is acknowledged before teardown. Returns R->status, or
- * -EINVAL for an unknown scenario.
- */
-int ibve_inject_run(const char *name, const struct ibve_inject_opts *o,
-		    struct ibve_inject_report *r);
-/* A report as text lines for people, or one JSON object on one line. */
-size_t ibve_inject_format_text(const struct ibve_inject_report *r, char *buf,
-			       size_t size);
-size_t ibve_inject_format_json(const struct ibve_inject_report *r, char *buf,
-			       size_t size);
-
-/* ------------------------------------------------------------------ */
-/* The dashboard's model: per-port counts, attributes, error counters  */
-
-/* What the dashboard counts per port. */
-enum ibve_top_kind {
-	IBVE_TOP_LINK_DOWN, /* PORT_ERR */
-	IBVE_TOP_LINK_UP,   /* PORT_ACTIVE */
-	IBVE_TOP_LID,	    /* LID_CHANGE */
-	IBVE_TOP_PKEY,	    /* PKEY_CHANGE */
-	IBVE_TOP_SM,	    /* SM_CHANGE */
-	IBVE_TOP_GID,	    /* GID_CHANGE */
-	IBVE_TOP_REREG,	    /* CLIENT_REREGISTER */
-	IBVE_TOP_FATAL,	    /* DEVICE_FATAL */
-	IBVE_TOP_MODULE,    /* mlx5 PORT_MODULE: cables and modules */
-	IBVE_TOP_TEMP,	    /* mlx5 TEMP_WARN */
-	IBVE_TOP_SUBNET,    /* subnet events (source sm) */
-	IBVE_TOP_OTHER,
-	IBVE_TOP_KIND_COUNT
-};
-
-/* An error counter of a port (counters/ or hw_counters/ in sysfs). */
-struct ibve_top_counter {
-	char name[48];
-	bool hw;	/* hw_counters/ (driver) rather than counters/ */
-	uint64_t value; /* last read */
-	uint64_t delta; /* since start (or the last reset) */
-	double rate;	/* per second, over the last interval */
-	bool changed;	/* moved in the last interval */
-};
-
-struct ibve_top_port {
-	char device[IBVE_NAME_MAX];
-	uint32_t port;	     /* 0: device-wide events of a capture */
-	char state[16];	     /* ACTIVE, DOWN, ... or "-" */
-	char phys_state[32]; /* LinkUp, Polling, ... or "-" */
-	char link_layer[16]; /* InfiniBand, Ethernet or "-" */
-	char rate[40];	     /* "100 Gb/sec (4X EDR)" or "-" */
-	char address[48];    /* "LID 0x12" or the first GID, or "-" */
-	uint64_t counts[IBVE_TOP_KIND_COUNT];
-	uint64_t total;
-	unsigned int per_minute;	      /* events in the last 60 s */
-	char last_event[IBVE_EVENT_NAME_MAX]; /* "" when none */
-	struct timespec last_time;
-	double last_age; /* seconds, at the last sample */
-	size_t counter_count;
-	struct ibve_top_counter *counters;
-	size_t moved; /* counters with delta > 0 */
-};
-
-struct ibve_top_summary {
-	char host[64];
-	char kernel[64];
-	size_t devices;
-	size_t ports;
-	uint64_t events;   /* since start (or the last reset) */
-	double per_second; /* over the last interval */
-	double uptime;	   /* seconds the view has been up */
-};
-
-struct ibve_top;
-
-enum ibve_top_flags {
-	/* Read port attributes and error counters from sysfs (live). */
-	IBVE_TOP_SYSFS = 1u << 0,
-};
-
-struct ibve_top *ibve_top_new(unsigned int flags);
-void ibve_top_free(struct ibve_top *t);
-/* Rows for every port of DEVICE (live: from sysfs). */
-int ibve_top_add_device(struct ibve_top *t, const char *device);
-void ibve_top_remove_device(struct ibve_top *t, const char *device);
-/*
- * Count EV. Device-wide events count on every port of the device; live,
- * DEVICE_ADDED and DEVICE_REMOVED add and remove the device's rows. Without
- * sysfs, rows appear as events name them and PORT_ERR / PORT_ACTIVE set
- * the state.
- */
-void ibve_top_event(struct ibve_top *t, const struct ibve_event *ev);
-/* Refresh attributes, counters, rates and ages as of NOW (wall time). */
-void ibve_top_sample(struct ibve_top *t, const struct timespec *now);
-/* Zero the counts and take the counters' current values as the base. */
-void ibve_top_reset(struct ibve_top *t);
-size_t ibve_top_port_count(const struct ibve_top *t);
-const struct ibve_top_port *ibve_top_port_at(const struct ibve_top *t,
-					     size_t i);
-/* The I-th most recent event (0: newest); NULL past what is kept. */
-const struct ibve_event *ibve_top_recent(const struct ibve_top *t, size_t i);
-void ibve_top_summary(const struct ibve_top *t, struct ibve_top_summary *s);
-
-/* The table's columns, shared by the screen and batch output. */
-enum ibve_top_column {
-	IBVE_TOP_COL_DEVICE,
-	IBVE_TOP_COL_PORT,
-	IBVE_TOP_COL_STATE,
-	IBVE_TOP_COL_PHYS,
-	IBVE_TOP_COL_LINK,
-	IBVE_TOP_COL_RATE,
-	IBVE_TOP_COL_ADDRESS,
-	IBVE_TOP_COL_DOWN,
-	IBVE_TOP_COL_UP,
-	IBVE_TOP_COL_LID,
-	IBVE_TOP_COL_PKEY,
-	IBVE_TOP_COL_SM,
-	IBVE_TOP_COL_GID,
-	IBVE_TOP_COL_REREG,
-	IBVE_TOP_COL_FATAL,
-	IBVE_TOP_COL_MODULE,
-	IBVE_TOP_COL_TEMP,
-	IBVE_TOP_COL_SUBNET,
-	IBVE_TOP_COL_OTHER,
-	IBVE_TOP_COL_TOTAL,
-	IBVE_TOP_COL_PER_MIN,
-	IBVE_TOP_COL_LAST,
-	IBVE_TOP_COL_AGE,
-	IBVE_TOP_COL_COUNTERS,
-	IBVE_TOP_COL_COUNT
-};
-
-/* Title and width (negative: left-aligned) of column COL. */
-const char *ibve_top_column_title(enum ibve_top_column col);
-int ibve_top_column_width(enum ibve_top_column col);
-/* Whether COL is shown: MODULE and TEMP only once such events exist. */
-bool ibve_top_column_visible(const struct ibve_top *t,
-			     enum ibve_top_column col);
-/* The text of one cell (not padded). */
-size_t ibve_top_cell(const struct ibve_top_port *p, enum ibve_top_column col,
-		     char *buf, size_t size);
-/* Order of two rows by COL (ties by device and port). */
-int ibve_top_compare(const struct ibve_top_port *a,
-		     const struct ibve_top_port *b, enum ibve_top_column col);
-/*
- * One snapshot, rows in ORDER (indices into the ports; NULL: as stored):
- * a header and a table for people, or one JSON object on one line.
- */
-size_t ibve_top_format_text(const struct ibve_top *t, const size_t *order,
-			    size_t n, char *buf, size_t size);
-size_t ibve_top_format_json(const struct ibve_top *t, const size_t *order,
-			    size_t n, char *buf, size_t size);
-
-/* ------------------------------------------------------------------ */
 /* One poll loop: fds, signals and a deadline                          */
 
 struct ibve_loop;
@@ -691,7 +375,7 @@ typedef int (*ibve_loop_fd_cb)(int fd, short revents, void *arg);
 typedef int (*ibve_loop_signal_cb)(int signo, void *arg);
 typedef int (*ibve_loop_idle_cb)(void *arg);
 
-struct ibve_loop *ibve_loop_new(void);
+int ibve_loop_new(struct ibve_loop **l);
 void ibve_loop_free(struct ibve_loop *l);
 int ibve_loop_add_fd(struct ibve_loop *l, int fd, short events,
 		     ibve_loop_fd_cb cb, void *arg);
@@ -716,6 +400,317 @@ void ibve_loop_set_deadline(struct ibve_loop *l,
  * that value, or -errno when polling itself fails.
  */
 int ibve_loop_run(struct ibve_loop *l);
+
+/* ------------------------------------------------------------------ */
+/* The pipeline: sources, one loop, sinks                              */
+
+struct ibve_pipeline;
+struct ibve_sink;
+
+int ibve_pipeline_new(struct ibve_pipeline **p);
+/* Stops every source (at once: devices are released) and frees sinks. */
+void ibve_pipeline_free(struct ibve_pipeline *p);
+
+/*
+ * What the sources have to tell people while they run: what one could not
+ * do but went on without (IBVE_NOTE), and malformed input lines of a
+ * replay, as "FILE:LINE: reason" (IBVE_NOTE_INPUT).
+ */
+enum ibve_note_kind { IBVE_NOTE, IBVE_NOTE_INPUT };
+typedef void (*ibve_note_cb)(enum ibve_note_kind kind, const char *text,
+			     void *arg);
+/* Where notes go (by default nowhere). */
+void ibve_pipeline_set_notes(struct ibve_pipeline *p, ibve_note_cb cb,
+			     void *arg);
+
+enum ibve_source_flags {
+	/*
+	 * "mlx5": at least one device (each named one) must have its DEVX
+	 * events; "sm": at least one InfiniBand port must be subscribed.
+	 */
+	IBVE_SRC_REQUIRED = 1u << 0,
+	/* "hotplug": uevents even where the RDMA netlink monitor exists. */
+	IBVE_SRC_UEVENT_ONLY = 1u << 1,
+	/*
+	 * "sm": hold each port's IsSM capability and answer the SM's SMInfo
+	 * queries as a standby SM of priority 0. ibsim's simulator sends
+	 * Reports only to such ports; a real fabric does not need it.
+	 */
+	IBVE_SRC_SM_ISSM = 1u << 2,
+	/* "replay" with a step: take STEP seconds of real time per step. */
+	IBVE_SRC_PACED = 1u << 3,
+};
+
+/* Options of a source; set sz, leave what does not apply zero. */
+struct ibve_source_opts {
+	size_t sz;	    /* sizeof(struct ibve_source_opts) */
+	unsigned int flags; /* enum ibve_source_flags */
+	/*
+	 * "devices", "mlx5", "sm": these devices only (NULL: every device,
+	 * present and, with "hotplug", future).
+	 */
+	const char *const *devices;
+	size_t ndevices;
+	/* "devices": watch this context of the caller's, named DEVICE, alone
+	 * (its affiliated events carry qp_num and handles); never closed. */
+	struct ibv_context *context;
+	/* "replay": the capture ("-": standard input). */
+	const char *path;
+	/*
+	 * "replay": follow the capture's clock in steps of STEP seconds of
+	 * capture time, as fast as records can be read or, with
+	 * IBVE_SRC_PACED, one step per STEP seconds; 0: no clock.
+	 */
+	double step;
+	/* "sm": renew every subscription every REFRESH seconds (0: 60). */
+	unsigned int refresh;
+};
+
+/*
+ * Add the source called NAME: "devices" (the verbs async events of
+ * devices), "hotplug" (devices coming and going), "mlx5" (DEVX device
+ * events of mlx5 devices), "sm" (subnet events from the subnet
+ * administrator), "replay" (a JSON Lines capture). -ENOENT for a name
+ * this version does not know. Nothing is opened before ibve_pipeline_start().
+ */
+int ibve_pipeline_add_source(struct ibve_pipeline *p, const char *name,
+			     const struct ibve_source_opts *o);
+/*
+ * Open every source, each in the order it needs (subnet agents before the
+ * devices whose ports they serve). -errno with the reason in
+ * ibve_errmsg(): -ENOSYS no RDMA at all, -ENODEV a named device that does
+ * not exist, -EACCES a device node that may not be opened, -ENOTSUP a
+ * source IBVE_SRC_REQUIRED that found nothing to open.
+ */
+int ibve_pipeline_start(struct ibve_pipeline *p);
+/* The name of the source ibve_pipeline_start() failed in, or NULL. */
+const char *ibve_pipeline_failed(const struct ibve_pipeline *p);
+/*
+ * One line for people of what is watched, e.g. "1 device: rxe0
+ * (hot-plug: netlink)", into BUF; the length, like snprintf.
+ */
+size_t ibve_pipeline_describe(const struct ibve_pipeline *p, char *buf,
+			      size_t size);
+/* Names of the devices open now, up to MAX; returns how many are open. */
+size_t ibve_pipeline_devices(const struct ibve_pipeline *p, const char **names,
+			     size_t max);
+
+/* The filter records pass to reach filtered sinks, --count and --expect. */
+void ibve_pipeline_set_filter(struct ibve_pipeline *p,
+			      const struct ibve_filter *f);
+
+enum ibve_sink_flags {
+	/* Every record, not only those that pass the pipeline's filter. */
+	IBVE_SINK_ALL = 1u << 0,
+};
+
+/* Hand sink S (now the pipeline's) the records. */
+int ibve_pipeline_add_sink(struct ibve_pipeline *p, struct ibve_sink *s,
+			   unsigned int flags);
+
+/*
+ * Pull: the fd to poll for POLLIN, and up to MAX ready records without
+ * blocking (sinks see them too); the count, or -errno. Every verbs event
+ * is acknowledged right after it is copied.
+ */
+int ibve_pipeline_fd(const struct ibve_pipeline *p);
+int ibve_pipeline_read(struct ibve_pipeline *p, struct ibve_event *evs,
+		       size_t max);
+
+/* Why ibve_pipeline_run() returned. */
+enum ibve_stop {
+	IBVE_STOP_END = 1,   /* every source ended (the replay was read) */
+	IBVE_STOP_COUNT,     /* COUNT records passed the filter */
+	IBVE_STOP_EXPECT,    /* an expected record came */
+	IBVE_STOP_TIMEOUT,   /* the time was up */
+	IBVE_STOP_USER = 64, /* from here on: the caller's own callbacks */
+};
+
+struct ibve_run_opts {
+	size_t sz;
+	unsigned long count; /* stop after COUNT filtered records (0: no) */
+	/* stop at the first filtered record this matches (NULL: no) */
+	const struct ibve_filter *expect;
+	double timeout; /* seconds (0: none) */
+	/* go on after every source ended (a screen that still takes keys) */
+	bool linger;
+};
+
+/*
+ * Push: the loop (with the caller's own fds and signals, added to
+ * ibve_pipeline_loop()) until a stop; returns enum ibve_stop, a
+ * callback's own value, or -errno (a sink that could not write: reason
+ * in ibve_errmsg(); -EPIPE when a stream's reader went away).
+ */
+int ibve_pipeline_run(struct ibve_pipeline *p, const struct ibve_run_opts *o);
+struct ibve_loop *ibve_pipeline_loop(struct ibve_pipeline *p);
+/* Whether every source has ended (a replay that was read). */
+bool ibve_pipeline_ended(const struct ibve_pipeline *p);
+/* Called in run each time before the loop waits (sinks flushed). */
+void ibve_pipeline_set_idle(struct ibve_pipeline *p, int (*cb)(void *arg),
+			    void *arg);
+/* Malformed input lines seen so far (replay). */
+unsigned long ibve_pipeline_bad_input(const struct ibve_pipeline *p);
+/*
+ * Called, in run, at each step of a replay's clock (IBVE_SOURCE_OPTS.step)
+ * once the step's records went to the sinks, and once at the end; returns
+ * 0 or a stop value.
+ */
+void ibve_pipeline_set_clock(struct ibve_pipeline *p,
+			     int (*cb)(const struct timespec *now, void *arg),
+			     void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Sinks                                                               */
+
+/*
+ * Records as lines on F (IBVE_FORMAT_JSON: JSON Lines; COLOR: text in
+ * colour), flushed before the loop waits; WHAT names F in errors
+ * ("standard output").
+ */
+int ibve_sink_stream(struct ibve_sink **s, FILE *f, const char *what,
+		     unsigned int flags);
+/* JSON Lines appended to PATH, opened now. */
+int ibve_sink_capture(struct ibve_sink **s, const char *path);
+/* One syslog(3) message per record (openlog(IDENT, LOG_PID, FACILITY)). */
+int ibve_sink_syslog(struct ibve_sink **s, const char *ident, int facility);
+/* Records counted into the port table T (the caller's). */
+struct ibve_ports;
+int ibve_sink_ports(struct ibve_sink **s, struct ibve_ports *t);
+/*
+ * The Prometheus metrics of T (the caller's) written to FILE (NULL: no
+ * file) and its counters kept in STATE (NULL: none) when records changed
+ * them, before the loop waits.
+ */
+int ibve_sink_metrics(struct ibve_sink **s, struct ibve_ports *t,
+		      const char *file, const char *state);
+/* FN for each record; a non-zero return stops the run with that value. */
+int ibve_sink_callback(struct ibve_sink **s,
+		       int (*fn)(const struct ibve_event *ev, void *arg),
+		       void *arg);
+/* A sink not handed to a pipeline. */
+void ibve_sink_free(struct ibve_sink *s);
+
+/* ------------------------------------------------------------------ */
+/* The port table: what metrics and dashboards show of every port      */
+
+/* What a port's events are counted as (dashboard columns). */
+enum ibve_kind {
+	IBVE_KIND_LINK_DOWN, /* PORT_ERR */
+	IBVE_KIND_LINK_UP,   /* PORT_ACTIVE */
+	IBVE_KIND_LID,	     /* LID_CHANGE */
+	IBVE_KIND_PKEY,	     /* PKEY_CHANGE */
+	IBVE_KIND_SM,	     /* SM_CHANGE */
+	IBVE_KIND_GID,	     /* GID_CHANGE */
+	IBVE_KIND_REREG,     /* CLIENT_REREGISTER */
+	IBVE_KIND_FATAL,     /* DEVICE_FATAL */
+	IBVE_KIND_MODULE,    /* mlx5 PORT_MODULE: cables and modules */
+	IBVE_KIND_TEMP,	     /* mlx5 TEMP_WARN */
+	IBVE_KIND_SUBNET,    /* subnet events (source sm) */
+	IBVE_KIND_OTHER,
+	/* kinds may be added before this one */
+	IBVE_KIND_MAX = 32
+};
+
+/* Name of a kind as the JSON of dashboards has it ("link_down"). */
+const char *ibve_kind_name(enum ibve_kind kind);
+/* The kind EV is counted as. */
+enum ibve_kind ibve_event_kind(const struct ibve_event *ev);
+
+/* An error counter of a port (counters/ or hw_counters/ in sysfs). */
+struct ibve_counter {
+	char name[48];
+	bool hw;	/* hw_counters/ (driver) rather than counters/ */
+	uint64_t value; /* last read */
+	uint64_t delta; /* since start (or the last reset) */
+	double rate;	/* per second, over the last interval */
+	bool changed;	/* moved in the last interval */
+};
+
+/* A row of the table: one port (port 0: a capture's device-wide events). */
+struct ibve_port_row {
+	char device[IBVE_NAME_MAX];
+	uint32_t port;
+	char state[16];	     /* ACTIVE, DOWN, ... or "-" */
+	int state_num;	     /* enum ibv_port_state; 0: unknown */
+	char phys_state[32]; /* LinkUp, Polling, ... or "-" */
+	char link_layer[16]; /* InfiniBand, Ethernet or "-" */
+	char rate[40];	     /* "100 Gb/sec (4X EDR)" or "-" */
+	char address[48];    /* "LID 0x12" or the first GID, or "-" */
+	bool live;	     /* attributes read from sysfs */
+	uint64_t counts[IBVE_KIND_MAX];
+	uint64_t total;
+	unsigned int per_minute;	      /* events in the last 60 s */
+	char last_event[IBVE_EVENT_NAME_MAX]; /* "" when none */
+	struct timespec last_time;
+	double last_age; /* seconds, at the last sample */
+	size_t counter_count;
+	const struct ibve_counter *counters;
+	size_t moved; /* counters with delta > 0 */
+};
+
+struct ibve_ports_summary {
+	char host[64];	 /* "" from a capture */
+	char kernel[64]; /* "" from a capture */
+	size_t devices;
+	size_t ports;
+	uint64_t events;     /* since start (or the last reset) */
+	double per_second;   /* over the last interval */
+	double uptime;	     /* seconds the table has been up (capture time) */
+	struct timespec now; /* of the last sample */
+	uint64_t kinds[IBVE_KIND_MAX]; /* events of each kind, every row */
+};
+
+enum ibve_ports_flags {
+	/* Live: ports of devices that are there, attributes from sysfs. */
+	IBVE_PORTS_SYSFS = 1u << 0,
+	/* Live: the error counters of every port, read at each sample. */
+	IBVE_PORTS_COUNTERS = 1u << 1,
+	/* Keep the last 512 records (ibve_ports_recent()). */
+	IBVE_PORTS_RECENT = 1u << 2,
+};
+
+struct ibve_ports;
+
+int ibve_ports_new(struct ibve_ports **t, unsigned int flags);
+void ibve_ports_free(struct ibve_ports *t);
+/*
+ * DEVICE is there (NODE_GUID 0: read it from sysfs); live, its ports get
+ * rows. Rows of devices a pipeline opens are added when it starts.
+ */
+int ibve_ports_add_device(struct ibve_ports *t, const char *device,
+			  uint64_t node_guid);
+/*
+ * Count EV. DEVICE_ADDED and DEVICE_REMOVED set the device's presence
+ * (live: add and drop its rows); a port event refreshes the port (live:
+ * from sysfs; from a capture, PORT_ERR and PORT_ACTIVE set the state);
+ * events of the whole device count on each of its rows.
+ */
+void ibve_ports_event(struct ibve_ports *t, const struct ibve_event *ev);
+/* Refresh attributes, counters, rates and ages as of NOW (wall time). */
+void ibve_ports_sample(struct ibve_ports *t, const struct timespec *now);
+/* Zero the counts and take the counters' current values as the base. */
+void ibve_ports_reset(struct ibve_ports *t);
+/* Rows in (device, port) order. */
+size_t ibve_ports_count(const struct ibve_ports *t);
+const struct ibve_port_row *ibve_ports_at(const struct ibve_ports *t, size_t i);
+/* The I-th most recent record (0: newest); NULL past what is kept. */
+const struct ibve_event *ibve_ports_recent(const struct ibve_ports *t,
+					   size_t i);
+/* The whole table, as of the last sample. */
+const struct ibve_ports_summary *ibve_ports_summary(const struct ibve_ports *t);
+
+/* Prometheus text exposition (version 0.0.4) of T's counters and ports. */
+size_t ibve_metrics_format(const struct ibve_ports *t, char *buf, size_t size);
+/* Write the exposition to PATH atomically (temporary file, rename). */
+int ibve_metrics_write(const struct ibve_ports *t, const char *path);
+/* Keep the counters and last times across restarts (atomic, fsync'ed). */
+int ibve_metrics_save(const struct ibve_ports *t, const char *path);
+/*
+ * Add the counters of a saved state. -EINVAL: "PATH:LINE: not a metrics
+ * state line" in ibve_errmsg().
+ */
+int ibve_metrics_load(struct ibve_ports *t, const char *path);
 
 #ifdef __cplusplus
 }

@@ -214,6 +214,15 @@ out:
 	ibv_close_device(ctx);
 }
 
+int ibve_device_list_error(int err)
+{
+	if (err == -ENOSYS)
+		return ibve_error(ENOSYS,
+				  "no RDMA devices found: the kernel offers no "
+				  "RDMA to user space (is ib_uverbs loaded?)");
+	return ibve_error(err, "listing RDMA devices: %s", strerror(-err));
+}
+
 IBVE_EXPORT int ibve_device_list_get(struct ibve_device_info **out)
 {
 	struct ibv_device **list;
@@ -224,11 +233,11 @@ IBVE_EXPORT int ibve_device_list_get(struct ibve_device_info **out)
 	errno = 0;
 	list = ibv_get_device_list(&n);
 	if (!list)
-		return errno ? -errno : -ENOSYS;
+		return ibve_device_list_error(errno ? -errno : -ENOSYS);
 	v = calloc(n ? (size_t)n : 1, sizeof(*v));
 	if (!v) {
 		ibv_free_device_list(list);
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	}
 	for (int i = 0; i < n; i++)
 		query_device(list[i], &v[i]);
@@ -384,10 +393,12 @@ IBVE_EXPORT int ibve_device_print(FILE *f, const struct ibve_device_info *d,
 	need = b.len + 1;
 	b = (struct ibve_buf){ malloc(need), need, 0 };
 	if (!b.p)
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	(json ? device_json : device_text)(&b, d, port);
 	if (fwrite(b.p, 1, b.len, f) != b.len)
 		r = errno ? -errno : -EIO;
+	if (r)
+		ibve_error(r, "write: %s", strerror(-r));
 	free(b.p);
 	return r;
 }

@@ -396,7 +396,6 @@ IBVE_EXPORT void ibve_event_from_verbs(struct ibve_event *ev,
 		break;
 	case IBVE_CLASS_DEVICE:
 	case IBVE_CLASS_UNKNOWN:
-	case IBVE_CLASS_COUNT:
 		/* Unknown: the union's meaning is unknown, read none of it. */
 		break;
 	}

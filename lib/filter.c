@@ -35,9 +35,10 @@ struct ibve_filter {
 	size_t nports;
 };
 
-IBVE_EXPORT struct ibve_filter *ibve_filter_new(void)
+IBVE_EXPORT int ibve_filter_new(struct ibve_filter **f)
 {
-	return calloc(1, sizeof(struct ibve_filter));
+	*f = calloc(1, sizeof(struct ibve_filter));
+	return *f ? 0 : ibve_error(ENOMEM, "out of memory");
 }
 
 IBVE_EXPORT void ibve_filter_free(struct ibve_filter *f)
@@ -133,7 +134,7 @@ static int parse_term(const char *s, struct term *t)
 }
 
 IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
-				      bool exclude, char *err, size_t errlen)
+				      bool exclude)
 {
 	struct term_set *set = exclude ? &f->exc : &f->inc;
 	size_t added = 0, len;
@@ -154,12 +155,10 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 			len--;
 		v = realloc(set->v, (set->n + added + 1) * sizeof(*v));
 		if (!v)
-			return -ENOMEM;
+			return ibve_error(ENOMEM, "out of memory");
 		set->v = v;
-		if (!len) {
-			snprintf(err, errlen, "empty term in '%s'", list);
-			return -EINVAL;
-		}
+		if (!len)
+			return ibve_error(EINVAL, "empty term in '%s'", list);
 		if (len >= sizeof(word))
 			goto unknown;
 		memcpy(word, p, len);
@@ -174,9 +173,8 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 	set->n += added;
 	return 0;
 unknown:
-	snprintf(err, errlen, "unknown event, class or severity '%.*s'",
-		 (int)len, p);
-	return -EINVAL;
+	return ibve_error(EINVAL, "unknown event, class or severity '%.*s'",
+			  (int)len, p);
 }
 
 IBVE_EXPORT int ibve_filter_add_device(struct ibve_filter *f,
@@ -185,10 +183,11 @@ IBVE_EXPORT int ibve_filter_add_device(struct ibve_filter *f,
 	char(*v)[IBVE_NAME_MAX];
 
 	if (strlen(device) >= IBVE_NAME_MAX)
-		return -ENAMETOOLONG;
+		return ibve_error(ENAMETOOLONG, "device name '%s' too long",
+				  device);
 	v = realloc(f->devices, (f->ndevices + 1) * sizeof(*v));
 	if (!v)
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	f->devices = v;
 	ibve_strcpy(f->devices[f->ndevices++], device, IBVE_NAME_MAX);
 	return 0;
@@ -199,7 +198,7 @@ IBVE_EXPORT int ibve_filter_add_port(struct ibve_filter *f, uint32_t port)
 	uint32_t *v = realloc(f->ports, (f->nports + 1) * sizeof(*v));
 
 	if (!v)
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	f->ports = v;
 	f->ports[f->nports++] = port;
 	return 0;
@@ -233,27 +232,37 @@ static bool set_match(const struct term_set *s, const struct ibve_event *ev)
 	return false;
 }
 
+static bool device_match(const struct ibve_filter *f, const char *device)
+{
+	for (size_t i = 0; i < f->ndevices; i++)
+		if (strcmp(f->devices[i], device) == 0)
+			return true;
+	return !f->ndevices;
+}
+
+static bool port_match(const struct ibve_filter *f, uint32_t port)
+{
+	for (size_t i = 0; i < f->nports; i++)
+		if (f->ports[i] == port)
+			return true;
+	return !f->nports;
+}
+
+IBVE_EXPORT bool ibve_filter_match_port(const struct ibve_filter *f,
+					const char *device, uint32_t port)
+{
+	/* a capture's device-wide row is not one of the ports named */
+	return device_match(f, device) &&
+	       (port ? port_match(f, port) : !f->nports);
+}
+
 IBVE_EXPORT bool ibve_filter_match(const struct ibve_filter *f,
 				   const struct ibve_event *ev)
 {
-	if (f->ndevices) {
-		size_t i;
-
-		for (i = 0; i < f->ndevices; i++)
-			if (strcmp(f->devices[i], ev->device) == 0)
-				break;
-		if (i == f->ndevices)
-			return false;
-	}
-	if (f->nports && ev->port) {
-		size_t i;
-
-		for (i = 0; i < f->nports; i++)
-			if (f->ports[i] == ev->port)
-				break;
-		if (i == f->nports)
-			return false;
-	}
+	if (!device_match(f, ev->device))
+		return false;
+	if (ev->port && !port_match(f, ev->port))
+		return false;
 	if (f->inc.n && !set_match(&f->inc, ev))
 		return false;
 	return !set_match(&f->exc, ev);

@@ -12,126 +12,6 @@
 
 #include "internal.h"
 
-void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n)
-{
-	if (b->len < b->size) {
-		size_t room = b->size - b->len;
-
-		memcpy(b->p + b->len, s, n < room ? n : room);
-	}
-	b->len += n;
-}
-
-void ibve_buf_putc(struct ibve_buf *b, char c)
-{
-	if (b->len < b->size)
-		b->p[b->len] = c;
-	b->len++;
-}
-
-void ibve_buf_puts(struct ibve_buf *b, const char *s)
-{
-	ibve_buf_put(b, s, strlen(s));
-}
-
-void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
-{
-	size_t room = b->len < b->size ? b->size - b->len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += (size_t)n;
-}
-
-/* Terminate and return the length, as snprintf does. */
-size_t ibve_buf_end(struct ibve_buf *b)
-{
-	if (b->size)
-		b->p[b->len < b->size ? b->len : b->size - 1] = '\0';
-	return b->len;
-}
-
-static const char hexdig[] = "0123456789abcdef";
-
-void ibve_buf_json_str(struct ibve_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	ibve_buf_putc(b, '"');
-	while (*p) {
-		size_t run = 0;
-
-		/* Copy plain runs in one go. */
-		while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
-		       p[run] != '\\')
-			run++;
-		if (run) {
-			ibve_buf_put(b, (const char *)p, run);
-			p += run;
-			continue;
-		}
-		if (*p == '"' || *p == '\\') {
-			ibve_buf_putc(b, '\\');
-			ibve_buf_putc(b, (char)*p++);
-		} else if (*p == '\n') {
-			ibve_buf_puts(b, "\\n");
-			p++;
-		} else if (*p == '\t') {
-			ibve_buf_puts(b, "\\t");
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			ibve_buf_printf(b, "\\u%04x", *p++);
-		} else {
-			size_t n = ibve_utf8_len(p);
-
-			if (n) {
-				ibve_buf_put(b, (const char *)p, n);
-				p += n;
-			} else {
-				/*
-				 * Not UTF-8: U+FFFD, written as UTF-8 like any
-				 * other character so a record read back and
-				 * written again comes out byte for byte the same.
-				 */
-				ibve_buf_puts(b, "\xef\xbf\xbd");
-
-				p++;
-			}
-		}
-	}
-	ibve_buf_putc(b, '"');
-}
-
-void ibve_buf_text_str(struct ibve_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		size_t n = ibve_utf8_len(p);
-
-		if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\')) {
-			if (*p == '\\')
-				ibve_buf_puts(b, "\\\\");
-			else
-				ibve_buf_printf(b, "\\x%02x", *p);
-			p++;
-		} else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-			/* C1 controls would steer a terminal too. */
-			ibve_buf_printf(b, "\\x%02x\\x%02x", p[0], p[1]);
-			p += 2;
-		} else if (n) {
-			ibve_buf_put(b, (const char *)p, n);
-			p += n;
-		} else {
-			ibve_buf_printf(b, "\\x%02x", *p++);
-		}
-	}
-}
-
 /* Year, month and day of day Z since 1970-01-01 (proleptic Gregorian). */
 static void civil_from_days(int64_t z, int64_t *y, unsigned int *m,
 			    unsigned int *d)
@@ -293,7 +173,7 @@ IBVE_EXPORT size_t ibve_guid_format(uint64_t guid, char *buf, size_t size)
 	for (int i = 0, k = 0; i < 16; i++) {
 		if (i && i % 4 == 0)
 			s[k++] = ':';
-		s[k++] = hexdig[guid >> (60 - 4 * i) & 0xf];
+		s[k++] = "0123456789abcdef"[guid >> (60 - 4 * i) & 0xf];
 	}
 	ibve_buf_put(&b, s, sizeof(s));
 	return ibve_buf_end(&b);
@@ -329,76 +209,12 @@ IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
 	return 0;
 }
 
-static void put_hex(struct ibve_buf *b, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		ibve_buf_putc(b, hexdig[p[i] >> 4]);
-		ibve_buf_putc(b, hexdig[p[i] & 0xf]);
-	}
-}
-
-static void put_gid(struct ibve_buf *b, const uint8_t *gid)
-{
-	for (int i = 0; i < 16; i += 2)
-		ibve_buf_printf(b, "%s%02x%02x", i ? ":" : "", gid[i],
-				gid[i + 1]);
-}
-
 static const char *const sev_color[] = {
 	[IBVE_SEVERITY_INFO] = "\033[32m",
 	[IBVE_SEVERITY_WARNING] = "\033[33m",
 	[IBVE_SEVERITY_ERROR] = "\033[31m",
 	[IBVE_SEVERITY_FATAL] = "\033[1;31m",
 };
-
-/* Object identity and source details: " (qp 0x000011, handle 3)". */
-void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev)
-{
-	size_t start = b->len;
-
-#define SEP() ibve_buf_puts(b, b->len == start ? " (" : ", ")
-	if (ev->fields & IBVE_FIELD_MLX5) {
-		SEP();
-		ibve_mlx5_details(b, ev);
-	}
-	if (ev->fields & IBVE_FIELD_QP_NUM) {
-		SEP();
-		ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);
-	}
-	if (ev->fields & IBVE_FIELD_WQ_NUM) {
-		SEP();
-		ibve_buf_printf(b, "wq 0x%06x", ev->wq_num);
-	}
-	if (ev->fields & IBVE_FIELD_HANDLE) {
-		SEP();
-		/* "cq handle 3" where there is no number to name the object */
-		if (!(ev->fields & (IBVE_FIELD_QP_NUM | IBVE_FIELD_WQ_NUM)))
-			ibve_buf_printf(b, "%s ", ibve_class_name(ev->cls));
-		ibve_buf_printf(b, "handle %u", ev->handle);
-	}
-	if (ev->fields & IBVE_FIELD_CHARDEV) {
-		SEP();
-		ibve_buf_text_str(b, ev->chardev);
-	}
-	if (ev->fields & IBVE_FIELD_NETDEV) {
-		SEP();
-		ibve_buf_puts(b, "netdev ");
-		ibve_buf_text_str(b, ev->netdev[0] ? ev->netdev : "?");
-	}
-	if (ev->fields & IBVE_FIELD_LOST) {
-		SEP();
-		ibve_buf_printf(b, "lost %" PRIu64, ev->lost);
-	}
-	if (ev->fields & IBVE_FIELD_SM) {
-		SEP();
-		ibve_buf_puts(b, "gid ");
-		put_gid(b, ev->sm.gid);
-		ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
-	}
-#undef SEP
-	if (b->len != start)
-		ibve_buf_putc(b, ')');
-}
 
 IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
 					  char *buf, size_t size,
@@ -460,8 +276,6 @@ IBVE_EXPORT int ibve_severity_syslog(enum ibve_severity severity)
 		return LOG_ERR;
 	case IBVE_SEVERITY_FATAL:
 		return LOG_CRIT;
-	case IBVE_SEVERITY_COUNT:
-		break;
 	}
 	return LOG_WARNING;
 }
@@ -486,95 +300,45 @@ IBVE_EXPORT size_t ibve_event_format_syslog(const struct ibve_event *ev,
 	return ibve_buf_end(&b);
 }
 
-static void json_key(struct ibve_buf *b, const char *key)
-{
-	ibve_buf_puts(b, ",\"");
-	ibve_buf_puts(b, key);
-	ibve_buf_puts(b, "\":");
-}
-
 IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
 					  char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
+	struct ibve_json j;
 	char tmp[64];
 
+	ibve_json_init(&j, &b);
+	ibve_json_open(&j, NULL);
 	ibve_time_format(&ev->time, tmp, sizeof(tmp));
-	ibve_buf_puts(&b, "{\"time\":\"");
-	ibve_buf_puts(&b, tmp);
-	ibve_buf_putc(&b, '"');
-	json_key(&b, "device");
-	ibve_buf_json_str(&b, ev->device);
-	json_key(&b, "port");
-	if (ev->port)
-		ibve_buf_printf(&b, "%u", ev->port);
-	else
-		ibve_buf_puts(&b, "null");
-	json_key(&b, "event");
-	ibve_buf_json_str(&b, ev->name);
-	json_key(&b, "code");
+	ibve_json_name(&j, "time", tmp);
+	ibve_json_str(&j, "device", ev->device);
+	ibve_json_uint_or_null(&j, "port", ev->port);
+	ibve_json_str(&j, "event", ev->name);
 	if (ev->code >= 0)
-		ibve_buf_printf(&b, "%d", ev->code);
+		ibve_json_uint(&j, "code", (uint64_t)ev->code);
 	else
-		ibve_buf_puts(&b, "null");
-	json_key(&b, "class");
-	ibve_buf_json_str(&b, ibve_class_name(ev->cls));
-	json_key(&b, "severity");
-	ibve_buf_json_str(&b, ibve_severity_name(ev->severity));
-	json_key(&b, "affiliated");
-	ibve_buf_puts(&b, ev->affiliated ? "true" : "false");
-	json_key(&b, "source");
-	ibve_buf_json_str(&b, ibve_source_name(ev->source));
-	json_key(&b, "node_guid");
+		ibve_json_null(&j, "code");
+	ibve_json_name(&j, "class", ibve_class_name(ev->cls));
+	ibve_json_name(&j, "severity", ibve_severity_name(ev->severity));
+	ibve_json_bool(&j, "affiliated", ev->affiliated);
+	ibve_json_name(&j, "source", ibve_source_name(ev->source));
 	if (ev->node_guid) {
 		ibve_guid_format(ev->node_guid, tmp, sizeof(tmp));
-		ibve_buf_json_str(&b, tmp);
+		ibve_json_name(&j, "node_guid", tmp);
 	} else {
-		ibve_buf_puts(&b, "null");
+		ibve_json_null(&j, "node_guid");
 	}
-	if (ev->fields & IBVE_FIELD_QP_NUM) {
-		json_key(&b, "qp_num");
-		ibve_buf_printf(&b, "%u", ev->qp_num);
-	}
-	if (ev->fields & IBVE_FIELD_WQ_NUM) {
-		json_key(&b, "wq_num");
-		ibve_buf_printf(&b, "%u", ev->wq_num);
-	}
-	if (ev->fields & IBVE_FIELD_HANDLE) {
-		json_key(&b, "handle");
-		ibve_buf_printf(&b, "%u", ev->handle);
-	}
-	if (ev->fields & IBVE_FIELD_CHARDEV) {
-		json_key(&b, "chardev");
-		ibve_buf_json_str(&b, ev->chardev);
-	}
-	if (ev->fields & IBVE_FIELD_NETDEV) {
-		json_key(&b, "netdev");
-		ibve_buf_json_str(&b, ev->netdev);
-		json_key(&b, "netdev_index");
-		ibve_buf_printf(&b, "%u", ev->netdev_index);
-	}
-	if (ev->fields & IBVE_FIELD_LOST) {
-		json_key(&b, "lost");
-		ibve_buf_printf(&b, "%" PRIu64, ev->lost);
-	}
-	if (ev->fields & IBVE_FIELD_SM) {
-		json_key(&b, "gid");
-		ibve_buf_putc(&b, '"');
-		put_gid(&b, ev->sm.gid);
-		ibve_buf_putc(&b, '"');
-		json_key(&b, "issuer_lid");
-		ibve_buf_printf(&b, "%u", ev->sm.issuer_lid);
-		json_key(&b, "producer_type");
-		ibve_buf_printf(&b, "%u", ev->sm.producer_type);
-	}
-	if (ev->fields & IBVE_FIELD_MLX5) {
-		ibve_mlx5_json(&b, ev);
-		json_key(&b, "eqe");
-		ibve_buf_putc(&b, '"');
-		put_hex(&b, ev->mlx5.eqe, sizeof(ev->mlx5.eqe));
-		ibve_buf_putc(&b, '"');
-	}
-	ibve_buf_puts(&b, "}\n");
+	ibve_json_event_fields(&j, ev);
+	ibve_json_close(&j);
+	ibve_buf_putc(&b, '\n');
+	return ibve_buf_end(&b);
+}
+
+IBVE_EXPORT size_t ibve_event_format_details(const struct ibve_event *ev,
+					     char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	ibve_buf_event_details(&b, ev);
 	return ibve_buf_end(&b);
 }

@@ -4,6 +4,13 @@
 
 #include "ibvevent.h"
 
+enum ibve_hotplug_method {
+	IBVE_HOTPLUG_NONE,
+	IBVE_HOTPLUG_UEVENT,  /* kernel uevents of the uverbs nodes */
+	IBVE_HOTPLUG_NETLINK, /* RDMA netlink monitor (kernel >= 6.11)
+				 plus uevents for the earliest removal */
+};
+
 enum ibve_hp_kind {
 	IBVE_HP_ADDED,	 /* a device appeared: look for new ones */
 	IBVE_HP_REMOVED, /* chardev (uevent) or device (netlink) went away */

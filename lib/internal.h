@@ -11,6 +11,12 @@
 #define IBVE_EXPORT   __attribute__((visibility("default")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Counts of the public enums, for tables inside the library only. */
+#define IBVE_SOURCE_COUNT   (IBVE_SOURCE_SM + 1)
+#define IBVE_CLASS_COUNT    (IBVE_CLASS_UNKNOWN + 1)
+#define IBVE_SEVERITY_COUNT (IBVE_SEVERITY_FATAL + 1)
+#define IBVE_KIND_COUNT	    (IBVE_KIND_OTHER + 1)
+
 /* Copy SRC into DST of SIZE bytes, always terminated, truncating. */
 static inline void ibve_strcpy(char *dst, const char *src, size_t size)
 {
@@ -41,26 +47,20 @@ static inline size_t ibve_utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* An output buffer that never overflows and counts what was wanted. */
-
-struct ibve_buf {
-	char *p;
-	size_t size;
-	size_t len; /* may exceed size: the length needed */
-};
-
-void ibve_buf_putc(struct ibve_buf *b, char c);
-void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n);
-void ibve_buf_puts(struct ibve_buf *b, const char *s);
-void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
+/*
+ * The error idiom: a failing function returns ibve_error(errno, what) — a
+ * negative errno — after saying why for ibve_errmsg().
+ */
+int ibve_error(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* S as a JSON string, quotes included. */
-void ibve_buf_json_str(struct ibve_buf *b, const char *s);
-/* S for a terminal: control and non-UTF-8 bytes as \xHH. */
-void ibve_buf_text_str(struct ibve_buf *b, const char *s);
-size_t ibve_buf_end(struct ibve_buf *b);
-/* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
-void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
+
+/* Time arithmetic, written once. */
+void ibve_ts_add(struct timespec *t, double seconds);
+void ibve_ts_add_ms(struct timespec *t, long ms);
+bool ibve_ts_before(const struct timespec *a, const struct timespec *b);
+double ibve_ts_secs(const struct timespec *from, const struct timespec *to);
+
+#include "buf.h"
 
 /* Port attributes read from sysfs; "" for what could not be read. */
 #define IBVE_SYSFS "/sys/class/infiniband"
@@ -77,34 +77,28 @@ struct ibve_port_attrs {
 int ibve_sysfs_read(const char *path, char *buf, size_t size);
 int ibve_sysfs_port(const char *device, uint32_t port,
 		    struct ibve_port_attrs *a);
+/* The node GUID of DEVICE from sysfs, 0 when it cannot be read. */
+uint64_t ibve_sysfs_node_guid(const char *device);
+/* ibv_get_device_list() failed with ERR (-errno): say why, return ERR. */
+int ibve_device_list_error(int err);
 
-/* An mlx5 record's decoded fields: for text, and as JSON fields. */
+/* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
+void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
+/* Its optional fields as JSON members. */
+void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev);
+
+/* An mlx5 record's decoded fields: for text, and as JSON members. */
 void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);
-void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev);
-
+void ibve_mlx5_json(struct ibve_json *j, const struct ibve_event *ev);
 /* EV is the DEVX channel's overflow, the OVERFLOWS-th so far. */
 void ibve_mlx5_event_lost(struct ibve_event *ev, uint64_t overflows);
 
 /* Whether a port counter of that name counts errors (dashboard). */
-bool ibve_top_is_error_counter(const char *name);
-
-/*
- * ibve_inject_run() with the events read by verbs alone, acked and not
- * decoded: the floor bench/ measures the library against.
- */
-struct ibve_inject_opts;
-struct ibve_inject_report;
-int ibve_inject_run_floor(const char *name, const struct ibve_inject_opts *o,
-			  struct ibve_inject_report *r);
+bool ibve_is_error_counter(const char *name);
 
 /* Append a formatted note to the list *NOTES of *N; false if out of memory. */
 bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
-
-/* A note for people, kept until ibve_monitor_note() hands it out. */
-struct ibve_monitor;
-void ibve_monitor_add_note(struct ibve_monitor *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,

@@ -5,6 +5,7 @@
  * loop blocks in poll() until something happens.
  */
 #include <errno.h>
+#include <string.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -44,15 +45,16 @@ struct ibve_loop {
 	int deadline_status;
 };
 
-IBVE_EXPORT struct ibve_loop *ibve_loop_new(void)
+IBVE_EXPORT int ibve_loop_new(struct ibve_loop **out)
 {
 	struct ibve_loop *l = calloc(1, sizeof(*l));
 
+	*out = l;
 	if (!l)
-		return NULL;
+		return ibve_error(ENOMEM, "out of memory");
 	l->sigfd = -1;
 	sigemptyset(&l->mask);
-	return l;
+	return 0;
 }
 
 IBVE_EXPORT void ibve_loop_free(struct ibve_loop *l)
@@ -73,11 +75,11 @@ IBVE_EXPORT int ibve_loop_add_fd(struct ibve_loop *l, int fd, short events,
 	struct pollfd *p;
 
 	if (!v)
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	l->fds = v;
 	p = realloc(l->pfd, (l->nfds + 2) * sizeof(*p));
 	if (!p)
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	l->pfd = p;
 	l->fds[l->nfds++] = (struct fd_entry){ fd, events, cb, arg };
 	return 0;
@@ -92,7 +94,7 @@ IBVE_EXPORT int ibve_loop_remove_fd(struct ibve_loop *l, int fd)
 			l->nfds--;
 			return 0;
 		}
-	return -ENOENT;
+	return ibve_error(ENOENT, "fd %d is not in the loop", fd);
 }
 
 IBVE_EXPORT int ibve_loop_add_signal(struct ibve_loop *l, int signo,
@@ -101,13 +103,13 @@ IBVE_EXPORT int ibve_loop_add_signal(struct ibve_loop *l, int signo,
 	int fd;
 
 	if (l->nsigs == ARRAY_SIZE(l->sigs))
-		return -ENOSPC;
+		return ibve_error(ENOSPC, "too many signals in the loop");
 	sigaddset(&l->mask, signo);
 	if (sigprocmask(SIG_BLOCK, &l->mask, NULL))
-		return -errno;
+		return ibve_error(errno, "sigprocmask: %s", strerror(errno));
 	fd = signalfd(l->sigfd, &l->mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return ibve_error(errno, "signalfd: %s", strerror(errno));
 	l->sigfd = fd;
 	l->sigs[l->nsigs++] = (struct sig_entry){ signo, cb, arg };
 	return 0;
@@ -199,7 +201,7 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			return ibve_error(errno, "poll: %s", strerror(errno));
 		}
 		if (r == 0) {
 			/* the deadline check above ends it; or a wakeup */

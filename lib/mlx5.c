@@ -188,53 +188,51 @@ void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev)
 			m->sub_type);
 }
 
-/* The same as JSON fields, each with its leading comma. */
-void ibve_mlx5_json(struct ibve_buf *b, const struct ibve_event *ev)
+/* The same as JSON members, then the raw entry. */
+void ibve_mlx5_json(struct ibve_json *j, const struct ibve_event *ev)
 {
 	const struct ibve_mlx5_fields *m = &ev->mlx5;
 	const struct sub *s;
+	char hex[2 * sizeof(m->eqe) + 1];
 
-	ibve_buf_printf(b, ",\"sub_type\":%u", m->sub_type);
+	ibve_json_uint(j, "sub_type", m->sub_type);
 	switch (ev->code) {
 	case IBVE_MLX5_PORT_CHANGE:
 		s = FIND(port_changes, m->sub_type);
-		ibve_buf_puts(b, ",\"change\":");
-		ibve_buf_json_str(b, s ? s->text : "unknown");
+		ibve_json_str(j, "change", s ? s->text : "unknown");
 		break;
 	case IBVE_MLX5_PORT_MODULE:
 		s = FIND(module_states, m->module_status);
-		ibve_buf_printf(b,
-				",\"module\":%u,\"module_status\":", m->module);
-		ibve_buf_json_str(b, s ? s->text : "unknown");
+		ibve_json_uint(j, "module", m->module);
+		ibve_json_str(j, "module_status", s ? s->text : "unknown");
 		if (m->module_status == 3) {
 			s = FIND(module_errors, m->error_type);
-			ibve_buf_printf(b, ",\"error_code\":%u,\"error_type\":",
-					m->error_type);
-			ibve_buf_json_str(b, s ? s->text : "unknown");
+			ibve_json_uint(j, "error_code", m->error_type);
+			ibve_json_str(j, "error_type", s ? s->text : "unknown");
 		}
 		break;
-	case IBVE_MLX5_TEMP_WARN: {
-		bool first = true;
-
-		ibve_buf_puts(b, ",\"sensors\":[");
+	case IBVE_MLX5_TEMP_WARN:
+		ibve_json_open_array(j, "sensors");
 		for (int i = 0; i < 128; i++) {
 			uint64_t w = i < 64 ? m->sensor_map[1]
 					    : m->sensor_map[0];
 
-			if (w >> (i % 64) & 1) {
-				ibve_buf_printf(b, "%s%d", first ? "" : ",", i);
-				first = false;
-			}
+			if (w >> (i % 64) & 1)
+				ibve_json_uint(j, NULL, (uint64_t)i);
 		}
-		ibve_buf_putc(b, ']');
+		ibve_json_close_array(j);
 		break;
-	}
 	case IBVE_MLX5_GENERAL:
 		s = FIND(generals, m->sub_type);
-		ibve_buf_puts(b, ",\"general\":");
-		ibve_buf_json_str(b, s ? s->text : "unknown");
+		ibve_json_str(j, "general", s ? s->text : "unknown");
 		break;
 	}
+	for (size_t i = 0; i < sizeof(m->eqe); i++) {
+		hex[2 * i] = "0123456789abcdef"[m->eqe[i] >> 4];
+		hex[2 * i + 1] = "0123456789abcdef"[m->eqe[i] & 0xf];
+	}
+	hex[sizeof(hex) - 1] = '\0';
+	ibve_json_str(j, "eqe", hex);
 }
 
 void ibve_mlx5_event_lost(struct ibve_event *ev, uint64_t overflows)

@@ -5,7 +5,7 @@
  * unknown fields are ignored, so captures from newer versions still replay.
  *
  * What each field must be is decided once, against a small field
- * interface (struct src). Two readers feed it: json-c, the reference, and
+ * interface (struct ibve_jsrc). Two readers feed it: json-c, the reference, and
  * a scanner for flat objects that allocates nothing and hands every line
  * it is not sure of (nesting, \u surrogates or NUL, raw control bytes,
  * numbers that are not plain integers, unusual white space) to json-c. A
@@ -21,7 +21,7 @@
 
 #include <json-c/json.h>
 
-#include "internal.h"
+#include "fields.h"
 #include "parse.h"
 
 #define FAIL(...)                                   \
@@ -30,170 +30,12 @@
 		return -EINVAL;                     \
 	} while (0)
 
-/* A field as the checks see it, whichever reader read it. */
-enum jtype { J_ABSENT, J_NULL, J_BOOL, J_INT, J_STRING, J_OTHER };
-
-struct jval {
-	enum jtype type;
-	bool b;
-	bool neg;      /* J_INT: below zero */
-	uint64_t u;    /* J_INT: magnitude */
-	const char *s; /* J_STRING, NUL-terminated */
-};
-
-/* The fields the checks ask for; any other key is read and ignored. */
-enum key {
-	K_TIME,
-	K_DEVICE,
-	K_PORT,
-	K_EVENT,
-	K_CODE,
-	K_SOURCE,
-	K_CLASS,
-	K_SEVERITY,
-	K_AFFILIATED,
-	K_NODE_GUID,
-	K_QP_NUM,
-	K_WQ_NUM,
-	K_HANDLE,
-	K_CHARDEV,
-	K_NETDEV,
-	K_NETDEV_INDEX,
-	K_LOST,
-	K_GID,
-	K_ISSUER_LID,
-	K_PRODUCER_TYPE,
-	K_EQE,
-	K_COUNT
-};
-
-static const struct {
-	const char *name;
-	uint8_t len;
-} keys[K_COUNT] = {
-	[K_TIME] = { "time", sizeof("time") - 1 },
-	[K_DEVICE] = { "device", sizeof("device") - 1 },
-	[K_PORT] = { "port", sizeof("port") - 1 },
-	[K_EVENT] = { "event", sizeof("event") - 1 },
-	[K_CODE] = { "code", sizeof("code") - 1 },
-	[K_SOURCE] = { "source", sizeof("source") - 1 },
-	[K_CLASS] = { "class", sizeof("class") - 1 },
-	[K_SEVERITY] = { "severity", sizeof("severity") - 1 },
-	[K_AFFILIATED] = { "affiliated", sizeof("affiliated") - 1 },
-	[K_NODE_GUID] = { "node_guid", sizeof("node_guid") - 1 },
-	[K_QP_NUM] = { "qp_num", sizeof("qp_num") - 1 },
-	[K_WQ_NUM] = { "wq_num", sizeof("wq_num") - 1 },
-	[K_HANDLE] = { "handle", sizeof("handle") - 1 },
-	[K_CHARDEV] = { "chardev", sizeof("chardev") - 1 },
-	[K_NETDEV] = { "netdev", sizeof("netdev") - 1 },
-	[K_NETDEV_INDEX] = { "netdev_index", sizeof("netdev_index") - 1 },
-	[K_LOST] = { "lost", sizeof("lost") - 1 },
-	[K_GID] = { "gid", sizeof("gid") - 1 },
-	[K_ISSUER_LID] = { "issuer_lid", sizeof("issuer_lid") - 1 },
-	[K_PRODUCER_TYPE] = { "producer_type", sizeof("producer_type") - 1 },
-	[K_EQE] = { "eqe", sizeof("eqe") - 1 },
-};
-
-struct src {
-	void (*get)(const struct src *src, enum key key, struct jval *v);
-	const void *data;
-};
-
-/* An unsigned integer field in [0, MAX]; 1 if set, 0 if absent or null. */
-static int get_uint(const struct src *o, enum key key, uint64_t max,
-		    uint64_t *out, char *err, size_t errlen)
-{
-	struct jval v;
-
-	o->get(o, key, &v);
-	if (v.type == J_ABSENT || v.type == J_NULL)
-		return 0;
-	if (v.type != J_INT)
-		FAIL("\"%s\" must be an integer", keys[key].name);
-	if (v.neg || v.u > max)
-		FAIL("\"%s\" out of range", keys[key].name);
-	*out = v.u;
-	return 1;
-}
-
-/* A string field; 1 if set, 0 if absent or null. */
-static int get_str(const struct src *o, enum key key, const char **out,
-		   char *err, size_t errlen)
-{
-	struct jval v;
-
-	o->get(o, key, &v);
-	if (v.type == J_ABSENT || v.type == J_NULL)
-		return 0;
-	if (v.type != J_STRING)
-		FAIL("\"%s\" must be a string", keys[key].name);
-	*out = v.s;
-	return 1;
-}
-
-/*
- * Bytes that are not UTF-8 become U+FFFD here, as the writers would print
- * them, so a record read and written again reads back the same.
- */
-static int copy_str(char *dst, size_t size, const char *key, const char *s,
-		    char *err, size_t errlen)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t used = 0;
-
-	while (*p) {
-		size_t n = ibve_utf8_len(p);
-		const void *from = p;
-
-		if (n) {
-			p += n;
-		} else {
-			from = "\xef\xbf\xbd";
-			n = 3;
-			p++;
-		}
-		if (used + n >= size)
-			FAIL("\"%s\" longer than %zu bytes", key, size - 1);
-		memcpy(dst + used, from, n);
-		used += n;
-	}
-	dst[used] = '\0';
-	return 0;
-}
-
 static int hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
 	c = tolower(c);
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static int hex_bytes(const char *s, uint8_t *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		int hi = hex_value((unsigned char)s[2 * i]);
-		int lo = hi < 0 ? -1 : hex_value((unsigned char)s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return s[2 * n] ? -EINVAL : 0;
-}
-
-static int parse_gid(const char *s, uint8_t *gid)
-{
-	char hex[33];
-	size_t n = 0;
-
-	for (; *s && n < 32; s++)
-		if (*s != ':')
-			hex[n++] = *s;
-	if (*s || n != 32)
-		return -EINVAL;
-	hex[n] = '\0';
-	return hex_bytes(hex, gid, 16);
 }
 
 /* "UNKNOWN(20)" -> 20; -1 when NAME is not of that form. */
@@ -218,13 +60,13 @@ static int64_t unknown_code(const char *name)
  * line says otherwise, and it needs no name or code (parse_optional()
  * decodes it and checks a name or code the line also has).
  */
-static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
-			  size_t errlen)
+static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
+			  char *err, size_t errlen)
 {
 	const struct ibve_event_desc *d;
 	const char *name = NULL, *s;
 	enum ibve_source source = IBVE_SOURCE_VERBS;
-	struct jval v, eqe;
+	struct ibve_jval v, eqe;
 	uint64_t u;
 	int64_t code = -1;
 	int r;
@@ -232,7 +74,7 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 	o->get(o, K_EQE, &eqe);
 	if (eqe.type == J_STRING)
 		source = IBVE_SOURCE_MLX5;
-	r = get_str(o, K_SOURCE, &s, err, errlen);
+	r = ibve_get_str(o, K_SOURCE, &s, err, errlen);
 	if (r < 0)
 		return r;
 	if (r) {
@@ -245,12 +87,12 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 	if (eqe.type == J_STRING && source != IBVE_SOURCE_MLX5)
 		FAIL("\"eqe\" is an mlx5 entry, but \"source\" is \"%s\"",
 		     ibve_source_name(source));
-	r = get_uint(o, K_CODE, INT32_MAX, &u, err, errlen);
+	r = ibve_get_uint(o, K_CODE, INT32_MAX, &u, err, errlen);
 	if (r < 0)
 		return r;
 	if (r)
 		code = (int64_t)u;
-	r = get_str(o, K_EVENT, &name, err, errlen);
+	r = ibve_get_str(o, K_EVENT, &name, err, errlen);
 	if (r < 0)
 		return r;
 
@@ -274,7 +116,8 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 	/* A name from a newer version: keep what the line says of it. */
 	if (!*name)
 		FAIL("\"event\" is empty");
-	if (copy_str(ev->name, sizeof(ev->name), "event", name, err, errlen))
+	if (ibve_copy_str(ev->name, sizeof(ev->name), "event", name, err,
+			  errlen))
 		return -EINVAL;
 	ibve_event_set_unknown(ev, source, (int)code);
 	ibve_strcpy(ev->name, name, sizeof(ev->name));
@@ -290,147 +133,36 @@ static int parse_identity(const struct src *o, struct ibve_event *ev, char *err,
 	return 0;
 }
 
-/*
- * The event an "eqe" says, against what the line says beside it (LINE,
- * from parse_identity(); no name: nothing said). A name this version does
- * not know cannot be compared: the entry decides.
- */
-static int check_eqe(const struct src *o, const struct ibve_event *line,
-		     const struct ibve_event *ev, char *err, size_t errlen)
-{
-	struct jval v;
-	bool same;
-
-	if (!line->name[0])
-		return 0;
-	if (line->desc)
-		same = line->desc->source == IBVE_SOURCE_MLX5 &&
-		       line->desc->code == ev->code;
-	else if (strncmp(line->name, "UNKNOWN(", 8) == 0)
-		same = line->code == ev->code;
-	else
-		return 0;
-	if (same)
-		return 0;
-	o->get(o, K_EVENT, &v);
-	if (v.type == J_STRING)
-		FAIL("\"event\" %s disagrees with its \"eqe\" (%s)", line->name,
-		     ev->name);
-	FAIL("\"code\" %d disagrees with its \"eqe\" (%s)", line->code,
-	     ev->name);
-}
-
-/* An optional unsigned field into *OUT, flagging FIELD when set. */
-static int opt_uint(const struct src *o, enum key key, uint64_t max,
-		    uint64_t *out, struct ibve_event *ev, uint32_t field,
-		    char *err, size_t errlen)
-{
-	int r = get_uint(o, key, max, out, err, errlen);
-
-	if (r > 0)
-		ev->fields |= field;
-	return r < 0 ? r : 0;
-}
-
-static int parse_optional(const struct src *o, struct ibve_event *ev, char *err,
-			  size_t errlen)
+static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
+			  char *err, size_t errlen)
 {
 	const char *s;
-	uint64_t u = 0;
 	int r;
 
-	if ((r = get_str(o, K_NODE_GUID, &s, err, errlen)) > 0) {
+	if ((r = ibve_get_str(o, K_NODE_GUID, &s, err, errlen)) > 0) {
 		if (ibve_guid_parse(s, &ev->node_guid))
 			FAIL("\"node_guid\" is not a GUID");
 	} else if (r < 0) {
 		return r;
 	}
-	if (opt_uint(o, K_QP_NUM, UINT32_MAX, &u, ev, IBVE_FIELD_QP_NUM, err,
-		     errlen))
-		return -EINVAL;
-	ev->qp_num = ev->fields & IBVE_FIELD_QP_NUM ? (uint32_t)u : 0;
-	if (opt_uint(o, K_WQ_NUM, UINT32_MAX, &u, ev, IBVE_FIELD_WQ_NUM, err,
-		     errlen))
-		return -EINVAL;
-	ev->wq_num = ev->fields & IBVE_FIELD_WQ_NUM ? (uint32_t)u : 0;
-	if (opt_uint(o, K_HANDLE, UINT32_MAX, &u, ev, IBVE_FIELD_HANDLE, err,
-		     errlen))
-		return -EINVAL;
-	ev->handle = ev->fields & IBVE_FIELD_HANDLE ? (uint32_t)u : 0;
-	if ((r = get_str(o, K_CHARDEV, &s, err, errlen)) > 0) {
-		if (copy_str(ev->chardev, sizeof(ev->chardev), "chardev", s,
-			     err, errlen))
+	for (size_t i = 0; i < ibve_nfields; i++)
+		if ((o->present & ibve_fields[i].keys) &&
+		    ibve_fields[i].parse(o, ev, err, errlen))
 			return -EINVAL;
-		ev->fields |= IBVE_FIELD_CHARDEV;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_str(o, K_NETDEV, &s, err, errlen)) > 0) {
-		if (copy_str(ev->netdev, sizeof(ev->netdev), "netdev", s, err,
-			     errlen))
-			return -EINVAL;
-		ev->fields |= IBVE_FIELD_NETDEV;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_uint(o, K_NETDEV_INDEX, UINT32_MAX, &u, err, errlen)) >
-	    0) {
-		ev->netdev_index = (uint32_t)u;
-		ev->fields |= IBVE_FIELD_NETDEV;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_uint(o, K_LOST, UINT64_MAX, &u, err, errlen)) > 0) {
-		ev->lost = u;
-		ev->fields |= IBVE_FIELD_LOST;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_str(o, K_GID, &s, err, errlen)) > 0) {
-		if (parse_gid(s, ev->sm.gid))
-			FAIL("\"gid\" is not a GID");
-		ev->fields |= IBVE_FIELD_SM;
-		if ((r = get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err,
-				  errlen)) > 0)
-			ev->sm.issuer_lid = (uint16_t)u;
-		else if (r < 0)
-			return r;
-		if ((r = get_uint(o, K_PRODUCER_TYPE, 0xffffff, &u, err,
-				  errlen)) > 0)
-			ev->sm.producer_type = (uint32_t)u;
-		else if (r < 0)
-			return r;
-	} else if (r < 0) {
-		return r;
-	}
-	if ((r = get_str(o, K_EQE, &s, err, errlen)) > 0) {
-		uint8_t eqe[64];
-		struct ibve_event line;
-
-		/* The entry itself says what happened: decode it here. */
-		if (hex_bytes(s, eqe, sizeof(eqe)))
-			FAIL("\"eqe\" is not 64 bytes of hex");
-		memcpy(&line, ev, sizeof(line));
-		ibve_mlx5_decode(ev, eqe, sizeof(eqe));
-		if (check_eqe(o, &line, ev, err, errlen))
-			return -EINVAL;
-	} else if (r < 0) {
-		return r;
-	}
 	return 0;
 }
 
-static int parse_fields(const struct src *o, struct ibve_event *ev, char *err,
-			size_t errlen)
+static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
+			char *err, size_t errlen)
 {
-	struct jval v;
+	struct ibve_jval v;
 	const char *s;
 	uint64_t u;
 	int r;
 
 	memset(ev, 0, sizeof(*ev));
 	*err = '\0';
-	r = get_str(o, K_TIME, &s, err, errlen);
+	r = ibve_get_str(o, K_TIME, &s, err, errlen);
 	if (r <= 0)
 		FAIL("%s", r < 0 ? err : "missing \"time\"");
 	if (ibve_time_parse(s, &ev->time)) {
@@ -444,18 +176,19 @@ static int parse_fields(const struct src *o, struct ibve_event *ev, char *err,
 		FAIL("\"time\" is not an RFC 3339 time: \"%s\"", shown);
 	}
 
-	r = get_str(o, K_DEVICE, &s, err, errlen);
+	r = ibve_get_str(o, K_DEVICE, &s, err, errlen);
 	if (r <= 0)
 		FAIL("%s", r < 0 ? err : "missing \"device\"");
 	if (!*s)
 		FAIL("\"device\" is empty");
-	if (copy_str(ev->device, sizeof(ev->device), "device", s, err, errlen))
+	if (ibve_copy_str(ev->device, sizeof(ev->device), "device", s, err,
+			  errlen))
 		return -EINVAL;
 
 	o->get(o, K_PORT, &v);
 	if (v.type == J_ABSENT)
 		FAIL("missing \"port\"");
-	r = get_uint(o, K_PORT, UINT16_MAX, &u, err, errlen);
+	r = ibve_get_uint(o, K_PORT, UINT16_MAX, &u, err, errlen);
 	if (r < 0)
 		FAIL("\"port\" must be a port number or null");
 	ev->port = r ? (uint32_t)u : 0;
@@ -468,13 +201,14 @@ static int parse_fields(const struct src *o, struct ibve_event *ev, char *err,
 /* ------------------------------------------------------------------ */
 /* json-c: the reference reader                                        */
 
-static void jc_get(const struct src *src, enum key key, struct jval *v)
+static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
+		   struct ibve_jval *v)
 {
 	struct json_object *x;
 
 	memset(v, 0, sizeof(*v));
 	if (!json_object_object_get_ex((struct json_object *)src->data,
-				       keys[key].name, &x)) {
+				       ibve_keys[key].name, &x)) {
 		v->type = J_ABSENT;
 		return;
 	}
@@ -512,7 +246,7 @@ static void jc_get(const struct src *src, enum key key, struct jval *v)
 int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 		      size_t errlen)
 {
-	struct src s = { jc_get, o };
+	struct ibve_jsrc s = { jc_get, o, UINT32_MAX };
 
 	memset(ev, 0, sizeof(*ev));
 	if (!json_object_is_type(o, json_type_object)) {
@@ -567,12 +301,14 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 #define FAST_STRINGS 2048 /* bytes of decoded strings per line */
 
 struct fast {
-	struct jval v[K_COUNT];
+	struct ibve_jval v[K_COUNT];
+	uint32_t present; /* KEY_BIT() of each key read */
 	char str[FAST_STRINGS];
 	size_t used;
 };
 
-static void fast_get(const struct src *src, enum key key, struct jval *v)
+static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
+		     struct ibve_jval *v)
 {
 	*v = ((const struct fast *)src->data)->v[key];
 }
@@ -598,11 +334,11 @@ static void build_by_hash(void)
 	for (int k = 0; k < K_COUNT; k++) {
 		uint8_t *c;
 
-		if (!keys[k].len) {
+		if (!ibve_keys[k].len) {
 			fast_ok = false; /* it would be missed: json-c only */
 			return;
 		}
-		c = by_hash[key_hash(keys[k].name, keys[k].len)];
+		c = by_hash[key_hash(ibve_keys[k].name, ibve_keys[k].len)];
 		while (*c)
 			c++;
 		*c = (uint8_t)(k + 1);
@@ -610,21 +346,21 @@ static void build_by_hash(void)
 }
 
 /* The id of the key of LEN bytes at K, or K_COUNT for any other. */
-static enum key key_id(const char *k, size_t len)
+static enum ibve_key key_id(const char *k, size_t len)
 {
 	if (!len)
 		return K_COUNT;
 	for (const uint8_t *c = by_hash[key_hash(k, len)]; *c; c++) {
-		const char *name = keys[*c - 1].name;
+		const char *name = ibve_keys[*c - 1].name;
 		size_t i = 0;
 
-		if (keys[*c - 1].len != len)
+		if (ibve_keys[*c - 1].len != len)
 			continue;
 		/* inline: a call per candidate cost more than the compare */
 		while (i < len && k[i] == name[i])
 			i++;
 		if (i == len)
-			return (enum key)(*c - 1);
+			return (enum ibve_key)(*c - 1);
 	}
 	return K_COUNT;
 }
@@ -645,14 +381,14 @@ static const uint8_t after[K_COUNT + 1] = {
 };
 
 /* Whether the key at K (after its quote) is key W, closed by a quote. */
-static bool key_is(const char *k, const char *end, enum key w)
+static bool key_is(const char *k, const char *end, enum ibve_key w)
 {
-	size_t len = keys[w].len;
+	size_t len = ibve_keys[w].len;
 
 	if ((size_t)(end - k) <= len || k[len] != '"')
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (k[i] != keys[w].name[i])
+		if (k[i] != ibve_keys[w].name[i])
 			return false;
 	return true;
 }
@@ -784,9 +520,9 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 
 /* A value into V (V NULL: read and ignore). The position after it. */
 static const char *fast_value(struct fast *f, const char *p, const char *end,
-			      struct jval *v)
+			      struct ibve_jval *v)
 {
-	struct jval tmp;
+	struct ibve_jval tmp;
 
 	if (!v)
 		v = &tmp;
@@ -802,7 +538,7 @@ static const char *fast_value(struct fast *f, const char *p, const char *end,
 	case 'n': {
 		static const struct {
 			const char *word;
-			enum jtype type;
+			enum ibve_jtype type;
 			bool b;
 		} lit[] = { { "true", J_BOOL, true },
 			    { "false", J_BOOL, false },
@@ -851,6 +587,7 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 {
 	memset(f->v, 0, sizeof(f->v));
 	f->used = 0;
+	f->present = 0;
 	p = skip_ws(p, end);
 	if (p >= end || *p++ != '{')
 		return 0;
@@ -859,15 +596,15 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		p++;
 		goto tail;
 	}
-	for (enum key prev = K_COUNT;;) {
+	for (enum ibve_key prev = K_COUNT;;) {
 		const char *key = p + 1, *kend;
-		enum key slot;
+		enum ibve_key slot;
 
 		if (p >= end || *p != '"')
 			return 0;
 		if (after[prev] && key_is(key, end, after[prev] - 1)) {
 			slot = after[prev] - 1;
-			kend = key + keys[slot].len;
+			kend = key + ibve_keys[slot].len;
 		} else {
 			for (kend = key;
 			     kend < end && !stops_string[(unsigned char)*kend];)
@@ -877,6 +614,8 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 			slot = key_id(key, (size_t)(kend - key));
 		}
 		prev = slot;
+		if (slot < K_COUNT)
+			f->present |= KEY_BIT(slot);
 
 		p = skip_ws(kend + 1, end);
 		if (p >= end || *p++ != ':')
@@ -918,7 +657,7 @@ int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
 	pthread_once(&by_hash_once, build_by_hash);
 	if (fast_ok && fast_object(&f, line, line + len)) {
 
-		struct src s = { fast_get, &f };
+		struct ibve_jsrc s = { fast_get, &f, f.present };
 
 		return parse_fields(&s, ev, err, errlen);
 	}
@@ -939,16 +678,16 @@ int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
 }
 
 IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,
-				      struct ibve_event *ev, char *err,
-				      size_t errlen)
+				      struct ibve_event *ev)
 {
 	struct json_tokener *tok = NULL;
+	char err[256];
 	int r;
 
-	r = ibve_parse_line(&tok, line, len, ev, err, errlen);
+	r = ibve_parse_line(&tok, line, len, ev, err, sizeof(err));
 	if (tok)
 		json_tokener_free(tok);
-	return r;
+	return r ? ibve_error(-r, "%s", err) : 0;
 }
 
 bool ibve_parse_fast_takes(const char *line, size_t len)

@@ -3,7 +3,7 @@
  * Subnet events: the SA InformInfo subscription and the Report MADs the
  * subnet manager sends for it. The codec below works on plain 256-byte
  * MAD images (no umad header) so it can be tested on byte vectors; the
- * source in sm.c moves them through libibumad.
+ * source in src_sm.c moves them through libibumad.
  */
 #ifndef IBVE_SM_H
 #define IBVE_SM_H
@@ -121,36 +121,5 @@ bool ibve_sm_seen_before(struct ibve_sm_seen *s, const struct ibve_sm_mad *r,
 void ibve_sm_event_from_report(struct ibve_event *ev,
 			       const struct ibve_sm_mad *r, const char *device,
 			       uint64_t node_guid, uint32_t port);
-
-/* ------------------------------------------------------------------ */
-/* The source: every InfiniBand port, through libibumad                */
-
-struct ibve_sm;
-struct ibve_monitor;
-
-/*
- * Subscribe on every InfiniBand port of the CAs WANT accepts (NULL: all).
- * ISSM: also hold each port's IsSM capability and answer the SM's
- * queries as a standby SM (what ibsim's simulator needs). Notes (RoCE
- * ports skipped, refusals) go to MON. Returns 0 or -errno; -EACCES names
- * the device node in PATH.
- */
-int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
-		 bool (*want)(const struct ibve_monitor *, const char *),
-		 bool issm, char *path, size_t pathlen);
-/* Unsubscribe (briefly waiting for the SA), stop and free. */
-void ibve_sm_close(struct ibve_sm *sm);
-/* Readable when records or notes wait: an eventfd. */
-int ibve_sm_fd(const struct ibve_sm *sm);
-/* The timer that paces retries and refreshes. */
-int ibve_sm_timer_fd(const struct ibve_sm *sm);
-/* Move waiting records into EVS (up to MAX) and notes into MON. */
-size_t ibve_sm_read(struct ibve_sm *sm, struct ibve_event *evs, size_t max);
-/* The timer fired: resend what is unanswered, refresh what is due. */
-void ibve_sm_tick(struct ibve_sm *sm);
-/* DEVICE/PORT saw SM_CHANGE and the like: subscribe again now. */
-void ibve_sm_resubscribe(struct ibve_sm *sm, const char *device, uint32_t port);
-/* Ports subscribed (answered) on DEVICE, 0 if none. */
-unsigned int ibve_sm_ports(const struct ibve_sm *sm, const char *device);
 
 #endif

@@ -85,3 +85,14 @@ int ibve_sysfs_port(const char *device, uint32_t port,
 	}
 	return 0;
 }
+
+uint64_t ibve_sysfs_node_guid(const char *device)
+{
+	char path[256], v[64];
+	uint64_t guid = 0;
+
+	snprintf(path, sizeof(path), IBVE_SYSFS "/%s/node_guid", device);
+	if (ibve_sysfs_read(path, v, sizeof(v)) == 0)
+		ibve_guid_parse(v, &guid);
+	return guid;
+}

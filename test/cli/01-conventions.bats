@@ -6,8 +6,9 @@
 
 load ../test_helper
 
+# cmd/ibv_*.c are the commands; the other files of cmd/ are their parts.
 COMMANDS=()
-for c in "$TOP"/cmd/*.c; do
+for c in "$TOP"/cmd/ibv_*.c; do
 	c=${c##*/}
 	COMMANDS+=("${c%.c}")
 done
@@ -103,8 +104,21 @@ man_page() {
 @test "C sources follow the repository's .clang-format" {
 	command -v clang-format >/dev/null || skip "clang-format is not installed (make deps installs it)"
 	cd "$TOP"
-	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.c test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c
+	run clang-format --dry-run -Werror include/*.h lib/*.[ch] lib/tools/*.[ch] cmd/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c
 	assert_success
+}
+
+@test "commands stay thin: each main fits on a screen, no file of cmd/ is long" {
+	cd "$TOP"
+	for f in cmd/ibv_*.c; do
+		n=$(awk '/^int main\(/ { s = NR } s && /^}/ { print NR - s + 1; exit }' "$f")
+		[ -n "$n" ] || fail "$f has no main"
+		[ "$n" -le 80 ] || fail "$f: main is $n lines (80 at most)"
+	done
+	for f in cmd/*.[ch]; do
+		n=$(wc -l <"$f")
+		[ "$n" -le 500 ] || fail "$f is $n lines (500 at most)"
+	done
 }
 
 @test "every source file carries an SPDX licence line" {

@@ -25,6 +25,41 @@ LIB=$BUILD/lib/libibvevent.so.0
 	assert_failure
 }
 
+@test "no dependency cycle among the library's objects (or the tools archive's)" {
+	# an edge A B: object A uses a symbol object B defines
+	objs=()
+	for c in "$TOP"/lib/*.c "$TOP"/lib/tools/*.c; do
+		c=${c#"$TOP"/}
+		case $c in
+		lib/tools/*) objs+=("$BUILD/obj/tools/${c%.c}.o") ;;
+		*) objs+=("$BUILD/obj/${c%.c}.o") ;;
+		esac
+	done
+	[ "${#objs[@]}" -gt 10 ]
+	ls "${objs[@]}" >/dev/null
+	for o in "${objs[@]}"; do
+		nm --defined-only -g "$o" | awk -v o="${o##*/}" 'NF == 3 { print $3, o }'
+	done | sort -u >"$BATS_TEST_TMPDIR/defs"
+	for o in "${objs[@]}"; do
+		nm -u "$o" | awk -v o="${o##*/}" '{ print $2, o }'
+	done | sort -u >"$BATS_TEST_TMPDIR/uses"
+	join "$BATS_TEST_TMPDIR/uses" "$BATS_TEST_TMPDIR/defs" |
+		awk '$2 != $3 { print $2, $3 }' | sort -u >"$BATS_TEST_TMPDIR/edges"
+	[ -s "$BATS_TEST_TMPDIR/edges" ]
+	run tsort "$BATS_TEST_TMPDIR/edges"
+	assert_success
+	refute_output --partial 'contains a loop'
+}
+
+@test "the library pulls neither libmicrohttpd nor ncurses; the tools are not in it" {
+	run ldd "$LIB"
+	assert_success
+	refute_output --partial microhttpd
+	refute_output --partial curses
+	run bash -c "nm -D --defined-only '$LIB' | grep -E ' (ibve_http|ibve_inject|ibve_scenario)'"
+	assert_failure
+}
+
 @test "soname is libibvevent.so.0" {
 	run readelf -d "$LIB"
 	assert_output --partial 'Library soname: [libibvevent.so.0]'
@@ -38,25 +73,44 @@ LIB=$BUILD/lib/libibvevent.so.0
 		-I"$TOP/include" "$BATS_TEST_TMPDIR/h.c"
 }
 
-@test "the man page's example builds against the installed library" {
+@test "the man page's examples build against the installed library, and run" {
 	dest=$BATS_TEST_TMPDIR/root
 	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
-	sed -n '/^#include <poll.h>/,/^}/p' "$TOP/man/libibvevent.3" |
-		sed 's/\\e/\\/g' >"$BATS_TEST_TMPDIR/ex.c"
+	# each literal block that starts with #include is a program
+	awk -v dir="$BATS_TEST_TMPDIR" '
+		/^\.Bd -literal/ { n++; f = dir "/ex" n ".c"; inblock = 1; started = 0; next }
+		/^\.Ed/ { inblock = 0; next }
+		inblock && /^#include/ { started = 1 }
+		inblock && started { gsub(/\\e/, "\\"); print > f }
+	' "$TOP/man/libibvevent.3"
+	[ -f "$BATS_TEST_TMPDIR/ex1.c" ] && [ -f "$BATS_TEST_TMPDIR/ex2.c" ]
 	export PKG_CONFIG_SYSROOT_DIR=$dest
 	export PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 	run pkg-config --modversion libibvevent
 	assert_output "$(sed -n 's/^VERSION := //p' "$TOP/Makefile")"
-	# shellcheck disable=SC2046
-	gcc -std=c11 -Wall -Werror "$BATS_TEST_TMPDIR/ex.c" -o "$BATS_TEST_TMPDIR/ex" \
-		$(pkg-config --cflags --libs libibvevent)
-	LD_LIBRARY_PATH=$dest/usr/lib ldd "$BATS_TEST_TMPDIR/ex" | grep -q "$dest/usr/lib/libibvevent.so.0"
+	for x in ex1 ex2; do
+		# shellcheck disable=SC2046
+		gcc -std=c11 -Wall -Wextra -Werror "$BATS_TEST_TMPDIR/$x.c" -o "$BATS_TEST_TMPDIR/$x" \
+			$(pkg-config --cflags --libs libibvevent)
+		LD_LIBRARY_PATH=$dest/usr/lib ldd "$BATS_TEST_TMPDIR/$x" | grep -q "$dest/usr/lib/libibvevent.so.0"
+	done
+	# the second replays a capture: its port errors, and nothing else
+	LD_LIBRARY_PATH=$dest/usr/lib run "$BATS_TEST_TMPDIR/ex2" "$TOP/test/captures/ib-fabric.jsonl"
+	assert_success
+	assert_equal "${#lines[@]}" "$(grep -c '"event":"PORT_ERR"' "$TOP/test/captures/ib-fabric.jsonl")"
+	for l in "${lines[@]}"; do [[ $l == *" PORT_ERR "* ]] || fail "not a PORT_ERR line: $l"; done
+	# the first, without RDMA devices, says why in one line
+	if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
+		LD_LIBRARY_PATH=$dest/usr/lib run "$BATS_TEST_TMPDIR/ex1"
+		assert_failure 1
+		assert_output --regexp '^example: no RDMA devices found'
+	fi
 }
 
 @test "make install puts everything under DESTDIR and PREFIX; make uninstall takes it all back" {
 	dest=$BATS_TEST_TMPDIR/root
 	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
-	for c in "$TOP"/cmd/*.c; do
+	for c in "$TOP"/cmd/ibv_*.c; do
 		c=${c##*/}
 		c=${c%.c}
 		[ -x "$dest/opt/ibve/bin/$c" ]
@@ -67,6 +121,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 	[ -L "$dest/opt/ibve/lib/libibvevent.so" ]
 	[ -f "$dest/opt/ibve/include/ibvevent.h" ]
 	[ -f "$dest/opt/ibve/share/man/man3/libibvevent.3" ]
+	[ -z "$(find "$dest" -name '*.a')" ] # the tools archive is the build's own
 	grep -qx 'prefix=/opt/ibve' "$dest/opt/ibve/lib/pkgconfig/libibvevent.pc"
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN
 	[ -z "$(find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print)" ]

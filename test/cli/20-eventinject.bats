@@ -55,10 +55,10 @@ load ../test_helper
 	[ ! -d /sys/class/infiniband_verbs ] || skip "this host has RDMA devices"
 	run --separate-stderr ibv_eventinject srq-limit
 	assert_failure 3
-	[ "$stderr" = "ibv_eventinject: no RDMA devices found: the kernel offers no RDMA to user space" ]
+	[ "$stderr" = "ibv_eventinject: no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)" ]
 	assert_output ''
 	run --separate-stderr ibv_eventinject -j srq-limit
 	assert_failure 3
 	run jq -r '"\(.status) \(.error)"' <<<"$output"
-	assert_output '3 no RDMA devices found: the kernel offers no RDMA to user space'
+	assert_output '3 no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)'
 }

@@ -123,7 +123,7 @@ count_of() {
 	[ ! -d /sys/class/infiniband_verbs ] || skip "this host has RDMA devices"
 	run --separate-stderr ibv_eventtop -b -n 1
 	assert_failure 3
-	[ "$stderr" = "ibv_eventtop: no RDMA devices found: the kernel offers no RDMA to user space" ]
+	[ "$stderr" = "ibv_eventtop: no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)" ]
 }
 
 # --- the screen ---

@@ -9,16 +9,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ibve_filter *f = ibve_filter_new();
-	char *terms = malloc(size + 1), err[128];
+	struct ibve_filter *f = NULL;
+	char *terms = malloc(size + 1);
 	struct ibve_event ev;
 
-	if (!f || !terms)
+	if (ibve_filter_new(&f) || !terms)
 		abort();
 	memcpy(terms, data, size);
 	terms[size] = '\0';
 	/* accepted or refused (which leaves it as it was), it must work */
-	ibve_filter_add_terms(f, terms, size & 1, err, sizeof(err));
+	ibve_filter_add_terms(f, terms, size & 1);
 	for (size_t i = 0; ibve_event_desc_at(i); i++) {
 		const struct ibve_event_desc *d = ibve_event_desc_at(i);
 

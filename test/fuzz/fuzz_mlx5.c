@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ibve_event ev, back;
-	char text[4096], json[4096], err[256];
+	char text[4096], json[4096];
 
 	memset(&ev, 0, sizeof(ev));
 	if (size < 64) {
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	strcpy(ev.device, "mlx5_0");
 	ibve_event_format_text(&ev, text, sizeof(text), 0);
 	ibve_event_format_json(&ev, json, sizeof(json));
-	if (ibve_event_parse_json(json, strlen(json), &back, err, sizeof(err)))
+	if (ibve_event_parse_json(json, strlen(json), &back))
 		abort();
 	if (memcmp(back.mlx5.eqe, data, 64) != 0 || back.port != ev.port ||
 	    back.severity != ev.severity || strcmp(back.name, ev.name) != 0)

@@ -105,7 +105,7 @@ static void rebuild_hotplug(const struct ibve_event *r, struct ibve_event *l)
 static void check_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL, err[256], a[4096], b[4096];
+	char *line = NULL, a[4096], b[4096];
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long n = 0;
@@ -117,10 +117,9 @@ static void check_file(const char *path)
 		int rc;
 
 		n++;
-		rc = ibve_event_parse_json(line, (size_t)len, &r, err,
-					   sizeof(err));
+		rc = ibve_event_parse_json(line, (size_t)len, &r);
 		if (!ok(rc == 0, "%s:%lu reads", path, n)) {
-			printf("#   %s\n", err);
+			printf("#   %s\n", ibve_errmsg());
 			continue;
 		}
 		ibve_event_format_json(&r, a, sizeof(a));

@@ -97,16 +97,16 @@ static void test_table(void)
 
 static void test_names(void)
 {
-	for (int c = 0; c < IBVE_CLASS_COUNT; c++)
+	for (int c = 0; c <= IBVE_CLASS_UNKNOWN; c++)
 		is_int(ibve_class_parse(ibve_class_name((enum ibve_class)c)), c,
 		       "class %s round-trips",
 		       ibve_class_name((enum ibve_class)c));
-	for (int s = 0; s < IBVE_SEVERITY_COUNT; s++)
+	for (int s = 0; s <= IBVE_SEVERITY_FATAL; s++)
 		is_int(ibve_severity_parse(
 			       ibve_severity_name((enum ibve_severity)s)),
 		       s, "severity %s round-trips",
 		       ibve_severity_name((enum ibve_severity)s));
-	for (int s = 0; s < IBVE_SOURCE_COUNT; s++)
+	for (int s = 0; s <= IBVE_SOURCE_SM; s++)
 		is_int(ibve_source_parse(ibve_source_name((enum ibve_source)s)),
 		       s, "source %s round-trips",
 		       ibve_source_name((enum ibve_source)s));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Filter terms: every kind, include and exclude, devices, ports, errors. */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "ibvevent.h"
 #include "tap.h"
@@ -17,18 +18,28 @@ static struct ibve_event mk(const char *dev, uint32_t port,
 	return ev;
 }
 
+static struct ibve_filter *filter_new(void)
+{
+	struct ibve_filter *f = NULL;
+
+	if (ibve_filter_new(&f)) {
+		printf("Bail out! ibve_filter_new: %s\n", ibve_errmsg());
+		exit(1);
+	}
+	return f;
+}
+
 /* Does a filter built from INC / EXC accept EV? */
 static bool passes(const char *inc, const char *exc,
 		   const struct ibve_event *ev)
 {
-	struct ibve_filter *f = ibve_filter_new();
-	char err[128];
+	struct ibve_filter *f = filter_new();
 	bool r;
 
-	if (inc && ibve_filter_add_terms(f, inc, false, err, sizeof(err)))
-		printf("# include '%s': %s\n", inc, err);
-	if (exc && ibve_filter_add_terms(f, exc, true, err, sizeof(err)))
-		printf("# exclude '%s': %s\n", exc, err);
+	if (inc && ibve_filter_add_terms(f, inc, false))
+		printf("# include '%s': %s\n", inc, ibve_errmsg());
+	if (exc && ibve_filter_add_terms(f, exc, true))
+		printf("# exclude '%s': %s\n", exc, ibve_errmsg());
 	r = ibve_filter_match(f, ev);
 	ibve_filter_free(f);
 	return r;
@@ -111,19 +122,17 @@ static void test_errors(void)
 		">=",
 		"a,,b",
 	};
-	struct ibve_filter *f = ibve_filter_new();
-	char err[128];
+	struct ibve_filter *f = filter_new();
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		is_int(ibve_filter_add_terms(f, bad[i], false, err,
-					     sizeof(err)),
-		       -EINVAL, "'%s' is refused", bad[i]);
-		ok(err[0] != '\0', "  with a reason: %s", err);
+		ibve_error(EINVAL, "%s", "");
+		is_int(ibve_filter_add_terms(f, bad[i], false), -EINVAL,
+		       "'%s' is refused", bad[i]);
+		ok(ibve_errmsg()[0] != '\0', "  with a reason: %s",
+		   ibve_errmsg());
 	}
-	ok(ibve_filter_add_terms(f, "PORT_ERRX", false, err, sizeof(err)) ==
-			   -EINVAL &&
-		   strstr(err, "'PORT_ERRX'"),
+	ok(ibve_filter_add_terms(f, "PORT_ERRX", false) == -EINVAL &&
+		   strstr(ibve_errmsg(), "'PORT_ERRX'"),
 	   "the reason names the bad term");
 	ok(ibve_filter_is_empty(f), "refused terms leave the filter as it was");
 	ibve_filter_free(f);
@@ -131,7 +140,7 @@ static void test_errors(void)
 
 static void test_devices_ports(void)
 {
-	struct ibve_filter *f = ibve_filter_new();
+	struct ibve_filter *f = filter_new();
 	struct ibve_event a1 = mk("mlx5_0", 1, IBVE_SOURCE_VERBS, 10);
 	struct ibve_event a2 = mk("mlx5_0", 2, IBVE_SOURCE_VERBS, 10);
 	struct ibve_event b1 = mk("mlx5_1", 1, IBVE_SOURCE_VERBS, 10);

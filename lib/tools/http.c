@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -13,10 +15,11 @@
 #include <microhttpd.h>
 
 #include "internal.h"
+#include "tools.h"
 
 struct ibve_http {
 	struct MHD_Daemon *d;
-	const struct ibve_metrics *m;
+	const struct ibve_ports *m;
 	int fd;
 };
 
@@ -93,9 +96,8 @@ static int split(const char *addr, char *host, size_t hsize, char *port,
 	return 0;
 }
 
-IBVE_EXPORT int ibve_http_new(struct ibve_http **out, const char *addr,
-			      const struct ibve_metrics *m, char *err,
-			      size_t errlen)
+int ibve_http_new(struct ibve_http **out, const char *addr,
+		  const struct ibve_ports *m)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV },
@@ -106,20 +108,17 @@ IBVE_EXPORT int ibve_http_new(struct ibve_http **out, const char *addr,
 	int r;
 
 	*out = NULL;
-	if (split(addr, host, sizeof(host), port, sizeof(port))) {
-		snprintf(err, errlen,
-			 "'%s' is not HOST:PORT, [HOST]:PORT or :PORT", addr);
-		return -EINVAL;
-	}
+	if (split(addr, host, sizeof(host), port, sizeof(port)))
+		return ibve_error(EINVAL,
+				  "'%s' is not HOST:PORT, [HOST]:PORT or :PORT",
+				  addr);
 	r = getaddrinfo(host, port, &hints, &ai);
-	if (r) {
-		snprintf(err, errlen, "%s: %s", addr, gai_strerror(r));
-		return -EINVAL;
-	}
+	if (r)
+		return ibve_error(EINVAL, "%s: %s", addr, gai_strerror(r));
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		freeaddrinfo(ai);
-		return -ENOMEM;
+		return ibve_error(ENOMEM, "out of memory");
 	}
 	h->m = m;
 	errno = 0;
@@ -131,24 +130,22 @@ IBVE_EXPORT int ibve_http_new(struct ibve_http **out, const char *addr,
 	freeaddrinfo(ai);
 	if (!h->d) {
 		r = errno ? errno : EADDRINUSE;
-		snprintf(err, errlen, "%s: cannot listen: %s", addr,
-			 strerror(r));
 		free(h);
-		return -r;
+		return ibve_error(r, "%s: cannot listen: %s", addr,
+				  strerror(r));
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 	h->fd = info ? info->epoll_fd : -1;
 	if (h->fd < 0) {
-		snprintf(err, errlen, "%s: no epoll fd from libmicrohttpd",
-			 addr);
 		ibve_http_free(h);
-		return -EIO;
+		return ibve_error(EIO, "%s: no epoll fd from libmicrohttpd",
+				  addr);
 	}
 	*out = h;
 	return 0;
 }
 
-IBVE_EXPORT void ibve_http_free(struct ibve_http *h)
+void ibve_http_free(struct ibve_http *h)
 {
 	if (!h)
 		return;
@@ -157,13 +154,9 @@ IBVE_EXPORT void ibve_http_free(struct ibve_http *h)
 	free(h);
 }
 
-IBVE_EXPORT int ibve_http_fd(const struct ibve_http *h)
+static int http_timeout(void *arg)
 {
-	return h->fd;
-}
-
-IBVE_EXPORT int ibve_http_timeout(const struct ibve_http *h)
-{
+	struct ibve_http *h = arg;
 	MHD_UNSIGNED_LONG_LONG ms;
 
 	if (MHD_get_timeout(h->d, &ms) != MHD_YES)
@@ -171,7 +164,23 @@ IBVE_EXPORT int ibve_http_timeout(const struct ibve_http *h)
 	return ms > 86400000 ? 86400000 : (int)ms;
 }
 
-IBVE_EXPORT void ibve_http_run(struct ibve_http *h)
+static void http_run(void *arg)
 {
+	struct ibve_http *h = arg;
+
 	MHD_run(h->d);
+}
+
+static int on_http(int fd, short revents, void *arg)
+{
+	(void)fd;
+	(void)revents;
+	http_run(arg);
+	return 0;
+}
+
+int ibve_http_attach(struct ibve_http *h, struct ibve_loop *l)
+{
+	ibve_loop_set_wakeup(l, http_timeout, http_run, h);
+	return ibve_loop_add_fd(l, h->fd, POLLIN, on_http, h);
 }

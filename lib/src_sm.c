@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The subnet-event source. On every InfiniBand port it registers a
+ * The "sm" source: subnet events. On every InfiniBand port it registers a
  * class 0x03 (SA) agent that accepts Reports, subscribes to traps 64-67
  * with Set(InformInfo) and answers every Report with a ReportResp.
  *
@@ -13,8 +13,9 @@
  *
  * A subscription lives in the SM's memory: a new SM (SM_CHANGE), client
  * re-registration, a new LID or a port coming back asks for it again at
- * once, and every subscription is refreshed every IBVEVENT_SM_REFRESH
- * seconds (default 60) for the SM changes no event tells this host about.
+ * once (observe()), and every subscription is refreshed every REFRESH
+ * seconds (the option; default 60) for the SM changes no event tells this
+ * host about.
  * OpenSM treats a repeated identical Set as the same subscription.
  */
 #include <endian.h>
@@ -34,6 +35,9 @@
 #include <infiniband/umad.h>
 
 #include "sm.h"
+#include "source.h"
+
+enum { C_QUEUE, C_TIMER };
 
 #define TRY_MS	       1000 /* first wait for a GetResp; doubles */
 #define TRIES	       4
@@ -43,7 +47,7 @@
 #define UNSUBSCRIBE_MS 500
 
 struct sm_port {
-	struct ibve_sm *sm;
+	struct ibve_src *sm;
 	char ca[UMAD_CA_NAME_LEN];
 	int portnum;
 	uint64_t node_guid; /* host order */
@@ -67,8 +71,14 @@ struct sm_port {
 	bool dead;
 };
 
-struct ibve_sm {
-	struct ibve_monitor *mon;
+struct ibve_src {
+	struct ibve_host h;
+	bool required;
+	char (*names)[IBVE_NAME_MAX]; /* the CAs asked for; none: all */
+	size_t nnames;
+	unsigned int refresh_opt; /* seconds; 0: REFRESH_S */
+	int open_err;		  /* why no port could be opened */
+	char open_msg[256];
 	pthread_mutex_t lock;
 	pthread_cond_t answered;
 	int evfd, timer_fd;
@@ -85,23 +95,7 @@ struct ibve_sm {
 	size_t nnotes;
 };
 
-static void ts_add_ms(struct timespec *t, long ms)
-{
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
-static void wake(struct ibve_sm *sm)
+static void wake(struct ibve_src *sm)
 {
 	uint64_t one = 1;
 
@@ -111,9 +105,9 @@ static void wake(struct ibve_sm *sm)
 }
 
 /* Under lock. */
-static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
+static void note_locked(struct ibve_src *sm, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
+static void note_locked(struct ibve_src *sm, const char *fmt, ...)
 {
 	va_list ap;
 	bool added;
@@ -126,7 +120,7 @@ static void note_locked(struct ibve_sm *sm, const char *fmt, ...)
 }
 
 /* Under lock. */
-static void queue_locked(struct ibve_sm *sm, const struct ibve_event *ev)
+static void queue_locked(struct ibve_src *sm, const struct ibve_event *ev)
 {
 	if (sm->qlen == sm->qcap) {
 		size_t cap = sm->qcap ? sm->qcap * 2 : 16;
@@ -144,7 +138,7 @@ static void queue_locked(struct ibve_sm *sm, const struct ibve_event *ev)
 /* Send the Set for trap index T of P (subscribe or not). Under lock. */
 static void send_set(struct sm_port *p, int t)
 {
-	struct ibve_sm *sm = p->sm;
+	struct ibve_src *sm = p->sm;
 	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
 	long wait = (long)TRY_MS << p->tries[t];
@@ -156,7 +150,7 @@ static void send_set(struct sm_port *p, int t)
 	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
 	p->pending[t] = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->due[t]);
-	ts_add_ms(&p->due[t], wait);
+	ibve_ts_add_ms(&p->due[t], wait);
 	/* No SM known yet, or a failed send: the timer tries again. */
 	if (p->sm_lid)
 		umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
@@ -180,7 +174,7 @@ static void subscribe_all(struct sm_port *p)
 
 static void handle(struct sm_port *p, uint8_t *buf, int len)
 {
-	struct ibve_sm *sm = p->sm;
+	struct ibve_src *sm = p->sm;
 	uint8_t *mad = umad_get_mad(buf);
 	ib_mad_addr_t *a = umad_get_mad_addr(buf);
 	struct ibve_sm_mad d;
@@ -347,7 +341,7 @@ static void umad_path(const char *ca, int port, char *path, size_t len)
 	}
 }
 
-static int open_port(struct ibve_sm *sm, struct sm_port *p, char *path,
+static int open_port(struct ibve_src *sm, struct sm_port *p, char *path,
 		     size_t pathlen)
 {
 	long mask[16 / sizeof(long)] = { 0 };
@@ -409,7 +403,7 @@ static int open_port(struct ibve_sm *sm, struct sm_port *p, char *path,
 	return 0;
 }
 
-static void arm(struct ibve_sm *sm)
+static void arm(struct ibve_src *sm)
 {
 	struct timespec next = sm->refresh_due;
 	struct itimerspec its = { 0 };
@@ -417,7 +411,7 @@ static void arm(struct ibve_sm *sm)
 	for (size_t i = 0; i < sm->nports; i++)
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
 			if (sm->ports[i].pending[t] &&
-			    ts_before(&sm->ports[i].due[t], &next))
+			    ibve_ts_before(&sm->ports[i].due[t], &next))
 				next = sm->ports[i].due[t];
 	its.it_value = next;
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
@@ -425,43 +419,41 @@ static void arm(struct ibve_sm *sm)
 	timerfd_settime(sm->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-static int sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
-		   bool (*want)(const struct ibve_monitor *, const char *),
-		   bool issm, char *path, size_t pathlen)
+static bool wanted(const struct ibve_src *sm, const char *ca)
 {
-	char names[32][UMAD_CA_NAME_LEN];
-	struct ibve_sm *sm;
-	const char *env = getenv("IBVEVENT_SM_REFRESH");
+	for (size_t i = 0; i < sm->nnames; i++)
+		if (strcmp(sm->names[i], ca) == 0)
+			return true;
+	return !sm->nnames;
+}
+
+static int sm_open(struct ibve_src *sm)
+{
+	char names[32][UMAD_CA_NAME_LEN], path[128] = "";
 	int n, r = 0;
 
-	*out = NULL;
-	sm = calloc(1, sizeof(*sm));
-	if (!sm)
-		return -ENOMEM;
-	sm->mon = mon;
-	sm->issm = issm;
-	sm->evfd = sm->timer_fd = -1;
-	pthread_mutex_init(&sm->lock, NULL);
-	pthread_cond_init(&sm->answered, NULL);
-	sm->refresh_s = env && atoi(env) > 0 ? (unsigned int)atoi(env)
-					     : REFRESH_S;
+	sm->refresh_s = sm->refresh_opt ? sm->refresh_opt : REFRESH_S;
 	sm->next_tid = (uint32_t)getpid() << 12;
 	sm->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	sm->timer_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (sm->evfd < 0 || sm->timer_fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (umad_init() < 0) {
-		r = -ENOSYS;
-		goto fail;
-	}
+	if (sm->evfd < 0 || sm->timer_fd < 0)
+		return ibve_error(errno,
+				  "cannot subscribe to subnet events: %s",
+				  strerror(errno));
+	if (sm->h.watch(sm->h.ctx, sm->evfd, sm, C_QUEUE) ||
+	    sm->h.watch(sm->h.ctx, sm->timer_fd, sm, C_TIMER))
+		return ibve_error(errno,
+				  "cannot subscribe to subnet events: %s",
+				  strerror(errno));
+	if (umad_init() < 0)
+		return ibve_error(ENOSYS, "no InfiniBand management devices "
+					  "(is ib_umad loaded?)");
 	n = umad_get_cas_names(names, 32);
 	for (int c = 0; c < n; c++) {
 		umad_ca_t ca;
 
-		if (want && !want(mon, names[c]))
+		if (!wanted(sm, names[c]))
 			continue;
 		if (umad_get_ca(names[c], &ca) < 0)
 			continue;
@@ -474,8 +466,8 @@ static int sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
 				continue;
 			if (strcmp(up->link_layer, "InfiniBand") != 0 &&
 			    strcmp(up->link_layer, "IB") != 0) {
-				ibve_monitor_add_note(
-					mon,
+				ibve_host_note(
+					&sm->h, IBVE_NOTE,
 					"%s port %d: link layer %s has no "
 					"subnet manager: no subnet events there",
 					names[c], i, up->link_layer);
@@ -484,8 +476,7 @@ static int sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
 			v = realloc(sm->ports, (sm->nports + 1) * sizeof(*v));
 			if (!v) {
 				umad_release_ca(&ca);
-				r = -ENOMEM;
-				goto fail;
+				return ibve_error(ENOMEM, "out of memory");
 			}
 			sm->ports = v;
 			v = &sm->ports[sm->nports];
@@ -496,10 +487,22 @@ static int sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
 			v->portnum = i;
 			v->node_guid = be64toh(ca.node_guid);
 			v->port_guid_be = up->port_guid;
-			r = open_port(sm, v, path, pathlen);
+			r = open_port(sm, v, path, sizeof(path));
+			if (r == -EACCES) {
+				umad_release_ca(&ca);
+				return ibve_error(
+					EACCES,
+					"cannot open %s: %s (subnet "
+					"events need read-write access "
+					"to it: root by default)",
+					path, strerror(EACCES));
+			}
 			if (r) {
 				umad_release_ca(&ca);
-				goto fail;
+				return ibve_error(r,
+						  "cannot subscribe to subnet "
+						  "events: %s",
+						  strerror(-r));
 			}
 		}
 		umad_release_ca(&ca);
@@ -511,11 +514,31 @@ static int sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
 	sm->refresh_due.tv_sec += sm->refresh_s;
 	arm(sm);
 	pthread_mutex_unlock(&sm->lock);
-	*out = sm;
 	return 0;
-fail:
-	ibve_sm_close(sm);
-	return r;
+}
+
+static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+		  const struct ibve_host *h)
+{
+	struct ibve_src *sm = calloc(1, sizeof(*sm));
+
+	*out = sm;
+	if (!sm)
+		return ibve_error(ENOMEM, "out of memory");
+	sm->h = *h;
+	sm->evfd = sm->timer_fd = -1;
+	pthread_mutex_init(&sm->lock, NULL);
+	pthread_cond_init(&sm->answered, NULL);
+	sm->issm = o->flags & IBVE_SRC_SM_ISSM;
+	sm->required = o->flags & IBVE_SRC_REQUIRED;
+	sm->refresh_opt = o->refresh;
+	sm->names = calloc(o->ndevices + 1, sizeof(*sm->names));
+	if (!sm->names)
+		return ibve_error(ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->ndevices; i++)
+		ibve_strcpy(sm->names[sm->nnames++], o->devices[i],
+			    IBVE_NAME_MAX);
+	return 0;
 }
 
 /*
@@ -524,18 +547,31 @@ fail:
  * they did not block would end the process before the caller's loop saw
  * it.
  */
-int ibve_sm_open(struct ibve_sm **out, struct ibve_monitor *mon,
-		 bool (*want)(const struct ibve_monitor *, const char *),
-		 bool issm, char *path, size_t pathlen)
+static int start(struct ibve_src *sm)
 {
 	sigset_t all, old;
 	int r;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = sm_open(out, mon, want, issm, path, pathlen);
+	r = sm_open(sm);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
+}
+
+static int check(struct ibve_src *sm)
+{
+	if (sm->required && !sm->nports)
+		return ibve_error(ENOTSUP,
+				  "no InfiniBand port to subscribe on");
+	return 0;
+}
+
+static int empty(const struct ibve_src *sm)
+{
+	return sm->nports ? 0
+			  : ibve_error(ENODEV,
+				       "no InfiniBand port to subscribe on");
 }
 
 /*
@@ -570,7 +606,7 @@ static void send_wake(struct sm_port *p)
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, UNSUBSCRIBE_MS / 2, 0);
 }
 
-void ibve_sm_close(struct ibve_sm *sm)
+static void destroy(struct ibve_src *sm)
 {
 	struct timespec until;
 	bool waiting;
@@ -597,7 +633,7 @@ void ibve_sm_close(struct ibve_sm *sm)
 			send_wake(p);
 	}
 	clock_gettime(CLOCK_REALTIME, &until);
-	ts_add_ms(&until, UNSUBSCRIBE_MS);
+	ibve_ts_add_ms(&until, UNSUBSCRIBE_MS);
 	do {
 		waiting = false;
 		for (size_t i = 0; i < sm->nports; i++)
@@ -607,7 +643,7 @@ void ibve_sm_close(struct ibve_sm *sm)
 		 pthread_cond_timedwait(&sm->answered, &sm->lock, &until) == 0);
 	pthread_mutex_unlock(&sm->lock);
 
-	ts_add_ms(&until, UNSUBSCRIBE_MS);
+	ibve_ts_add_ms(&until, UNSUBSCRIBE_MS);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
 
@@ -635,44 +671,36 @@ void ibve_sm_close(struct ibve_sm *sm)
 		close(sm->timer_fd);
 	pthread_cond_destroy(&sm->answered);
 	pthread_mutex_destroy(&sm->lock);
+	free(sm->names);
 	free(sm);
 }
 
-int ibve_sm_fd(const struct ibve_sm *sm)
+/* Records and notes the threads queued: to the pipeline. */
+static void drain(struct ibve_src *sm)
 {
-	return sm->evfd;
-}
-
-int ibve_sm_timer_fd(const struct ibve_sm *sm)
-{
-	return sm->timer_fd;
-}
-
-size_t ibve_sm_read(struct ibve_sm *sm, struct ibve_event *evs, size_t max)
-{
-	size_t n;
 	uint64_t v;
 
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nnotes; i++) {
-		ibve_monitor_add_note(sm->mon, "%s", sm->notes[i]);
+		ibve_host_note(&sm->h, IBVE_NOTE, "%s", sm->notes[i]);
 		free(sm->notes[i]);
 	}
 	sm->nnotes = 0;
-	n = sm->qlen < max ? sm->qlen : max;
-	if (n) {
-		memcpy(evs, sm->q, n * sizeof(*evs));
-		memmove(sm->q, sm->q + n, (sm->qlen - n) * sizeof(*evs));
-		sm->qlen -= n;
+	for (size_t i = 0; i < sm->qlen; i++) {
+		struct ibve_event *ev = sm->h.emit(sm->h.ctx);
+
+		if (ev)
+			*ev = sm->q[i];
 	}
-	if (!sm->qlen && read(sm->evfd, &v, sizeof(v)) < 0) {
+	sm->qlen = 0;
+	if (read(sm->evfd, &v, sizeof(v)) < 0) {
 		/* nothing was counted: fine */
 	}
 	pthread_mutex_unlock(&sm->lock);
-	return n;
 }
 
-void ibve_sm_tick(struct ibve_sm *sm)
+/* The timer fired: resend what is unanswered, refresh what is due. */
+static void tick(struct ibve_src *sm)
 {
 	struct timespec now;
 	uint64_t v;
@@ -682,7 +710,7 @@ void ibve_sm_tick(struct ibve_sm *sm)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&sm->lock);
-	if (!ts_before(&now, &sm->refresh_due)) {
+	if (!ibve_ts_before(&now, &sm->refresh_due)) {
 		for (size_t i = 0; i < sm->nports; i++)
 			if (!sm->ports[i].dead)
 				subscribe_all(&sm->ports[i]);
@@ -693,7 +721,7 @@ void ibve_sm_tick(struct ibve_sm *sm)
 		struct sm_port *p = &sm->ports[i];
 
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
-			if (!p->pending[t] || ts_before(&now, &p->due[t]))
+			if (!p->pending[t] || ibve_ts_before(&now, &p->due[t]))
 				continue;
 			if (++p->tries[t] < TRIES) {
 				send_set(p, t);
@@ -713,26 +741,55 @@ void ibve_sm_tick(struct ibve_sm *sm)
 	pthread_mutex_unlock(&sm->lock);
 }
 
-void ibve_sm_resubscribe(struct ibve_sm *sm, const char *device, uint32_t port)
+static bool ready(struct ibve_src *sm, uint32_t cookie)
 {
+	if (cookie == C_QUEUE)
+		drain(sm);
+	else
+		tick(sm);
+	return false;
+}
+
+/*
+ * After SM_CHANGE, CLIENT_REREGISTER, LID_CHANGE or PORT_ACTIVE of one
+ * of our ports (from the devices source) the SM may have forgotten our
+ * subscriptions: subscribe again now.
+ */
+static void observe(struct ibve_src *sm, const struct ibve_event *ev)
+{
+	if (ev->source != IBVE_SOURCE_VERBS || !ev->desc ||
+	    (strcmp(ev->name, "SM_CHANGE") != 0 &&
+	     strcmp(ev->name, "CLIENT_REREGISTER") != 0 &&
+	     strcmp(ev->name, "LID_CHANGE") != 0 &&
+	     strcmp(ev->name, "PORT_ACTIVE") != 0))
+		return;
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
 
-		if (!p->dead && strcmp(p->ca, device) == 0 &&
-		    (!port || (uint32_t)p->portnum == port))
+		if (!p->dead && strcmp(p->ca, ev->device) == 0 &&
+		    (!ev->port || (uint32_t)p->portnum == ev->port))
 			subscribe_all(p);
 	}
 	arm(sm);
 	pthread_mutex_unlock(&sm->lock);
 }
 
-unsigned int ibve_sm_ports(const struct ibve_sm *sm, const char *device)
+static size_t describe(const struct ibve_src *sm, char *buf, size_t size)
 {
-	unsigned int n = 0;
-
-	for (size_t i = 0; i < sm->nports; i++)
-		if (!device || strcmp(sm->ports[i].ca, device) == 0)
-			n++;
-	return n;
+	return (size_t)snprintf(buf, size, "(subnet events: %zu port%s)",
+				sm->nports, sm->nports == 1 ? "" : "s");
 }
+
+const struct ibve_source_ops ibve_source_sm = {
+	.name = "sm",
+	.order = 10,
+	.create = create,
+	.start = start,
+	.check = check,
+	.empty = empty,
+	.ready = ready,
+	.observe = observe,
+	.describe = describe,
+	.destroy = destroy,
+};

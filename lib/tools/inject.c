@@ -22,6 +22,7 @@
 #include <infiniband/verbs.h>
 
 #include "internal.h"
+#include "tools.h"
 
 #define SRQ_WQES    16	 /* receive buffers on the SRQ */
 #define SRQ_LIMIT   8	 /* armed limit: the event comes at 7 left */
@@ -40,12 +41,12 @@ static const struct ibve_scenario scenarios[] = {
 	  "a queue pair attached to an SRQ is moved to the error state" },
 };
 
-IBVE_EXPORT const struct ibve_scenario *ibve_scenario_at(size_t i)
+const struct ibve_scenario *ibve_scenario_at(size_t i)
 {
 	return i < ARRAY_SIZE(scenarios) ? &scenarios[i] : NULL;
 }
 
-IBVE_EXPORT const struct ibve_scenario *ibve_scenario_lookup(const char *name)
+const struct ibve_scenario *ibve_scenario_lookup(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++)
 		if (strcmp(scenarios[i].name, name) == 0)
@@ -68,7 +69,7 @@ struct inj {
 	struct ibv_cq *tiny; /* cq-overflow: A's send CQ, left to fill */
 	struct ibv_srq *srq;
 	struct ibv_qp *a, *b;
-	struct ibve_monitor *mon;
+	struct ibve_pipeline *pl;
 	uint32_t match_handle; /* the object the expected event must name */
 	uint32_t match_qpn;
 	bool by_qpn;
@@ -108,7 +109,8 @@ static int open_device(struct inj *j)
 		snprintf(
 			j->r->error, sizeof(j->r->error), "%s",
 			errno == ENOSYS
-				? "no RDMA devices found: the kernel offers no RDMA to user space"
+				? "no RDMA devices found: the kernel offers no RDMA "
+				  "to user space (is ib_uverbs loaded?)"
 				: strerror(errno));
 		return -1;
 	}
@@ -481,7 +483,7 @@ static int wait_for(struct inj *j, unsigned long want)
 	}
 	while (r->received < want) {
 		struct pollfd p[3] = {
-			{ j->raw ? j->ctx->async_fd : ibve_monitor_fd(j->mon),
+			{ j->raw ? j->ctx->async_fd : ibve_pipeline_fd(j->pl),
 			  POLLIN, 0 },
 			{ j->ch->fd, POLLIN, 0 },
 			{ j->o->cancel_fd, POLLIN, 0 },
@@ -513,7 +515,7 @@ static int wait_for(struct inj *j, unsigned long want)
 		}
 		/* all that is queued before polling again, as the floor does */
 		do {
-			n = ibve_monitor_read(j->mon, evs, ARRAY_SIZE(evs));
+			n = ibve_pipeline_read(j->pl, evs, ARRAY_SIZE(evs));
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			for (int i = 0; i < n; i++) {
 				r->events++;
@@ -729,7 +731,7 @@ static void teardown(struct inj *j)
 	free(j->buf);
 	if (j->pd)
 		ok &= ibv_dealloc_pd(j->pd) == 0;
-	ibve_monitor_free(j->mon);
+	ibve_pipeline_free(j->pl);
 	if (j->ctx)
 		ok &= ibv_close_device(j->ctx) == 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -770,12 +772,18 @@ static int inject_run(const char *name, const struct ibve_inject_opts *o,
 		run[s - scenarios](&j);
 		goto done;
 	}
-	j.mon = ibve_monitor_new(0);
-	if (!j.mon) {
-		fail(&j, "watching the async events", errno);
-		goto out;
+	e = ibve_pipeline_new(&j.pl);
+	if (!e) {
+		const char *dev = r->device;
+		struct ibve_source_opts so = { .sz = sizeof(so),
+					       .devices = &dev,
+					       .ndevices = 1,
+					       .context = j.ctx };
+
+		e = ibve_pipeline_add_source(j.pl, "devices", &so);
 	}
-	e = ibve_monitor_add_context(j.mon, j.ctx, r->device);
+	if (!e)
+		e = ibve_pipeline_start(j.pl);
 	if (e) {
 		fail(&j, "watching the async events", -e);
 		goto out;
@@ -791,135 +799,156 @@ out:
 	return r->status;
 }
 
-IBVE_EXPORT int ibve_inject_run(const char *name,
-				const struct ibve_inject_opts *o,
-				struct ibve_inject_report *r)
+int ibve_inject_run(const char *name, const struct ibve_inject_opts *o,
+		    struct ibve_inject_report *r)
 {
-	return inject_run(name, o, r, false);
+	return inject_run(name, o, r, o->raw);
 }
 
-int ibve_inject_run_floor(const char *name, const struct ibve_inject_opts *o,
-			  struct ibve_inject_report *r)
+static void report_text(struct ibve_buf *b, const struct ibve_inject_report *r)
 {
-	return inject_run(name, o, r, true);
-}
-
-IBVE_EXPORT size_t ibve_inject_format_text(const struct ibve_inject_report *r,
-					   char *buf, size_t size)
-{
-	struct ibve_buf b = { buf, size, 0 };
 	const char *ll = r->link_layer == IBV_LINK_LAYER_ETHERNET
 				 ? "RoCE"
 				 : "InfiniBand";
 
-	ibve_buf_printf(&b, "scenario   %s\n",
+	ibve_buf_printf(b, "scenario   %s\n",
 			r->scenario ? r->scenario->name : "?");
 	if (r->device[0]) {
-		ibve_buf_puts(&b, "device     ");
-		ibve_buf_text_str(&b, r->device);
-		ibve_buf_printf(&b, " port %u", r->port);
+		ibve_buf_puts(b, "device     ");
+		ibve_buf_text_str(b, r->device);
+		ibve_buf_printf(b, " port %u", r->port);
 		if (r->gid_index >= 0)
-			ibve_buf_printf(&b, " (%s, GID index %d)\n", ll,
+			ibve_buf_printf(b, " (%s, GID index %d)\n", ll,
 					r->gid_index);
 		else if (r->lid)
-			ibve_buf_printf(&b, " (%s, LID %u)\n", ll, r->lid);
+			ibve_buf_printf(b, " (%s, LID %u)\n", ll, r->lid);
 		else
-			ibve_buf_putc(&b, '\n');
+			ibve_buf_putc(b, '\n');
 	}
 	if (r->scenario)
-		ibve_buf_printf(&b, "expected   %s x%lu\n",
-				r->scenario->expects, r->expected);
+		ibve_buf_printf(b, "expected   %s x%lu\n", r->scenario->expects,
+				r->expected);
 	if (r->status != 3 || r->received) {
-		ibve_buf_printf(&b, "received   %s x%lu", r->scenario->expects,
+		ibve_buf_printf(b, "received   %s x%lu", r->scenario->expects,
 				r->received);
-		if (r->received)
-			ibve_buf_event_details(&b, &r->first);
-		ibve_buf_putc(&b, '\n');
+		if (r->received) {
+			char d[256];
+
+			ibve_event_format_details(&r->first, d, sizeof(d));
+			ibve_buf_puts(b, d);
+		}
+		ibve_buf_putc(b, '\n');
 	}
 	if (r->received) {
-		ibve_buf_printf(&b,
-				"latency    %.0f us from trigger to arrival",
+		ibve_buf_printf(b, "latency    %.0f us from trigger to arrival",
 				r->latency_us);
 		if (r->received > 1)
-			ibve_buf_printf(&b, " (max %.0f us)",
-					r->latency_max_us);
-		ibve_buf_putc(&b, '\n');
+			ibve_buf_printf(b, " (max %.0f us)", r->latency_max_us);
+		ibve_buf_putc(b, '\n');
 		if (r->received > 1)
 			ibve_buf_printf(
-				&b, "rate       %.0f events/s over %.3f s\n",
+				b, "rate       %.0f events/s over %.3f s\n",
 				r->rate, r->seconds);
 	}
-	ibve_buf_printf(&b, "events     %lu read, every one acknowledged\n",
+	ibve_buf_printf(b, "events     %lu read, every one acknowledged\n",
 			r->events);
-	ibve_buf_printf(&b, "teardown   %s in %.1f ms\n",
+	ibve_buf_printf(b, "teardown   %s in %.1f ms\n",
 			r->teardown ? "complete" : "FAILED", r->teardown_ms);
 	if (r->status == 0)
-		ibve_buf_puts(&b, "result     OK\n");
+		ibve_buf_puts(b, "result     OK\n");
 	else
-		ibve_buf_printf(&b, "result     %s: %s\n",
+		ibve_buf_printf(b, "result     %s: %s\n",
 				r->status == 1 ? "NOT DELIVERED"
 					       : "SETUP FAILED",
 				r->error);
-	return ibve_buf_end(&b);
 }
 
-IBVE_EXPORT size_t ibve_inject_format_json(const struct ibve_inject_report *r,
-					   char *buf, size_t size)
+static void report_json(struct ibve_buf *b, const struct ibve_inject_report *r)
 {
-	struct ibve_buf b = { buf, size, 0 };
+	struct ibve_json j;
 	char tmp[64];
 
-	ibve_buf_puts(&b, "{\"scenario\":");
-	ibve_buf_json_str(&b, r->scenario ? r->scenario->name : "");
-	ibve_buf_puts(&b, ",\"device\":");
-	ibve_buf_json_str(&b, r->device);
-	if (r->port)
-		ibve_buf_printf(&b, ",\"port\":%u", r->port);
-	else
-		ibve_buf_puts(&b, ",\"port\":null");
-	ibve_guid_format(r->node_guid, tmp, sizeof(tmp));
-	ibve_buf_printf(&b, ",\"node_guid\":%s%s%s", r->node_guid ? "\"" : "",
-			r->node_guid ? tmp : "null", r->node_guid ? "\"" : "");
-	ibve_buf_printf(&b, ",\"link_layer\":\"%s\"",
-			ibve_link_layer_name(r->link_layer));
+	ibve_json_init(&j, b);
+	ibve_json_open(&j, NULL);
+	ibve_json_str(&j, "scenario", r->scenario ? r->scenario->name : "");
+	ibve_json_str(&j, "device", r->device);
+	ibve_json_uint_or_null(&j, "port", r->port);
+	if (r->node_guid) {
+		ibve_guid_format(r->node_guid, tmp, sizeof(tmp));
+		ibve_json_str(&j, "node_guid", tmp);
+	} else {
+		ibve_json_null(&j, "node_guid");
+	}
+	ibve_json_str(&j, "link_layer", ibve_link_layer_name(r->link_layer));
 	if (r->gid_index >= 0)
-		ibve_buf_printf(&b, ",\"gid_index\":%d", r->gid_index);
+		ibve_json_int(&j, "gid_index", r->gid_index);
 	else
-		ibve_buf_puts(&b, ",\"gid_index\":null");
-	ibve_buf_printf(&b, ",\"lid\":%u", r->lid);
-	ibve_buf_puts(&b, ",\"event\":");
-	ibve_buf_json_str(&b, r->scenario ? r->scenario->expects : "");
-	ibve_buf_printf(&b, ",\"expected\":%lu,\"received\":%lu", r->expected,
-			r->received);
+		ibve_json_null(&j, "gid_index");
+	ibve_json_uint(&j, "lid", r->lid);
+	ibve_json_str(&j, "event", r->scenario ? r->scenario->expects : "");
+	ibve_json_uint(&j, "expected", r->expected);
+	ibve_json_uint(&j, "received", r->received);
 	if (r->received) {
 		const struct ibve_event *e = &r->first;
 
 		ibve_time_format(&e->time, tmp, sizeof(tmp));
-		ibve_buf_printf(
-			&b,
-			",\"time\":\"%s\",\"code\":%d,\"class\":\"%s\",\"severity\":\"%s\",\"affiliated\":%s",
-			tmp, e->code, ibve_class_name(e->cls),
-			ibve_severity_name(e->severity),
-			e->affiliated ? "true" : "false");
+		ibve_json_str(&j, "time", tmp);
+		ibve_json_int(&j, "code", e->code);
+		ibve_json_str(&j, "class", ibve_class_name(e->cls));
+		ibve_json_str(&j, "severity", ibve_severity_name(e->severity));
+		ibve_json_bool(&j, "affiliated", e->affiliated);
 		if (e->fields & IBVE_FIELD_QP_NUM)
-			ibve_buf_printf(&b, ",\"qp_num\":%u", e->qp_num);
+			ibve_json_uint(&j, "qp_num", e->qp_num);
 		if (e->fields & IBVE_FIELD_HANDLE)
-			ibve_buf_printf(&b, ",\"handle\":%u", e->handle);
-		ibve_buf_printf(
-			&b,
-			",\"latency_us\":%.1f,\"latency_max_us\":%.1f,\"seconds\":%.6f,\"rate\":%.1f",
-			r->latency_us, r->latency_max_us, r->seconds, r->rate);
+			ibve_json_uint(&j, "handle", e->handle);
+		ibve_json_double(&j, "latency_us", "%.1f", r->latency_us);
+		ibve_json_double(&j, "latency_max_us", "%.1f",
+				 r->latency_max_us);
+		ibve_json_double(&j, "seconds", "%.6f", r->seconds);
+		ibve_json_double(&j, "rate", "%.1f", r->rate);
 	}
-	ibve_buf_printf(
-		&b,
-		",\"events\":%lu,\"teardown\":%s,\"teardown_ms\":%.3f,\"interrupted\":%s,\"status\":%d",
-		r->events, r->teardown ? "true" : "false", r->teardown_ms,
-		r->interrupted ? "true" : "false", r->status);
-	ibve_buf_puts(&b, ",\"error\":");
+	ibve_json_uint(&j, "events", r->events);
+	ibve_json_bool(&j, "teardown", r->teardown);
+	ibve_json_double(&j, "teardown_ms", "%.3f", r->teardown_ms);
+	ibve_json_bool(&j, "interrupted", r->interrupted);
+	ibve_json_int(&j, "status", r->status);
 	if (r->status)
-		ibve_buf_json_str(&b, r->error);
+		ibve_json_str(&j, "error", r->error);
 	else
-		ibve_buf_puts(&b, "null");
-	ibve_buf_puts(&b, "}\n");
+		ibve_json_null(&j, "error");
+	ibve_json_close(&j);
+	ibve_buf_putc(b, '\n');
+}
+
+size_t ibve_inject_format(const struct ibve_inject_report *r, char *buf,
+			  size_t size, bool json)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	(json ? report_json : report_text)(&b, r);
+	return ibve_buf_end(&b);
+}
+
+size_t ibve_scenario_format(char *buf, size_t size, bool json)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++) {
+		const struct ibve_scenario *s = &scenarios[i];
+		struct ibve_json j;
+
+		if (!json) {
+			ibve_buf_printf(&b, "%-12s %-20s %s\n", s->name,
+					s->expects, s->text);
+			continue;
+		}
+		ibve_json_init(&j, &b);
+		ibve_json_open(&j, NULL);
+		ibve_json_str(&j, "scenario", s->name);
+		ibve_json_str(&j, "event", s->expects);
+		ibve_json_str(&j, "description", s->text);
+		ibve_json_close(&j);
+		ibve_buf_putc(&b, '\n');
+	}
 	return ibve_buf_end(&b);
 }

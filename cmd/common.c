@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/* What every command shares: see common.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+const char *cmd_prog;
+
+#define HELP_COLUMN 25
+
+void cmd_help(const struct cmd_spec *spec, FILE *f)
+{
+	fprintf(f, "Usage: %s %s\n%s\n", cmd_prog, spec->usage, spec->summary);
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct cmd_opt *o = &spec->opts[i];
+		const char *h = o->help;
+		int n;
+
+		n = o->id < 256 ? fprintf(f, "  -%c, --%s", o->id, o->name)
+				: fprintf(f, "      --%s", o->name);
+		if (o->arg)
+			n += fprintf(f, "%s%s",
+				     o->has_arg == optional_argument ? "[="
+								     : " ",
+				     o->arg);
+		if (o->has_arg == optional_argument)
+			n += fprintf(f, "]");
+		fprintf(f, "%*s", n + 2 < HELP_COLUMN ? HELP_COLUMN - n : 2,
+			"");
+		while (*h) {
+			size_t len = strcspn(h, "\n");
+
+			fprintf(f, "%.*s\n", (int)len, h);
+			h += len;
+			if (*h == '\n' && *++h)
+				fprintf(f, "%*s", HELP_COLUMN, "");
+		}
+	}
+	fprintf(f, "  -h, --help%*sshow this help\n", HELP_COLUMN - 12, "");
+	fprintf(f, "  -V, --version%*sshow the version\n", HELP_COLUMN - 15,
+		"");
+	if (spec->epilogue)
+		fprintf(f, "\n%s", spec->epilogue);
+}
+
+static void version(const struct cmd_spec *spec)
+{
+	const char *extra = spec->features ? spec->features() : NULL;
+
+	printf("%s %s (libibvevent %s%s%s)\n", cmd_prog, IBVE_VERSION,
+	       ibve_version(), extra ? "; " : "", extra ? extra : "");
+}
+
+int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
+	       const char **arg)
+{
+	static struct option longs[64];
+	static char shorts[128];
+	int c;
+
+	if (!longs[0].name) {
+		size_t k = 0, s = 0;
+
+		for (size_t i = 0; i < spec->nopts && k < 61; i++) {
+			const struct cmd_opt *o = &spec->opts[i];
+
+			longs[k++] = (struct option){ o->name, o->has_arg, NULL,
+						      o->id };
+			if (o->id >= 256)
+				continue;
+			shorts[s++] = (char)o->id;
+			if (o->has_arg == required_argument)
+				shorts[s++] = ':';
+		}
+		longs[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+		longs[k++] =
+			(struct option){ "version", no_argument, NULL, 'V' };
+		memcpy(shorts + s, "hV", 3);
+	}
+	c = getopt_long(argc, argv, shorts, longs, NULL);
+	*arg = optarg;
+	switch (c) {
+	case 'h':
+		cmd_help(spec, stdout);
+		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
+	case 'V':
+		version(spec);
+		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
+	case '?':
+	case ':':
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			cmd_prog);
+		exit(EXIT_USAGE);
+	}
+	return c;
+}
+
+void cmd_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cmd_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", cmd_prog);
+	exit(EXIT_USAGE);
+}
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cmd_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_fail(void)
+{
+	cmd_error("%s", ibve_errmsg());
+	return EXIT_RUNTIME;
+}
+
+unsigned long cmd_count(const char *arg, const char *what, unsigned long min,
+			unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || !*arg || *end || *arg == '-' || v < min || v > max)
+		cmd_usage_error(what, arg);
+	return v;
+}
+
+double cmd_seconds(const char *arg, const char *what, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < min || v > max)
+		cmd_usage_error(what, arg);
+	return v;
+}
+
+uint32_t cmd_port(const char *arg)
+{
+	return (uint32_t)cmd_count(arg, "invalid port number '%s'", 1, 65535);
+}
+
+void cmd_device(const char *arg, const char ***names, size_t *n)
+{
+	const char **v;
+
+	if (!*arg || strlen(arg) >= IBVE_NAME_MAX)
+		cmd_usage_error("invalid device name '%s'", arg);
+	v = realloc(*names, (*n + 1) * sizeof(*v));
+	if (!v) {
+		cmd_error("out of memory");
+		exit(EXIT_RUNTIME);
+	}
+	v[(*n)++] = arg;
+	*names = v;
+}
+
+bool cmd_color(bool no_color, bool need_tty_stdout)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (no_color || (nc && *nc))
+		return false;
+	return !need_tty_stdout ||
+	       (isatty(STDOUT_FILENO) && term && strcmp(term, "dumb") != 0);
+}
+
+struct ibve_filter *cmd_filter(void)
+{
+	struct ibve_filter *f;
+
+	if (ibve_filter_new(&f))
+		exit(cmd_fail());
+	return f;
+}
+
+void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg)
+{
+	(void)arg;
+	if (kind == IBVE_NOTE_INPUT)
+		fprintf(stderr, "%s\n", text);
+	else
+		cmd_error("%s", text);
+}
+
+int cmd_start_failed(const struct ibve_pipeline *p)
+{
+	const char *src = ibve_pipeline_failed(p);
+
+	if (src && (strcmp(src, "sm") == 0 || strcmp(src, "mlx5") == 0))
+		cmd_error("--%s: %s", src, ibve_errmsg());
+	else
+		cmd_error("%s", ibve_errmsg());
+	return EXIT_RUNTIME;
+}
+
+unsigned int cmd_sm_refresh(void)
+{
+	const char *env = getenv("IBVEVENT_SM_REFRESH");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	return errno || *end || v > 86400 ? 0 : (unsigned int)v;
+}

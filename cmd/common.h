@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every command shares: the option table that drives getopt and
+ * --help, the parsers of numbers, seconds, ports and devices, the exit
+ * statuses, -h and -V, colour, and the messages that must read the same
+ * whichever command prints them.
+ */
+#ifndef IBVE_CMD_COMMON_H
+#define IBVE_CMD_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ibvevent.h"
+
+/* Exit statuses, the same for every command (EXIT STATUS in the manuals). */
+enum cmd_exit {
+	EXIT_OK = 0,
+	EXIT_NOT_MET = 1,   /* an expectation was not met */
+	EXIT_USAGE = 2,	    /* bad options */
+	EXIT_RUNTIME = 3,   /* what was asked could not be done */
+	EXIT_BAD_INPUT = 4, /* malformed replay input, good lines kept */
+};
+
+/* The program's name, for every message. */
+extern const char *cmd_prog;
+
+/* One option: its names, its argument, its line(s) of --help. */
+struct cmd_opt {
+	int id;		  /* getopt's value: the short letter, or >= 256 */
+	const char *name; /* long name */
+	int has_arg;	  /* no_argument, required_argument, ... */
+	const char *arg;  /* the argument's name in --help, or NULL */
+	const char *help; /* lines after the first indented in --help */
+};
+
+/* The options of a command, with its usage line and what it does. */
+struct cmd_spec {
+	const char *usage;   /* "[OPTIONS]" */
+	const char *summary; /* lines after "Usage:" */
+	const struct cmd_opt *opts;
+	size_t nopts;
+	const char *epilogue; /* after the options (keys, exit status) */
+	/* -V: features worth naming after the library's version, or NULL */
+	const char *(*features)(void);
+};
+
+/*
+ * The next option of ARGV (getopt_long over SPEC), its argument in
+ * *ARG; -1 at the end. -h and -V are answered here (exit 0); a bad
+ * option exits 2.
+ */
+int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
+	       const char **arg);
+/* Print --help of SPEC to F. */
+void cmd_help(const struct cmd_spec *spec, FILE *f);
+
+/* "PROG: <message>" and "Try 'PROG --help'", exit 2. */
+void cmd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
+__attribute__((noreturn));
+/* "PROG: <message>" on standard error. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "PROG: <ibve_errmsg()>", the library's last failure, and EXIT_RUNTIME. */
+int cmd_fail(void);
+
+/* Parsers of option arguments; a bad one is a usage error naming WHAT. */
+unsigned long cmd_count(const char *arg, const char *what, unsigned long min,
+			unsigned long max);
+double cmd_seconds(const char *arg, const char *what, double min, double max);
+uint32_t cmd_port(const char *arg);
+/* A device name (-d), kept in *NAMES (grown). */
+void cmd_device(const char *arg, const char ***names, size_t *n);
+
+/* Whether text on standard output gets colours (not NO_COLOR, a tty). */
+bool cmd_color(bool no_color, bool need_tty_stdout);
+
+/* The filter of -d and -i: devices and ports. */
+struct ibve_filter *cmd_filter(void);
+
+/*
+ * Notes of a pipeline: what a source went on without as "PROG: note",
+ * a malformed input line as the library says it ("FILE:LINE: reason").
+ */
+void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg);
+/*
+ * ibve_pipeline_start() failed: say why, named after the option that
+ * asked for the source that failed (--sm, --mlx5), and EXIT_RUNTIME.
+ */
+int cmd_start_failed(const struct ibve_pipeline *p);
+/* Seconds between two subscriptions of --sm: IBVEVENT_SM_REFRESH, or 0. */
+unsigned int cmd_sm_refresh(void);
+
+#endif

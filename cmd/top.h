@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibv_eventtop, htop-style: the model is the library's port table; this
+ * command adds the view (top_view.c: columns, cells, order, the batch
+ * table and JSON), the screen (top_screen.c: drawing) and the keys
+ * (top_keys.c: handlers that never draw).
+ */
+#ifndef IBVE_TOP_H
+#define IBVE_TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ibvevent.h"
+
+/* The table's columns, shared by the screen and batch output. */
+enum top_col {
+	COL_DEVICE,
+	COL_PORT,
+	COL_STATE,
+	COL_PHYS,
+	COL_LINK,
+	COL_RATE,
+	COL_ADDRESS,
+	COL_DOWN,
+	COL_UP,
+	COL_LID,
+	COL_PKEY,
+	COL_SM,
+	COL_GID,
+	COL_REREG,
+	COL_FATAL,
+	COL_MODULE,
+	COL_TEMP,
+	COL_SUBNET,
+	COL_OTHER,
+	COL_TOTAL,
+	COL_PER_MIN,
+	COL_LAST,
+	COL_AGE,
+	COL_COUNTERS,
+	COL_COUNT
+};
+
+struct view {
+	/* model */
+	struct ibve_ports *ports;
+	struct ibve_pipeline *pl;
+	struct ibve_filter *filter;
+	const char *replay_path;
+	/* options */
+	double delay;
+	unsigned long iterations, refreshes;
+	bool batch, json, follow, color;
+	/* replay */
+	bool replay_eof;
+	struct timespec clock; /* capture time shown */
+	bool clock_set;
+	/* screen */
+	bool curses, paused, help, log, editing;
+	int sort, scroll, selected;
+	bool invert;
+	char name_filter[IBVE_NAME_MAX];
+	size_t *order, norder;
+	/* output */
+	char *out;
+	size_t out_size;
+};
+
+/* top_view.c */
+const char *top_col_title(enum top_col col);
+int top_col_width(enum top_col col); /* negative: left-aligned */
+bool top_col_visible(const struct view *v, enum top_col col);
+size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
+		size_t size);
+/* The rows shown, in the order shown: v->order, v->norder. */
+void top_order(struct view *v);
+/* A snapshot for batch mode on standard output; false with errno. */
+bool top_print(struct view *v);
+
+/* top_screen.c */
+void top_screen_start(struct view *v);
+void top_screen_end(struct view *v);
+void top_draw(struct view *v);
+/* A malformed replay line while the screen is up. */
+void top_screen_note(struct view *v, const char *text);
+
+/* top_keys.c: what a key asks of the loop; handlers never draw. */
+enum { K_NONE = 0, K_REDRAW = 1, K_QUIT = 2, K_RESAMPLE = 4 };
+int top_key(struct view *v, int ch);
+/* The keys and what they do, for the help screen. */
+size_t top_key_count(void);
+void top_key_help(size_t i, const char **label, const char **help);
+
+#endif

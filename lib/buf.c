@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Output buffers and the JSON writer. Everything the suite writes goes
+ * through here, so escaping is done once: JSON strings are valid UTF-8
+ * (bytes that are not become U+FFFD), text for terminals has no control
+ * bytes.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+/* Length of the valid UTF-8 sequence at S (0: not valid). */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n)
+{
+	if (b->len < b->size) {
+		size_t room = b->size - b->len;
+
+		memcpy(b->p + b->len, s, n < room ? n : room);
+	}
+	b->len += n;
+}
+
+void ibve_buf_putc(struct ibve_buf *b, char c)
+{
+	if (b->len < b->size)
+		b->p[b->len] = c;
+	b->len++;
+}
+
+void ibve_buf_puts(struct ibve_buf *b, const char *s)
+{
+	ibve_buf_put(b, s, strlen(s));
+}
+
+void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
+{
+	size_t room = b->len < b->size ? b->size - b->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+size_t ibve_buf_end(struct ibve_buf *b)
+{
+	if (b->size)
+		b->p[b->len < b->size ? b->len : b->size - 1] = '\0';
+	return b->len;
+}
+
+size_t ibve_buf_grow(char **buf, size_t *size,
+		     size_t (*fmt)(const void *arg, char *buf, size_t size),
+		     const void *arg)
+{
+	for (;;) {
+		size_t n = fmt(arg, *buf, *size);
+		char *p;
+
+		if (n < *size)
+			return n;
+		p = realloc(*buf, n + 1);
+		if (!p)
+			return (size_t)-1;
+		*buf = p;
+		*size = n + 1;
+	}
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+void ibve_buf_json_str(struct ibve_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	ibve_buf_putc(b, '"');
+	while (*p) {
+		size_t run = 0;
+
+		/* Copy plain runs in one go. */
+		while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
+		       p[run] != '\\')
+			run++;
+		if (run) {
+			ibve_buf_put(b, (const char *)p, run);
+			p += run;
+			continue;
+		}
+		if (*p == '"' || *p == '\\') {
+			ibve_buf_putc(b, '\\');
+			ibve_buf_putc(b, (char)*p++);
+		} else if (*p == '\n') {
+			ibve_buf_puts(b, "\\n");
+			p++;
+		} else if (*p == '\t') {
+			ibve_buf_puts(b, "\\t");
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			ibve_buf_puts(b, "\\u00");
+			ibve_buf_putc(b, hexdig[*p >> 4]);
+			ibve_buf_putc(b, hexdig[*p & 0xf]);
+			p++;
+		} else {
+			size_t n = utf8_len(p);
+
+			if (n) {
+				ibve_buf_put(b, (const char *)p, n);
+				p += n;
+			} else {
+				/*
+				 * Not UTF-8: U+FFFD, written as UTF-8 like any
+				 * other character so a record read back and
+				 * written again comes out byte for byte the same.
+				 */
+				ibve_buf_puts(b, "\xef\xbf\xbd");
+				p++;
+			}
+		}
+	}
+	ibve_buf_putc(b, '"');
+}
+
+void ibve_buf_text_str(struct ibve_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\')) {
+			if (*p == '\\')
+				ibve_buf_puts(b, "\\\\");
+			else
+				ibve_buf_printf(b, "\\x%02x", *p);
+			p++;
+		} else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			/* C1 controls would steer a terminal too. */
+			ibve_buf_printf(b, "\\x%02x\\x%02x", p[0], p[1]);
+			p += 2;
+		} else if (n) {
+			ibve_buf_put(b, (const char *)p, n);
+			p += n;
+		} else {
+			ibve_buf_printf(b, "\\x%02x", *p++);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+
+void ibve_json_init(struct ibve_json *j, struct ibve_buf *b)
+{
+	j->b = b;
+	j->depth = 0;
+	j->first[0] = true;
+}
+
+void ibve_json_key(struct ibve_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		ibve_buf_putc(j->b, ',');
+	j->first[j->depth] = false;
+	if (key) {
+		ibve_buf_putc(j->b, '"');
+		ibve_buf_puts(j->b, key);
+		ibve_buf_puts(j->b, "\":");
+	}
+}
+
+static void open_(struct ibve_json *j, const char *key, char c)
+{
+	ibve_json_key(j, key);
+	ibve_buf_putc(j->b, c);
+	if (j->depth + 1 < IBVE_JSON_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+void ibve_json_open(struct ibve_json *j, const char *key)
+{
+	open_(j, key, '{');
+}
+
+void ibve_json_open_array(struct ibve_json *j, const char *key)
+{
+	open_(j, key, '[');
+}
+
+void ibve_json_close(struct ibve_json *j)
+{
+	ibve_buf_putc(j->b, '}');
+	if (j->depth)
+		j->depth--;
+}
+
+void ibve_json_close_array(struct ibve_json *j)
+{
+	ibve_buf_putc(j->b, ']');
+	if (j->depth)
+		j->depth--;
+}
+
+void ibve_json_str(struct ibve_json *j, const char *key, const char *s)
+{
+	ibve_json_key(j, key);
+	ibve_buf_json_str(j->b, s);
+}
+
+void ibve_json_name(struct ibve_json *j, const char *key, const char *s)
+{
+	ibve_json_key(j, key);
+	ibve_buf_putc(j->b, '"');
+	ibve_buf_puts(j->b, s);
+	ibve_buf_putc(j->b, '"');
+}
+
+void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s)
+{
+	if (s && *s)
+		ibve_json_str(j, key, s);
+	else
+		ibve_json_null(j, key);
+}
+
+void ibve_json_uint(struct ibve_json *j, const char *key, uint64_t v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+
+	ibve_json_key(j, key);
+	do
+		d[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	ibve_buf_put(j->b, d + i, sizeof(d) - (size_t)i);
+}
+
+void ibve_json_int(struct ibve_json *j, const char *key, int64_t v)
+{
+	if (v >= 0) {
+		ibve_json_uint(j, key, (uint64_t)v);
+		return;
+	}
+	ibve_json_key(j, key);
+	ibve_buf_printf(j->b, "%lld", (long long)v);
+}
+
+void ibve_json_uint_or_null(struct ibve_json *j, const char *key, uint64_t v)
+{
+	if (v)
+		ibve_json_uint(j, key, v);
+	else
+		ibve_json_null(j, key);
+}
+
+void ibve_json_bool(struct ibve_json *j, const char *key, bool v)
+{
+	ibve_json_raw(j, key, v ? "true" : "false");
+}
+
+void ibve_json_null(struct ibve_json *j, const char *key)
+{
+	ibve_json_raw(j, key, "null");
+}
+
+void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,
+		      double v)
+{
+	ibve_json_key(j, key);
+	ibve_buf_printf(j->b, fmt, v);
+}
+
+void ibve_json_raw(struct ibve_json *j, const char *key, const char *text)
+{
+	ibve_json_key(j, key);
+	ibve_buf_puts(j->b, text);
+}

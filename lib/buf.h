@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output buffers that never overflow, and the one JSON writer: used by the
+ * library and, compiled again into the tools archive, by the commands.
+ */
+#ifndef IBVE_BUF_H
+#define IBVE_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A caller's buffer; LEN may exceed SIZE: the length that was needed. */
+struct ibve_buf {
+	char *p;
+	size_t size;
+	size_t len;
+};
+
+void ibve_buf_putc(struct ibve_buf *b, char c);
+void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n);
+void ibve_buf_puts(struct ibve_buf *b, const char *s);
+void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* S as a JSON string, quotes included. */
+void ibve_buf_json_str(struct ibve_buf *b, const char *s);
+/* S for a terminal: control and non-UTF-8 bytes as \xHH. */
+void ibve_buf_text_str(struct ibve_buf *b, const char *s);
+/* Terminate and return the length, as snprintf does. */
+size_t ibve_buf_end(struct ibve_buf *b);
+/*
+ * Format into a buffer that grows as needed: FMT(ARG, buf, size) returns
+ * the length needed, like snprintf. *BUF and *SIZE are kept across calls.
+ * Returns the length, or (size_t)-1 out of memory.
+ */
+size_t ibve_buf_grow(char **buf, size_t *size,
+		     size_t (*fmt)(const void *arg, char *buf, size_t size),
+		     const void *arg);
+
+/*
+ * The JSON writer: one object (or array) per line, members written in
+ * order, commas and escaping taken care of. A NULL key is a value in an
+ * array or the top level.
+ */
+#define IBVE_JSON_DEPTH 8
+
+struct ibve_json {
+	struct ibve_buf *b;
+	int depth;
+	bool first[IBVE_JSON_DEPTH];
+};
+
+void ibve_json_init(struct ibve_json *j, struct ibve_buf *b);
+void ibve_json_open(struct ibve_json *j, const char *key); /* { */
+void ibve_json_close(struct ibve_json *j);		   /* } */
+void ibve_json_open_array(struct ibve_json *j, const char *key);
+void ibve_json_close_array(struct ibve_json *j);
+void ibve_json_str(struct ibve_json *j, const char *key, const char *s);
+/*
+ * A string of the library's own making, with nothing to escape: a name
+ * from a table, a time or GUID it formatted. Never one read from outside.
+ */
+void ibve_json_name(struct ibve_json *j, const char *key, const char *s);
+/* A string, or null when S is NULL or empty. */
+void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s);
+void ibve_json_uint(struct ibve_json *j, const char *key, uint64_t v);
+void ibve_json_int(struct ibve_json *j, const char *key, int64_t v);
+/* An unsigned number, or null when V is 0. */
+void ibve_json_uint_or_null(struct ibve_json *j, const char *key, uint64_t v);
+void ibve_json_bool(struct ibve_json *j, const char *key, bool v);
+void ibve_json_null(struct ibve_json *j, const char *key);
+/* A number printed with FMT ("%.3f", "%g"). */
+void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,
+		      double v);
+/* Something already JSON (a number printed elsewhere). */
+void ibve_json_raw(struct ibve_json *j, const char *key, const char *text);
+/* The key alone; the value follows with ibve_buf_*(). */
+void ibve_json_key(struct ibve_json *j, const char *key);
+
+#endif

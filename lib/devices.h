@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "devices" source's table of open devices, and what other sources do
+ * with it: the hot-plug source tells it what came and went, the mlx5
+ * source opens mlx5 devices its own way and watches a channel of each.
+ */
+#ifndef IBVE_DEVICES_H
+#define IBVE_DEVICES_H
+
+#include "source.h"
+
+struct ibv_context;
+struct ibv_device;
+
+#define IBVE_HOOKS_MAX 2
+
+/* An open device (or one closed after DEVICE_FATAL, ctx NULL). */
+struct ibve_slot {
+	bool used;
+	bool borrowed; /* the caller's context: never closed here */
+	size_t index;
+	char name[IBVE_NAME_MAX];
+	char chardev[IBVE_IFNAME_MAX];
+	uint64_t guid;
+	struct ibv_context *ctx;
+	void *hook_data[IBVE_HOOKS_MAX]; /* each hook's own, by its id */
+};
+
+/* What another source does when devices are opened and closed. */
+struct ibve_dev_hooks {
+	void *arg;
+	/* Open DEV its own way; NULL with errno 0: not its business. */
+	struct ibv_context *(*open)(void *arg, struct ibv_device *dev);
+	/* SLOT was opened; detach: it is about to be closed. */
+	void (*attach)(void *arg, int id, struct ibve_slot *slot);
+	void (*detach)(void *arg, int id, struct ibve_slot *slot);
+	/* A word beside the device's name in the "watching" line, or NULL. */
+	const char *(*tag)(void *arg, int id, const struct ibve_slot *slot);
+};
+
+/* Add hooks before the devices source starts; the hook's id, or -errno. */
+int ibve_devices_hook(struct ibve_src *devices, const struct ibve_dev_hooks *h);
+
+/* An arrival announced but not yet listed by libibverbs. */
+struct ibve_await {
+	char chardev[IBVE_IFNAME_MAX];
+	char device[IBVE_NAME_MAX];
+};
+
+/*
+ * Bring the open devices in line with what exists: open watched devices
+ * that are new (or came back), close those that are gone; ANNOUNCE: say
+ * so with DEVICE_ADDED / DEVICE_REMOVED. Arrivals of AW (*NAW) now listed
+ * are taken out of it.
+ */
+int ibve_devices_rescan(struct ibve_src *devices, bool announce,
+			struct ibve_await *aw, size_t *naw);
+/* A uverbs node (CHARDEV) or a device (DEVICE) went away: close it. */
+void ibve_devices_removed(struct ibve_src *devices, const char *chardev,
+			  const char *device);
+/* Close SLOT at once and announce DEVICE_REMOVED. */
+void ibve_devices_close(struct ibve_src *devices, struct ibve_slot *slot);
+/* The slot of index I (used or not), or NULL. */
+struct ibve_slot *ibve_devices_slot(struct ibve_src *devices, size_t i);
+/* Whether DEVICE is one of those watched. */
+bool ibve_devices_watched(const struct ibve_src *devices, const char *device);
+/* The open slot of DEVICE, or NULL. */
+struct ibve_slot *ibve_devices_find(struct ibve_src *devices,
+				    const char *device);
+
+#endif

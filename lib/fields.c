@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The optional fields of a record, each once: JSON member, text words and
+ * parser side by side, so the three cannot drift apart.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "fields.h"
+
+#define FAIL(...)                                   \
+	do {                                        \
+		snprintf(err, errlen, __VA_ARGS__); \
+		return -EINVAL;                     \
+	} while (0)
+
+int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+#define KEY(k, s) [k] = { s, sizeof(s) - 1 }
+
+const struct ibve_key_name ibve_keys[K_COUNT] = {
+	KEY(K_TIME, "time"),
+	KEY(K_DEVICE, "device"),
+	KEY(K_PORT, "port"),
+	KEY(K_EVENT, "event"),
+	KEY(K_CODE, "code"),
+	KEY(K_CLASS, "class"),
+	KEY(K_SEVERITY, "severity"),
+	KEY(K_AFFILIATED, "affiliated"),
+	KEY(K_SOURCE, "source"),
+	KEY(K_NODE_GUID, "node_guid"),
+	KEY(K_QP_NUM, "qp_num"),
+	KEY(K_WQ_NUM, "wq_num"),
+	KEY(K_HANDLE, "handle"),
+	KEY(K_CHARDEV, "chardev"),
+	KEY(K_NETDEV, "netdev"),
+	KEY(K_NETDEV_INDEX, "netdev_index"),
+	KEY(K_LOST, "lost"),
+	KEY(K_GID, "gid"),
+	KEY(K_ISSUER_LID, "issuer_lid"),
+	KEY(K_PRODUCER_TYPE, "producer_type"),
+	KEY(K_EQE, "eqe"),
+};
+
+/*
+ * Bytes that are not UTF-8 become U+FFFD here, as the writers would print
+ * them, so a record read and written again reads back the same.
+ */
+int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
+		  char *err, size_t errlen)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0;
+
+	while (*p) {
+		size_t n = ibve_utf8_len(p);
+		const void *from = p;
+
+		if (n) {
+			p += n;
+		} else {
+			from = "\xef\xbf\xbd";
+			n = 3;
+			p++;
+		}
+		if (used + n >= size)
+			FAIL("\"%s\" longer than %zu bytes", key, size - 1);
+		memcpy(dst + used, from, n);
+		used += n;
+	}
+	dst[used] = '\0';
+	return 0;
+}
+
+/* An optional unsigned field of KEY into *OUT, flagging FLAG when set. */
+static int opt_uint(const struct ibve_jsrc *o, enum ibve_key key, uint64_t max,
+		    uint32_t *out, struct ibve_event *ev, uint32_t flag,
+		    char *err, size_t errlen)
+{
+	uint64_t u;
+	int r = ibve_get_uint(o, key, max, &u, err, errlen);
+
+	if (r > 0) {
+		*out = (uint32_t)u;
+		ev->fields |= flag;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* An optional string field of KEY into DST, flagging FLAG when set. */
+static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
+		   size_t size, struct ibve_event *ev, uint32_t flag, char *err,
+		   size_t errlen)
+{
+	const char *s;
+	int r = ibve_get_str(o, key, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (ibve_copy_str(dst, size, ibve_keys[key].name, s, err, errlen))
+		return -EINVAL;
+	ev->fields |= flag;
+	return 0;
+}
+
+/* --- qp_num, wq_num, handle ------------------------------------------ */
+
+static void qp_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "qp_num", ev->qp_num);
+}
+
+static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);
+}
+
+static int qp_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
+		    size_t errlen)
+{
+	return opt_uint(o, K_QP_NUM, UINT32_MAX, &ev->qp_num, ev,
+			IBVE_FIELD_QP_NUM, err, errlen);
+}
+
+static void wq_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "wq_num", ev->wq_num);
+}
+
+static void wq_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_printf(b, "wq 0x%06x", ev->wq_num);
+}
+
+static int wq_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
+		    size_t errlen)
+{
+	return opt_uint(o, K_WQ_NUM, UINT32_MAX, &ev->wq_num, ev,
+			IBVE_FIELD_WQ_NUM, err, errlen);
+}
+
+static void handle_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "handle", ev->handle);
+}
+
+static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	/* "cq handle 3" where there is no number to name the object */
+	if (!(ev->fields & (IBVE_FIELD_QP_NUM | IBVE_FIELD_WQ_NUM)))
+		ibve_buf_printf(b, "%s ", ibve_class_name(ev->cls));
+	ibve_buf_printf(b, "handle %u", ev->handle);
+}
+
+static int handle_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			char *err, size_t errlen)
+{
+	return opt_uint(o, K_HANDLE, UINT32_MAX, &ev->handle, ev,
+			IBVE_FIELD_HANDLE, err, errlen);
+}
+
+/* --- chardev, netdev --------------------------------------------------- */
+
+static void chardev_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "chardev", ev->chardev);
+}
+
+static void chardev_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_text_str(b, ev->chardev);
+}
+
+static int chardev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			 char *err, size_t errlen)
+{
+	return opt_str(o, K_CHARDEV, ev->chardev, sizeof(ev->chardev), ev,
+		       IBVE_FIELD_CHARDEV, err, errlen);
+}
+
+static void netdev_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "netdev", ev->netdev);
+	ibve_json_uint(j, "netdev_index", ev->netdev_index);
+}
+
+static void netdev_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "netdev ");
+	ibve_buf_text_str(b, ev->netdev[0] ? ev->netdev : "?");
+}
+
+static int netdev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			char *err, size_t errlen)
+{
+	if (opt_str(o, K_NETDEV, ev->netdev, sizeof(ev->netdev), ev,
+		    IBVE_FIELD_NETDEV, err, errlen))
+		return -EINVAL;
+	return opt_uint(o, K_NETDEV_INDEX, UINT32_MAX, &ev->netdev_index, ev,
+			IBVE_FIELD_NETDEV, err, errlen);
+}
+
+/* --- lost ------------------------------------------------------------ */
+
+static void lost_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "lost", ev->lost);
+}
+
+static void lost_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_printf(b, "lost %" PRIu64, ev->lost);
+}
+
+static int lost_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		      char *err, size_t errlen)
+{
+	uint64_t u;
+	int r = ibve_get_uint(o, K_LOST, UINT64_MAX, &u, err, errlen);
+
+	if (r > 0) {
+		ev->lost = u;
+		ev->fields |= IBVE_FIELD_LOST;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* --- sm: the notice's GID, issuer and producer --------------------------- */
+
+static void put_gid(struct ibve_buf *b, const uint8_t *gid)
+{
+	for (int i = 0; i < 16; i += 2)
+		ibve_buf_printf(b, "%s%02x%02x", i ? ":" : "", gid[i],
+				gid[i + 1]);
+}
+
+static void sm_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_key(j, "gid");
+	ibve_buf_putc(j->b, '"');
+	put_gid(j->b, ev->sm.gid);
+	ibve_buf_putc(j->b, '"');
+	ibve_json_uint(j, "issuer_lid", ev->sm.issuer_lid);
+	ibve_json_uint(j, "producer_type", ev->sm.producer_type);
+}
+
+static void sm_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "gid ");
+	put_gid(b, ev->sm.gid);
+	ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
+}
+
+static int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int hex_bytes(const char *s, uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int hi = hex_value((unsigned char)s[2 * i]);
+		int lo = hi < 0 ? -1 : hex_value((unsigned char)s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return s[2 * n] ? -EINVAL : 0;
+}
+
+static int parse_gid(const char *s, uint8_t *gid)
+{
+	char hex[33];
+	size_t n = 0;
+
+	for (; *s && n < 32; s++)
+		if (*s != ':')
+			hex[n++] = *s;
+	if (*s || n != 32)
+		return -EINVAL;
+	hex[n] = '\0';
+	return hex_bytes(hex, gid, 16);
+}
+
+static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
+		    size_t errlen)
+{
+	const char *s;
+	uint64_t u;
+	int r = ibve_get_str(o, K_GID, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (parse_gid(s, ev->sm.gid))
+		FAIL("\"gid\" is not a GID");
+	ev->fields |= IBVE_FIELD_SM;
+	r = ibve_get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err, errlen);
+	if (r < 0)
+		return r;
+	if (r)
+		ev->sm.issuer_lid = (uint16_t)u;
+	r = ibve_get_uint(o, K_PRODUCER_TYPE, 0xffffff, &u, err, errlen);
+	if (r < 0)
+		return r;
+	if (r)
+		ev->sm.producer_type = (uint32_t)u;
+	return 0;
+}
+
+/* --- mlx5: the raw entry, decoded ------------------------------------------ */
+
+/*
+ * The event the entry says, against what the line says beside it (LINE,
+ * its identity as parsed; no name: nothing said). A name this version does
+ * not know cannot be compared: the entry decides.
+ */
+static int check_eqe(const struct ibve_jsrc *o, const struct ibve_event *line,
+		     const struct ibve_event *ev, char *err, size_t errlen)
+{
+	struct ibve_jval v;
+	bool same;
+
+	if (!line->name[0])
+		return 0;
+	if (line->desc)
+		same = line->desc->source == IBVE_SOURCE_MLX5 &&
+		       line->desc->code == ev->code;
+	else if (strncmp(line->name, "UNKNOWN(", 8) == 0)
+		same = line->code == ev->code;
+	else
+		return 0;
+	if (same)
+		return 0;
+	o->get(o, K_EVENT, &v);
+	if (v.type == J_STRING)
+		FAIL("\"event\" %s disagrees with its \"eqe\" (%s)", line->name,
+		     ev->name);
+	FAIL("\"code\" %d disagrees with its \"eqe\" (%s)", line->code,
+	     ev->name);
+}
+
+static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		      char *err, size_t errlen)
+{
+	struct ibve_event line;
+	uint8_t eqe[64];
+	const char *s;
+	int r = ibve_get_str(o, K_EQE, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	/* The entry itself says what happened: decode it here. */
+	if (hex_bytes(s, eqe, sizeof(eqe)))
+		FAIL("\"eqe\" is not 64 bytes of hex");
+	memcpy(&line, ev, sizeof(line));
+	ibve_mlx5_decode(ev, eqe, sizeof(eqe));
+	return check_eqe(o, &line, ev, err, errlen);
+}
+
+/* In the order of JSON and text output; the raw mlx5 entry last. */
+const struct ibve_fieldspec ibve_fields[] = {
+	{ IBVE_FIELD_QP_NUM, KEY_BIT(K_QP_NUM), qp_json, qp_text, qp_parse },
+	{ IBVE_FIELD_WQ_NUM, KEY_BIT(K_WQ_NUM), wq_json, wq_text, wq_parse },
+	{ IBVE_FIELD_HANDLE, KEY_BIT(K_HANDLE), handle_json, handle_text,
+	  handle_parse },
+	{ IBVE_FIELD_CHARDEV, KEY_BIT(K_CHARDEV), chardev_json, chardev_text,
+	  chardev_parse },
+	{ IBVE_FIELD_NETDEV, KEY_BIT(K_NETDEV) | KEY_BIT(K_NETDEV_INDEX),
+	  netdev_json, netdev_text, netdev_parse },
+	{ IBVE_FIELD_LOST, KEY_BIT(K_LOST), lost_json, lost_text, lost_parse },
+	/* issuer_lid and producer_type mean nothing without a gid */
+	{ IBVE_FIELD_SM, KEY_BIT(K_GID), sm_json, sm_text, sm_parse },
+	{ IBVE_FIELD_MLX5, KEY_BIT(K_EQE), ibve_mlx5_json, ibve_mlx5_details,
+	  mlx5_parse },
+};
+
+const size_t ibve_nfields = ARRAY_SIZE(ibve_fields);
+
+void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	size_t start = b->len;
+
+	for (size_t i = 0; i < ibve_nfields; i++) {
+		if (!(ev->fields & ibve_fields[i].flag))
+			continue;
+		ibve_buf_puts(b, b->len == start ? " (" : ", ");
+		ibve_fields[i].text(b, ev);
+	}
+	if (b->len != start)
+		ibve_buf_putc(b, ')');
+}
+
+void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev)
+{
+	for (size_t i = 0; i < ibve_nfields; i++)
+		if (ev->fields & ibve_fields[i].flag)
+			ibve_fields[i].json(j, ev);
+}

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pipeline: sources behind one epoll fd, records handed to sinks (or
+ * to the caller), one poll loop, and the stop conditions. It knows no
+ * source and no sink by name: sources are the table of sources.c, found by
+ * the name the caller gives, and talk to the pipeline only through the
+ * host interface (source.h); sinks through theirs (sink.h).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "sink.h"
+#include "source.h"
+
+struct inst {
+	const struct ibve_source_ops *ops;
+	struct ibve_src *src;
+	bool started, done;
+};
+
+struct watch {
+	int fd;
+	struct inst *in;
+	uint32_t cookie;
+	bool always; /* a regular file: epoll refuses it, it is always ready */
+};
+
+struct sink_at {
+	struct ibve_sink *sink;
+	unsigned int flags;
+};
+
+struct ibve_pipeline {
+	struct ibve_loop *loop;
+	int epfd;
+	/*
+	 * Readable in epfd while some watch is always ready (a capture in a
+	 * regular file), so the pipeline's fd says so to the caller's poll.
+	 */
+	int kick;
+	size_t nalways;
+	struct ibve_host host;
+	struct inst *in;
+	size_t nin;
+	struct watch **watches;
+	size_t nwatches;
+	struct sink_at *sinks;
+	size_t nsinks;
+	const struct ibve_filter *filter;
+	ibve_note_cb note;
+	void *note_arg;
+	int (*clock)(const struct timespec *now, void *arg);
+	void *clock_arg;
+	int (*idle)(void *arg);
+	void *idle_arg;
+	/* records emitted and not yet handed out, oldest first */
+	struct ibve_event *q;
+	size_t qhead, qlen, qcap;
+	/* pull: the caller's array, filled first */
+	struct ibve_event *out;
+	size_t nout, maxout;
+	unsigned long bad_input;
+	/* run */
+	const struct ibve_run_opts *run;
+	unsigned long matched;
+	int stop; /* why the run ends; 0: it goes on */
+	char fail[512];
+	bool started;
+	const char *failed; /* the source start failed in */
+};
+
+/* --- the host ------------------------------------------------------------- */
+
+static void host_fail(void *ctx, int err);
+
+/* Room for one more record: the caller's array first, else the queue. */
+static struct ibve_event *next_slot(struct ibve_pipeline *p)
+{
+	if (p->nout < p->maxout)
+		return &p->out[p->nout++];
+	if (p->qhead + p->qlen == p->qcap) {
+		if (p->qhead) {
+			memmove(p->q, p->q + p->qhead, p->qlen * sizeof(*p->q));
+			p->qhead = 0;
+		} else {
+			size_t cap = p->qcap ? p->qcap * 2 : 64;
+			struct ibve_event *q = realloc(p->q, cap * sizeof(*q));
+
+			if (!q) {
+				/* a record lost is a run that cannot go on */
+				ibve_error(ENOMEM,
+					   "out of memory: a record was lost");
+				host_fail(p, -ENOMEM);
+				return NULL;
+			}
+			p->q = q;
+			p->qcap = cap;
+		}
+	}
+	return &p->q[p->qhead + p->qlen++];
+}
+
+static struct ibve_event *host_emit(void *ctx)
+{
+	struct ibve_event *ev = next_slot(ctx);
+
+	if (ev) {
+		memset(ev, 0, sizeof(*ev));
+		clock_gettime(CLOCK_REALTIME, &ev->time);
+	}
+	return ev;
+}
+
+static int host_put(void *ctx, const struct ibve_event *ev)
+{
+	struct ibve_event *slot = next_slot(ctx);
+
+	if (!slot)
+		return -ENOMEM;
+	*slot = *ev;
+	return 0;
+}
+
+static int host_watch(void *ctx, int fd, struct ibve_src *src, uint32_t cookie)
+{
+	struct ibve_pipeline *p = ctx;
+	struct watch *w = malloc(sizeof(*w)), **v;
+	struct epoll_event e = { .events = EPOLLIN };
+
+	if (!w)
+		return -1;
+	v = realloc(p->watches, (p->nwatches + 1) * sizeof(*v));
+	if (!v) {
+		free(w);
+		return -1;
+	}
+	p->watches = v;
+	*w = (struct watch){ fd, NULL, cookie, false };
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].src == src)
+			w->in = &p->in[i];
+	e.data.ptr = w;
+	if (!w->in) {
+		free(w);
+		errno = EINVAL;
+		return -1;
+	}
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e)) {
+		if (errno != EPERM) {
+			free(w);
+			return -1;
+		}
+		/* what poll(2) says of a regular file: ready, always */
+		w->always = true;
+		if (!p->nalways++)
+			eventfd_write(p->kick, 1);
+	}
+	v[p->nwatches++] = w;
+	return 0;
+}
+
+static void host_unwatch(void *ctx, int fd)
+{
+	struct ibve_pipeline *p = ctx;
+
+	for (size_t i = 0; i < p->nwatches; i++) {
+		eventfd_t n;
+
+		if (p->watches[i]->fd != fd)
+			continue;
+		if (!p->watches[i]->always)
+			epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+		else if (!--p->nalways)
+			eventfd_read(p->kick, &n);
+		free(p->watches[i]);
+		p->watches[i] = p->watches[--p->nwatches];
+		return;
+	}
+}
+
+static void host_note(void *ctx, enum ibve_note_kind kind, const char *text)
+{
+	struct ibve_pipeline *p = ctx;
+
+	if (kind == IBVE_NOTE_INPUT)
+		p->bad_input++;
+	if (p->note)
+		p->note(kind, text, p->note_arg);
+}
+
+static struct ibve_src *host_find(void *ctx, const char *name)
+{
+	struct ibve_pipeline *p = ctx;
+
+	for (size_t i = 0; i < p->nin; i++)
+		if (strcmp(p->in[i].ops->name, name) == 0)
+			return p->in[i].src;
+	return NULL;
+}
+
+static bool all_done(const struct ibve_pipeline *p)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (!p->in[i].done)
+			return false;
+	return p->nin > 0;
+}
+
+static void host_done(void *ctx, struct ibve_src *src)
+{
+	struct ibve_pipeline *p = ctx;
+
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].src == src)
+			p->in[i].done = true;
+	if (all_done(p) && p->run && !p->run->linger && !p->stop)
+		p->stop = IBVE_STOP_END;
+}
+
+static void host_fail(void *ctx, int err)
+{
+	struct ibve_pipeline *p = ctx;
+
+	snprintf(p->fail, sizeof(p->fail), "%s", ibve_errmsg());
+	if (!p->stop || p->stop > 0)
+		p->stop = err;
+}
+
+static int dispatch(struct ibve_pipeline *p);
+
+static int host_clock(void *ctx, const struct timespec *now)
+{
+	struct ibve_pipeline *p = ctx;
+	int r;
+
+	/* the step's records reach the sinks before the step is told */
+	if (p->run && (!p->stop || p->stop == IBVE_STOP_END) &&
+	    (r = dispatch(p)))
+		p->stop = r;
+	/* the last step is told at the end, too */
+	if ((!p->stop || p->stop == IBVE_STOP_END) && p->clock &&
+	    (r = p->clock(now, p->clock_arg)))
+		p->stop = r;
+	return p->stop == IBVE_STOP_END ? 0 : p->stop;
+}
+
+/* --- setting up ------------------------------------------------------------- */
+
+IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
+{
+	struct ibve_pipeline *p = calloc(1, sizeof(*p));
+	int r;
+
+	*out = p;
+	if (!p)
+		return ibve_error(ENOMEM, "out of memory");
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->epfd < 0 || p->kick < 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->kick,
+		      &(struct epoll_event){ .events = EPOLLIN })) {
+		r = ibve_error(errno, "epoll: %s", strerror(errno));
+		ibve_pipeline_free(p);
+		*out = NULL;
+		return r;
+	}
+	r = ibve_loop_new(&p->loop);
+	if (r) {
+		ibve_pipeline_free(p);
+		*out = NULL;
+		return r;
+	}
+	p->host = (struct ibve_host){
+		.ctx = p,
+		.emit = host_emit,
+		.put = host_put,
+		.watch = host_watch,
+		.unwatch = host_unwatch,
+		.note = host_note,
+		.find = host_find,
+		.done = host_done,
+		.fail = host_fail,
+		.clock = host_clock,
+	};
+	return 0;
+}
+
+IBVE_EXPORT void ibve_pipeline_free(struct ibve_pipeline *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].src)
+			p->in[i].ops->destroy(p->in[i].src);
+	for (size_t i = 0; i < p->nwatches; i++)
+		free(p->watches[i]);
+	for (size_t i = 0; i < p->nsinks; i++)
+		p->sinks[i].sink->ops->destroy(p->sinks[i].sink);
+	free(p->watches);
+	free(p->sinks);
+	free(p->in);
+	free(p->q);
+	ibve_loop_free(p->loop);
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->kick >= 0)
+		close(p->kick);
+	free(p);
+}
+
+IBVE_EXPORT void ibve_pipeline_set_notes(struct ibve_pipeline *p,
+					 ibve_note_cb cb, void *arg)
+{
+	p->note = cb;
+	p->note_arg = arg;
+}
+
+IBVE_EXPORT void ibve_pipeline_set_clock(struct ibve_pipeline *p,
+					 int (*cb)(const struct timespec *now,
+						   void *arg),
+					 void *arg)
+{
+	p->clock = cb;
+	p->clock_arg = arg;
+}
+
+IBVE_EXPORT void ibve_pipeline_set_filter(struct ibve_pipeline *p,
+					  const struct ibve_filter *f)
+{
+	p->filter = f;
+}
+
+IBVE_EXPORT struct ibve_loop *ibve_pipeline_loop(struct ibve_pipeline *p)
+{
+	return p->loop;
+}
+
+IBVE_EXPORT unsigned long ibve_pipeline_bad_input(const struct ibve_pipeline *p)
+{
+	return p->bad_input;
+}
+
+IBVE_EXPORT int ibve_pipeline_add_source(struct ibve_pipeline *p,
+					 const char *name,
+					 const struct ibve_source_opts *o)
+{
+	static const struct ibve_source_opts none = { .sz = sizeof(none) };
+	struct ibve_source_opts opts = none;
+	const struct ibve_source_ops *ops = NULL;
+	struct inst *v;
+	int r;
+
+	for (size_t i = 0; ibve_sources[i]; i++)
+		if (strcmp(ibve_sources[i]->name, name) == 0)
+			ops = ibve_sources[i];
+	if (!ops)
+		return ibve_error(ENOENT, "no source called '%s'", name);
+	if (host_find(p, name))
+		return ibve_error(EEXIST, "source '%s' added twice", name);
+	if (p->started)
+		return ibve_error(EBUSY, "the pipeline has started");
+	/* what an older caller's smaller options leave out stays zero */
+	if (o)
+		memcpy(&opts, o, o->sz < sizeof(opts) ? o->sz : sizeof(opts));
+	opts.sz = sizeof(opts);
+	v = realloc(p->in, (p->nin + 1) * sizeof(*v));
+	if (!v)
+		return ibve_error(ENOMEM, "out of memory");
+	p->in = v;
+	/* watches point into p->in: none exist before start */
+	p->in[p->nin] = (struct inst){ ops, NULL, false, false };
+	r = ops->create(&p->in[p->nin].src, &opts, &p->host);
+	if (r) { /* not added: what it made goes */
+		if (p->in[p->nin].src)
+			ops->destroy(p->in[p->nin].src);
+		return r;
+	}
+	p->nin++;
+	return 0;
+}
+
+static int by_order(const void *a, const void *b)
+{
+	const struct inst *x = a, *y = b;
+
+	return (x->ops->order > y->ops->order) -
+	       (x->ops->order < y->ops->order);
+}
+
+IBVE_EXPORT const char *ibve_pipeline_failed(const struct ibve_pipeline *p)
+{
+	return p->failed;
+}
+
+/* The instance of registry entry K, or NULL. */
+static struct inst *registered(struct ibve_pipeline *p, size_t k)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops == ibve_sources[k])
+			return &p->in[i];
+	return NULL;
+}
+
+/* 0 when some source watches something; else the first one's reason. */
+static int nothing_watched(struct ibve_pipeline *p)
+{
+	struct inst *first = NULL;
+
+	for (size_t k = 0; ibve_sources[k]; k++) {
+		struct inst *in = registered(p, k);
+
+		if (!in || !in->ops->empty)
+			continue;
+		if (!in->ops->empty(in->src))
+			return 0;
+		if (!first)
+			first = in;
+	}
+	if (!first)
+		return 0;
+	p->failed = first->ops->name;
+	return first->ops->empty(first->src); /* its reason, said last */
+}
+
+/* Sinks learn which devices are open (the port table adds their rows). */
+static int start_sinks(struct ibve_pipeline *p)
+{
+	size_t n = ibve_pipeline_devices(p, NULL, 0);
+	const char **names = calloc(n + 1, sizeof(*names));
+	int r = 0;
+
+	if (!names)
+		return ibve_error(ENOMEM, "out of memory");
+	n = ibve_pipeline_devices(p, names, n);
+	for (size_t i = 0; i < p->nsinks && !r; i++)
+		if (p->sinks[i].sink->ops->start)
+			r = p->sinks[i].sink->ops->start(p->sinks[i].sink,
+							 names, n);
+	free(names);
+	return r;
+}
+
+IBVE_EXPORT int ibve_pipeline_start(struct ibve_pipeline *p)
+{
+	int r = 0;
+
+	qsort(p->in, p->nin, sizeof(*p->in), by_order);
+	p->started = true;
+	for (size_t i = 0; i < p->nin && !r; i++) {
+		r = p->in[i].ops->start(p->in[i].src);
+		p->in[i].started = !r;
+		if (r)
+			p->failed = p->in[i].ops->name;
+	}
+	for (size_t i = 0; i < p->nin && !r; i++)
+		if (p->in[i].ops->check &&
+		    (r = p->in[i].ops->check(p->in[i].src)))
+			p->failed = p->in[i].ops->name;
+	if (!r)
+		r = nothing_watched(p);
+	if (r)
+		return r;
+	return start_sinks(p);
+}
+
+IBVE_EXPORT size_t ibve_pipeline_describe(const struct ibve_pipeline *p,
+					  char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	for (size_t k = 0; ibve_sources[k]; k++)
+		for (size_t i = 0; i < p->nin; i++) {
+			char part[1024];
+
+			if (p->in[i].ops != ibve_sources[k] ||
+			    !p->in[i].started || !p->in[i].ops->describe ||
+			    !p->in[i].ops->describe(p->in[i].src, part,
+						    sizeof(part)))
+				continue;
+			if (b.len)
+				ibve_buf_putc(&b, ' ');
+			ibve_buf_puts(&b, part);
+		}
+	return ibve_buf_end(&b);
+}
+
+IBVE_EXPORT size_t ibve_pipeline_devices(const struct ibve_pipeline *p,
+					 const char **names, size_t max)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].started && p->in[i].ops->devices)
+			return p->in[i].ops->devices(p->in[i].src, names, max);
+	return 0;
+}
+
+IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
+				       struct ibve_sink *s, unsigned int flags)
+{
+	struct sink_at *v = realloc(p->sinks, (p->nsinks + 1) * sizeof(*v));
+
+	if (!v) {
+		s->ops->destroy(s);
+		return ibve_error(ENOMEM, "out of memory");
+	}
+	p->sinks = v;
+	v[p->nsinks++] = (struct sink_at){ s, flags };
+	return 0;
+}
+
+IBVE_EXPORT int ibve_pipeline_fd(const struct ibve_pipeline *p)
+{
+	return p->epfd;
+}
+
+/* --- records ----------------------------------------------------------- */
+
+/*
+ * Let W's source give what it has. Pulling, until the caller's array is
+ * full; running, batch after batch through the sinks, so memory stays
+ * bounded however much a replay has.
+ */
+static int drain(struct ibve_pipeline *p, struct watch *w)
+{
+	struct inst *in = w->in;
+	uint32_t cookie = w->cookie;
+	bool more;
+	int r = 0;
+
+	do {
+		more = in->ops->ready(in->src, cookie);
+		if (p->run && (r = dispatch(p)))
+			return r;
+	} while (more && !p->stop && (p->run || p->nout < p->maxout));
+	return p->stop;
+}
+
+/*
+ * Every fd that is ready, once (with one fd there is no need to ask
+ * epoll which: a system call less per wake-up, what storms measure).
+ */
+static int poll_sources(struct ibve_pipeline *p)
+{
+	struct epoll_event ready[16];
+	int n, r = 0;
+
+	if (p->nwatches == 1)
+		return drain(p, p->watches[0]);
+	n = epoll_wait(p->epfd, ready, ARRAY_SIZE(ready), 0);
+	for (int k = 0; k < n && !r; k++) {
+		struct watch *w = ready[k].data.ptr;
+		bool still = false;
+
+		if (!w) { /* the kick: every watch that is always ready */
+			for (size_t i = 0; i < p->nwatches && !r; i++)
+				if (p->watches[i]->always)
+					r = drain(p, p->watches[i]);
+			continue;
+		}
+		/* a source may have dropped this watch while handling another */
+		for (size_t i = 0; i < p->nwatches && !still; i++)
+			still = p->watches[i] == w;
+		if (still)
+			r = drain(p, w);
+	}
+	return r;
+}
+
+static void observe(struct ibve_pipeline *p, const struct ibve_event *ev)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->observe && p->in[i].started)
+			p->in[i].ops->observe(p->in[i].src, ev);
+}
+
+/* One record through the sinks and the stop conditions. */
+static int pass(struct ibve_pipeline *p, const struct ibve_event *ev)
+{
+	bool shown = !p->filter || ibve_filter_match(p->filter, ev);
+	int r;
+
+	observe(p, ev);
+	for (size_t i = 0; i < p->nsinks; i++) {
+		if (!shown && !(p->sinks[i].flags & IBVE_SINK_ALL))
+			continue;
+		r = p->sinks[i].sink->ops->write(p->sinks[i].sink, ev);
+		if (r)
+			return r;
+	}
+	if (!shown || !p->run)
+		return 0;
+	p->matched++;
+	if (p->run->expect && ibve_filter_match(p->run->expect, ev))
+		return IBVE_STOP_EXPECT;
+	if (p->run->count && p->matched >= p->run->count)
+		return IBVE_STOP_COUNT;
+	return 0;
+}
+
+/*
+ * The queued records to the sinks, until one stops the run: the stop is
+ * kept, so that no other path hands out what is left. Every source having
+ * ended is no reason to keep records back.
+ */
+static int dispatch(struct ibve_pipeline *p)
+{
+	if (p->stop && p->stop != IBVE_STOP_END)
+		return p->stop;
+	while (p->qlen) {
+		struct ibve_event *ev = &p->q[p->qhead];
+		int r;
+
+		p->qhead++;
+		p->qlen--;
+		if (!p->qlen)
+			p->qhead = 0;
+		r = pass(p, ev);
+		if (r)
+			return p->stop = r;
+	}
+	return 0;
+}
+
+IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
+				   struct ibve_event *evs, size_t max)
+{
+	size_t n = 0;
+
+	/* first what is queued */
+	while (n < max && p->qlen) {
+		evs[n++] = p->q[p->qhead++];
+		if (!--p->qlen)
+			p->qhead = 0;
+	}
+	if (n < max) {
+		p->out = evs;
+		p->nout = n;
+		p->maxout = max;
+		(void)poll_sources(p);
+		n = p->nout;
+		p->out = NULL;
+		p->nout = p->maxout = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = pass(p, &evs[i]);
+
+		if (r < 0)
+			return r;
+	}
+	if (p->stop < 0) {
+		ibve_error(p->stop, "%s", p->fail);
+		return p->stop;
+	}
+	return (int)n;
+}
+
+/* --- the loop --------------------------------------------------------- */
+
+static int on_ready(int fd, short revents, void *arg)
+{
+	struct ibve_pipeline *p = arg;
+
+	(void)fd;
+	(void)revents;
+	return poll_sources(p);
+}
+
+static int flush_sinks(struct ibve_pipeline *p)
+{
+	for (size_t i = 0; i < p->nsinks; i++) {
+		int r = p->sinks[i].sink->ops->flush
+				? p->sinks[i].sink->ops->flush(p->sinks[i].sink)
+				: 0;
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* Before the loop waits: nothing may wait in a buffer, and sources with
+ * more buffered (a replay) go on at once. */
+static int on_idle(void *arg)
+{
+	struct ibve_pipeline *p = arg;
+	int r = p->stop ? p->stop : flush_sinks(p);
+
+	if (!r && p->idle)
+		r = p->idle(p->idle_arg);
+	return r;
+}
+
+IBVE_EXPORT void ibve_pipeline_set_idle(struct ibve_pipeline *p,
+					int (*cb)(void *arg), void *arg)
+{
+	p->idle = cb;
+	p->idle_arg = arg;
+}
+
+IBVE_EXPORT bool ibve_pipeline_ended(const struct ibve_pipeline *p)
+{
+	return all_done(p);
+}
+
+IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
+				  const struct ibve_run_opts *o)
+{
+	static const struct ibve_run_opts none = { .sz = sizeof(none) };
+	struct ibve_run_opts opts = none;
+	struct timespec deadline;
+	int r;
+
+	if (o)
+		memcpy(&opts, o, o->sz < sizeof(opts) ? o->sz : sizeof(opts));
+	p->run = &opts;
+	p->stop = 0;
+	ibve_loop_remove_fd(p->loop, p->epfd);
+	if ((r = ibve_loop_add_fd(p->loop, p->epfd, POLLIN, on_ready, p)))
+		return r;
+	ibve_loop_set_idle(p->loop, on_idle, p);
+	if (opts.timeout > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		ibve_ts_add(&deadline, opts.timeout);
+		ibve_loop_set_deadline(p->loop, &deadline, IBVE_STOP_TIMEOUT);
+	} else {
+		ibve_loop_set_deadline(p->loop, NULL, 0);
+	}
+	if (all_done(p) && !opts.linger)
+		r = IBVE_STOP_END;
+	else
+		r = ibve_loop_run(p->loop);
+	/* a failing source's reason, said again: others may have spoken */
+	if (r < 0 && r == p->stop && p->fail[0])
+		ibve_error(r, "%s", p->fail);
+	/* what is buffered is written, whatever stopped the run */
+	if (r >= 0 || r == p->stop) {
+		int f = flush_sinks(p);
+
+		if (f && r >= 0)
+			r = f;
+	}
+	p->run = NULL;
+	return r;
+}

@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The port table: one row per device port with its attributes, its events
+ * by kind, events per minute, the last event and its age, and the error
+ * counters that moved; counters of events by device, port, event and
+ * severity (the metrics' series); device presence; the last records. Both
+ * the dashboard and the Prometheus metrics are views of it.
+ *
+ * Live (IBVE_PORTS_SYSFS), rows are the ports sysfs lists for the devices
+ * that are there, attributes and counters come from sysfs. From a capture,
+ * rows appear as records name them and PORT_ERR / PORT_ACTIVE are all that
+ * is known of the state.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/utsname.h>
+
+#include "ports.h"
+
+/* enum ibv_port_state, without pulling in verbs.h */
+#define PORT_DOWN   1
+#define PORT_ACTIVE 4
+
+IBVE_EXPORT int ibve_ports_new(struct ibve_ports **out, unsigned int flags)
+{
+	struct ibve_ports *t = calloc(1, sizeof(*t));
+	struct utsname u;
+
+	*out = t;
+	if (!t)
+		return ibve_error(ENOMEM, "out of memory");
+	t->flags = flags;
+	if (flags & IBVE_PORTS_RECENT) {
+		t->recent = calloc(IBVE_RECENT, sizeof(*t->recent));
+		if (!t->recent) {
+			free(t);
+			*out = NULL;
+			return ibve_error(ENOMEM, "out of memory");
+		}
+	}
+	if ((flags & IBVE_PORTS_SYSFS) && uname(&u) == 0) {
+		ibve_strcpy(t->sum.host, u.nodename, sizeof(t->sum.host));
+		ibve_strcpy(t->sum.kernel, u.release, sizeof(t->sum.kernel));
+	}
+	return 0;
+}
+
+static void free_row(struct ibve_row *r)
+{
+	free(r->counters);
+	free(r->base);
+}
+
+IBVE_EXPORT void ibve_ports_free(struct ibve_ports *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows; i++)
+		free_row(&t->rows[i]);
+	free(t->rows);
+	free(t->series);
+	free(t->devs);
+	free(t->recent);
+	free(t);
+}
+
+/* Room for one more element of SIZE at index AT of *V (*N of *CAP). */
+static void *insert_at(void **v, size_t *n, size_t *cap, size_t size, size_t at)
+{
+	char *p = *v;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+
+		p = realloc(p, c * size);
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = c;
+	}
+	memmove(p + (at + 1) * size, p + at * size, (*n - at) * size);
+	memset(p + at * size, 0, size);
+	(*n)++;
+	return p + at * size;
+}
+
+static int key_cmp(const char *dev_a, uint32_t port_a, const char *dev_b,
+		   uint32_t port_b)
+{
+	int c = strcmp(dev_a, dev_b);
+
+	return c ? c : (port_a > port_b) - (port_a < port_b);
+}
+
+/* --- devices ------------------------------------------------------------ */
+
+static size_t dev_lower(const struct ibve_ports *t, const char *name)
+{
+	size_t lo = 0, hi = t->ndevs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->devs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct ibve_dev *dev_get(struct ibve_ports *t, const char *name)
+{
+	size_t i = dev_lower(t, name);
+	struct ibve_dev *d;
+
+	if (i < t->ndevs && strcmp(t->devs[i].name, name) == 0)
+		return &t->devs[i];
+	d = insert_at((void **)&t->devs, &t->ndevs, &t->devs_cap, sizeof(*d),
+		      i);
+	if (d)
+		ibve_strcpy(d->name, name, sizeof(d->name));
+	return d;
+}
+
+/* --- rows --------------------------------------------------------------- */
+
+/* The index of the first row not before (DEVICE, PORT). */
+static size_t row_lower(const struct ibve_ports *t, const char *device,
+			uint32_t port)
+{
+	size_t lo = 0, hi = t->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ibve_port_row *p = &t->rows[mid].pub;
+
+		if (key_cmp(p->device, p->port, device, port) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct ibve_row *find_row(struct ibve_ports *t, const char *device,
+				 uint32_t port)
+{
+	size_t i = row_lower(t, device, port);
+
+	return i < t->nrows && key_cmp(t->rows[i].pub.device,
+				       t->rows[i].pub.port, device, port) == 0
+		       ? &t->rows[i]
+		       : NULL;
+}
+
+/* Row pointers move when rows are added: counters are fixed up. */
+static void fix_counters(struct ibve_ports *t)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		t->rows[i].pub.counters = t->rows[i].counters;
+}
+
+static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
+				uint32_t port)
+{
+	size_t i = row_lower(t, device, port);
+	struct ibve_row *r = insert_at((void **)&t->rows, &t->nrows,
+				       &t->rows_cap, sizeof(*r), i);
+
+	if (!r)
+		return NULL;
+	fix_counters(t);
+	ibve_strcpy(r->pub.device, device, sizeof(r->pub.device));
+	r->pub.port = port;
+	strcpy(r->pub.state, "-");
+	strcpy(r->pub.phys_state, "-");
+	strcpy(r->pub.link_layer, "-");
+	strcpy(r->pub.rate, "-");
+	strcpy(r->pub.address, "-");
+	return r;
+}
+
+/* The strings of the public row from what sysfs gave ("-": unknown). */
+static void show_attrs(struct ibve_row *r)
+{
+	struct ibve_port_row *p = &r->pub;
+
+	p->live = true;
+	p->state_num = r->a.state;
+	if (r->a.state_name[0])
+		ibve_strcpy(p->state, r->a.state_name, sizeof(p->state));
+	if (r->a.phys_state[0])
+		ibve_strcpy(p->phys_state, r->a.phys_state,
+			    sizeof(p->phys_state));
+	if (r->a.link_layer[0])
+		ibve_strcpy(p->link_layer, r->a.link_layer,
+			    sizeof(p->link_layer));
+	if (r->a.rate[0])
+		ibve_strcpy(p->rate, r->a.rate, sizeof(p->rate));
+	if (r->a.address[0])
+		ibve_strcpy(p->address, r->a.address, sizeof(p->address));
+}
+
+static void read_attrs(struct ibve_row *r)
+{
+	struct ibve_port_attrs a = { 0 };
+
+	if (ibve_sysfs_port(r->pub.device, r->pub.port, &a))
+		return;
+	r->a = a;
+	show_attrs(r);
+}
+
+/*
+ * Counters worth showing beside events: errors, drops, downs, retries
+ * exhausted. A name is one when one of its words ("_"-separated) says so;
+ * traffic counters (data, packets, sends, ack_deferred) are not errors.
+ */
+bool ibve_is_error_counter(const char *name)
+{
+	static const char *const words[] = {
+		"err",	     "errs",	  "error",	"errors",    "discard",
+		"discards",  "drop",	  "drops",	"dropped",   "downed",
+		"exceeded",  "violation", "violations", "integrity", "timeout",
+		"nak",	     "symbol",	  "recovery",	"overrun",   "rnr",
+		"malformed", "bad",	  "invalid",	"duplicate", "seq",
+		"sequence",  "buffer",
+	};
+	const char *p = name;
+
+	while (*p) {
+		size_t n = strcspn(p, "_");
+
+		for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+			if (strlen(words[i]) == n &&
+			    strncasecmp(p, words[i], n) == 0)
+				return true;
+		p += n;
+		p += *p == '_';
+	}
+	return false;
+}
+
+static void counter_dir(struct ibve_row *r, const char *dir, bool hw)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct ibve_counter *c;
+
+		if (e->d_name[0] == '.' || !ibve_is_error_counter(e->d_name) ||
+		    strlen(e->d_name) >= sizeof(c->name))
+			continue;
+		c = realloc(r->counters,
+			    (r->pub.counter_count + 1) * sizeof(*c));
+		if (!c)
+			break;
+		r->counters = c;
+		c = &c[r->pub.counter_count++];
+		memset(c, 0, sizeof(*c));
+		ibve_strcpy(c->name, e->d_name, sizeof(c->name));
+		c->hw = hw;
+	}
+	closedir(d);
+}
+
+static int name_order(const void *a, const void *b)
+{
+	const struct ibve_counter *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Read every counter of R. FIRST takes the values as the base; later
+ * reads give the delta since the base and the rate over DT seconds.
+ */
+static void read_counters(struct ibve_row *r, double dt, bool first)
+{
+	struct ibve_port_row *p = &r->pub;
+
+	p->moved = 0;
+	for (size_t i = 0; i < p->counter_count; i++) {
+		struct ibve_counter *c = &r->counters[i];
+		char path[512], v[64];
+		uint64_t now;
+
+		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/%s/%s",
+			 p->device, p->port, c->hw ? "hw_counters" : "counters",
+			 c->name);
+		if (ibve_sysfs_read(path, v, sizeof(v)) == 0) {
+			now = strtoull(v, NULL, 0);
+			if (first)
+				r->base[i] = c->value = now;
+			c->changed = now != c->value;
+			c->rate = dt > 0 ? (double)(now - c->value) / dt : 0;
+			c->value = now;
+			c->delta = now - r->base[i];
+		}
+		if (c->delta)
+			p->moved++;
+	}
+}
+
+/* Which counters a port has: found once, when the row is made. */
+static void find_counters(struct ibve_row *r)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/counters",
+		 r->pub.device, r->pub.port);
+	counter_dir(r, dir, false);
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/hw_counters",
+		 r->pub.device, r->pub.port);
+	counter_dir(r, dir, true);
+	if (r->pub.counter_count)
+		qsort(r->counters, r->pub.counter_count, sizeof(*r->counters),
+		      name_order);
+	r->base = calloc(r->pub.counter_count + 1, sizeof(*r->base));
+	if (!r->base)
+		r->pub.counter_count = 0;
+	r->pub.counters = r->counters;
+	read_counters(r, 0, true);
+}
+
+/* Live: a row for each port sysfs lists of DEVICE. */
+static int read_ports(struct ibve_ports *t, const char *device)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports", device);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char *end;
+		unsigned long port = strtoul(e->d_name, &end, 10);
+		struct ibve_row *r;
+
+		if (!isdigit((unsigned char)e->d_name[0]) || *end ||
+		    find_row(t, device, (uint32_t)port))
+			continue;
+		r = add_row(t, device, (uint32_t)port);
+		if (!r)
+			break;
+		read_attrs(r);
+		if (t->flags & IBVE_PORTS_COUNTERS)
+			find_counters(r);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void drop_rows(struct ibve_ports *t, const char *device)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		if (strcmp(t->rows[i].pub.device, device) == 0) {
+			for (size_t c = 0; c < IBVE_KIND_COUNT; c++)
+				t->sum.kinds[c] -= t->rows[i].pub.counts[c];
+			free_row(&t->rows[i]);
+		} else {
+			t->rows[k++] = t->rows[i];
+		}
+	}
+	t->nrows = k;
+	fix_counters(t);
+}
+
+IBVE_EXPORT int ibve_ports_add_device(struct ibve_ports *t, const char *device,
+				      uint64_t node_guid)
+{
+	struct ibve_dev *d = dev_get(t, device);
+
+	if (!d)
+		return ibve_error(ENOMEM, "out of memory");
+	d->present = true;
+	if (node_guid)
+		d->guid = node_guid;
+	else if (t->flags & IBVE_PORTS_SYSFS)
+		d->guid = ibve_sysfs_node_guid(device);
+	if (!(t->flags & IBVE_PORTS_SYSFS))
+		return 0;
+	return read_ports(t, device);
+}
+
+/* --- series ------------------------------------------------------------- */
+
+static int series_cmp(const struct ibve_series *s, const char *dev,
+		      uint32_t port, const char *event, enum ibve_severity sev)
+{
+	int c = key_cmp(s->device, s->port, dev, port);
+
+	if (!c)
+		c = strcmp(s->event, event);
+	if (!c)
+		c = (s->severity > sev) - (s->severity < sev);
+	return c;
+}
+
+struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
+				      uint32_t port, const char *event,
+				      enum ibve_severity sev)
+{
+	size_t lo = 0, hi = t->nseries;
+	struct ibve_series *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (series_cmp(&t->series[mid], dev, port, event, sev) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nseries &&
+	    series_cmp(&t->series[lo], dev, port, event, sev) == 0)
+		return &t->series[lo];
+	s = insert_at((void **)&t->series, &t->nseries, &t->series_cap,
+		      sizeof(*s), lo);
+	if (s) {
+		ibve_strcpy(s->device, dev, sizeof(s->device));
+		s->port = port;
+		ibve_strcpy(s->event, event, sizeof(s->event));
+		s->severity = sev;
+	}
+	return s;
+}
+
+/* --- records ------------------------------------------------------------ */
+
+IBVE_EXPORT enum ibve_kind ibve_event_kind(const struct ibve_event *ev)
+{
+	static const struct {
+		const char *name;
+		enum ibve_kind kind;
+	} kinds[] = {
+		{ "PORT_ERR", IBVE_KIND_LINK_DOWN },
+		{ "PORT_ACTIVE", IBVE_KIND_LINK_UP },
+		{ "LID_CHANGE", IBVE_KIND_LID },
+		{ "PKEY_CHANGE", IBVE_KIND_PKEY },
+		{ "SM_CHANGE", IBVE_KIND_SM },
+		{ "GID_CHANGE", IBVE_KIND_GID },
+		{ "CLIENT_REREGISTER", IBVE_KIND_REREG },
+		{ "DEVICE_FATAL", IBVE_KIND_FATAL },
+	};
+
+	if (ev->source == IBVE_SOURCE_VERBS && ev->desc)
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+			if (strcmp(ev->name, kinds[i].name) == 0)
+				return kinds[i].kind;
+	/* mlx5 PORT_CHANGE repeats the verbs port events: OTHER, not UP */
+	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_PORT_MODULE)
+		return IBVE_KIND_MODULE;
+	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_TEMP_WARN)
+		return IBVE_KIND_TEMP;
+	if (ev->source == IBVE_SOURCE_MLX5 &&
+	    ev->severity == IBVE_SEVERITY_FATAL)
+		return IBVE_KIND_FATAL; /* INTERNAL_ERROR */
+	if (ev->source == IBVE_SOURCE_SM)
+		return IBVE_KIND_SUBNET; /* about other ports, seen from this one */
+	return IBVE_KIND_OTHER;
+}
+
+IBVE_EXPORT const char *ibve_kind_name(enum ibve_kind kind)
+{
+	static const char *const names[IBVE_KIND_COUNT] = {
+		[IBVE_KIND_LINK_DOWN] = "link_down",
+		[IBVE_KIND_LINK_UP] = "link_up",
+		[IBVE_KIND_LID] = "lid_change",
+		[IBVE_KIND_PKEY] = "pkey_change",
+		[IBVE_KIND_SM] = "sm_change",
+		[IBVE_KIND_GID] = "gid_change",
+		[IBVE_KIND_REREG] = "client_reregister",
+		[IBVE_KIND_FATAL] = "fatal",
+		[IBVE_KIND_MODULE] = "module",
+		[IBVE_KIND_TEMP] = "temperature",
+		[IBVE_KIND_SUBNET] = "subnet",
+		[IBVE_KIND_OTHER] = "other",
+	};
+
+	return (unsigned int)kind < IBVE_KIND_COUNT ? names[kind] : "unknown";
+}
+
+static void count(struct ibve_ports *t, struct ibve_row *r,
+		  const struct ibve_event *ev, enum ibve_kind k)
+{
+	struct ibve_port_row *p = &r->pub;
+	size_t b = (size_t)(ev->time.tv_sec % IBVE_BUCKETS);
+
+	t->sum.kinds[k]++;
+	p->counts[k]++;
+	p->total++;
+	ibve_strcpy(p->last_event, ev->name, sizeof(p->last_event));
+	p->last_time = ev->time;
+	if (r->bucket_sec[b] != ev->time.tv_sec) {
+		r->bucket_sec[b] = ev->time.tv_sec;
+		r->bucket_n[b] = 0;
+	}
+	r->bucket_n[b]++;
+}
+
+/* What a capture's port events say of the state: all that is known. */
+static void derive_state(struct ibve_row *r, const struct ibve_event *ev)
+{
+	bool up;
+
+	if (ev->source != IBVE_SOURCE_VERBS || !ev->desc)
+		return;
+	if (strcmp(ev->name, "PORT_ACTIVE") == 0)
+		up = true;
+	else if (strcmp(ev->name, "PORT_ERR") == 0)
+		up = false;
+	else
+		return;
+	r->pub.state_num = up ? PORT_ACTIVE : PORT_DOWN;
+	strcpy(r->pub.state, up ? "ACTIVE" : "DOWN");
+}
+
+/* A device came or went: its presence, and live its rows. */
+static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
+		    const struct ibve_event *ev)
+{
+	bool live = t->flags & IBVE_PORTS_SYSFS;
+
+	if (ev->code == IBVE_HOTPLUG_DEVICE_ADDED) {
+		d->present = true;
+		if (live)
+			read_ports(t, ev->device);
+	} else if (ev->code == IBVE_HOTPLUG_DEVICE_REMOVED) {
+		d->present = false;
+		if (live) {
+			drop_rows(t, ev->device);
+			return;
+		}
+		/* a capture: its ports' state is not known any more */
+		for (size_t i = row_lower(t, ev->device, 0);
+		     i < t->nrows &&
+		     strcmp(t->rows[i].pub.device, ev->device) == 0;
+		     i++) {
+			t->rows[i].pub.state_num = 0;
+			strcpy(t->rows[i].pub.state, "-");
+		}
+	}
+}
+
+IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
+				  const struct ibve_event *ev)
+{
+	bool live = t->flags & IBVE_PORTS_SYSFS;
+	enum ibve_kind k = ibve_event_kind(ev);
+	struct ibve_series *s = ibve_ports_series(t, ev->device, ev->port,
+						  ev->name, ev->severity);
+	struct ibve_dev *d = dev_get(t, ev->device);
+	struct ibve_row *r;
+	bool any = false;
+
+	if (s) {
+		s->count++;
+		s->last = ev->time;
+	}
+	if (d && ev->node_guid)
+		d->guid = ev->node_guid;
+	if (t->recent) {
+		t->recent[t->recent_head] = *ev;
+		t->recent_head = (t->recent_head + 1) % IBVE_RECENT;
+		if (t->recent_n < IBVE_RECENT)
+			t->recent_n++;
+	}
+	t->sum.events++;
+	if (!live && !t->started) {
+		t->start = ev->time;
+		t->started = true;
+	}
+	if (d && ev->source == IBVE_SOURCE_HOTPLUG && !ev->port) {
+		hotplug(t, d, ev);
+		if (live)
+			return;
+	} else if (d && !live) {
+		d->present = true; /* a capture: it was there */
+	}
+
+	if (ev->port) {
+		r = find_row(t, ev->device, ev->port);
+		/* A CA known by its subnet events alone (no verbs device). */
+		if (!r && live && ev->source == IBVE_SOURCE_SM &&
+		    read_ports(t, ev->device) == 0)
+			r = find_row(t, ev->device, ev->port);
+		if (!r && !live)
+			r = add_row(t, ev->device, ev->port);
+		if (!r)
+			return;
+		count(t, r, ev, k);
+		if (ev->cls != IBVE_CLASS_PORT || (d && !d->present))
+			return;
+		if (live)
+			read_attrs(r); /* the event says it changed */
+		else
+			derive_state(r, ev);
+		return;
+	}
+	/* About the whole device: every port of it shows it. */
+	for (size_t i = row_lower(t, ev->device, 0);
+	     i < t->nrows && strcmp(t->rows[i].pub.device, ev->device) == 0;
+	     i++) {
+		count(t, &t->rows[i], ev, k);
+		any = true;
+	}
+	if (!any && !live && (r = add_row(t, ev->device, 0)))
+		count(t, r, ev, k);
+}
+
+IBVE_EXPORT void ibve_ports_sample(struct ibve_ports *t,
+				   const struct timespec *now)
+{
+	double dt = t->sampled ? ibve_ts_secs(&t->prev, now) : 0;
+
+	if (!t->started) {
+		t->start = *now;
+		t->started = true;
+	}
+	t->sum.devices = 0;
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct ibve_row *r = &t->rows[i];
+		struct ibve_port_row *p = &r->pub;
+		unsigned int pm = 0;
+
+		if (i == 0 || strcmp(p->device, t->rows[i - 1].pub.device))
+			t->sum.devices++;
+		if (t->flags & IBVE_PORTS_SYSFS)
+			read_attrs(r);
+		if (t->flags & IBVE_PORTS_COUNTERS)
+			read_counters(r, dt, false);
+		for (size_t b = 0; b < IBVE_BUCKETS; b++)
+			if (r->bucket_sec[b] > now->tv_sec - IBVE_BUCKETS &&
+			    r->bucket_sec[b] <= now->tv_sec)
+				pm += r->bucket_n[b];
+		p->per_minute = pm;
+		p->last_age = p->total ? ibve_ts_secs(&p->last_time, now) : 0;
+	}
+	t->sum.ports = t->nrows;
+	t->sum.per_second =
+		dt > 0 ? (double)(t->sum.events - t->events_at_sample) / dt : 0;
+	t->events_at_sample = t->sum.events;
+	t->sum.uptime = ibve_ts_secs(&t->start, now);
+	t->prev = *now;
+	t->sum.now = *now;
+	t->sampled = true;
+}
+
+IBVE_EXPORT void ibve_ports_reset(struct ibve_ports *t)
+{
+	memset(t->sum.kinds, 0, sizeof(t->sum.kinds));
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct ibve_row *r = &t->rows[i];
+		struct ibve_port_row *p = &r->pub;
+
+		memset(p->counts, 0, sizeof(p->counts));
+		p->total = 0;
+		p->per_minute = 0;
+		p->last_event[0] = '\0';
+		p->last_age = 0;
+		memset(r->bucket_n, 0, sizeof(r->bucket_n));
+		for (size_t c = 0; c < p->counter_count; c++) {
+			r->base[c] = r->counters[c].value;
+			r->counters[c].delta = 0;
+			r->counters[c].changed = false;
+		}
+		p->moved = 0;
+	}
+	t->sum.events = t->events_at_sample = 0;
+	t->recent_n = 0;
+	t->start = t->sum.now;
+	t->sum.uptime = 0;
+}
+
+IBVE_EXPORT size_t ibve_ports_count(const struct ibve_ports *t)
+{
+	return t->nrows;
+}
+
+IBVE_EXPORT const struct ibve_port_row *
+ibve_ports_at(const struct ibve_ports *t, size_t i)
+{
+	return i < t->nrows ? &t->rows[i].pub : NULL;
+}
+
+IBVE_EXPORT const struct ibve_event *
+ibve_ports_recent(const struct ibve_ports *t, size_t i)
+{
+	if (!t->recent || i >= t->recent_n)
+		return NULL;
+	return &t->recent[(t->recent_head + IBVE_RECENT - 1 - i) % IBVE_RECENT];
+}
+
+IBVE_EXPORT const struct ibve_ports_summary *
+ibve_ports_summary(const struct ibve_ports *t)
+{
+	return &t->sum;
+}

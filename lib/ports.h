@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* The port table's insides, shared by ports.c and metrics.c. */
+#ifndef IBVE_PORTS_H
+#define IBVE_PORTS_H
+
+#include "internal.h"
+
+#define IBVE_RECENT  512 /* records kept for the event log */
+#define IBVE_BUCKETS 60	 /* one per second: events per minute */
+
+/* A counter of events of one kind on one port (metrics' series). */
+struct ibve_series {
+	char device[IBVE_NAME_MAX];
+	uint32_t port;
+	char event[IBVE_EVENT_NAME_MAX];
+	enum ibve_severity severity;
+	uint64_t count;
+	struct timespec last;
+};
+
+struct ibve_row {
+	struct ibve_port_row pub; /* first: handed out as is */
+	struct ibve_port_attrs a; /* as read, "" where unreadable */
+	int64_t bucket_sec[IBVE_BUCKETS];
+	uint32_t bucket_n[IBVE_BUCKETS];
+	struct ibve_counter *counters;
+	uint64_t *base; /* counter values at start or reset */
+};
+
+struct ibve_dev {
+	char name[IBVE_NAME_MAX];
+	uint64_t guid;
+	bool present;
+};
+
+struct ibve_ports {
+	unsigned int flags;
+	struct ibve_row *rows; /* in (device, port) order */
+	size_t nrows, rows_cap;
+	struct ibve_series *series; /* in (device, port, event, severity) */
+	size_t nseries, series_cap;
+	struct ibve_dev *devs; /* in name order */
+	size_t ndevs, devs_cap;
+	struct ibve_event *recent;
+	size_t recent_head, recent_n;
+	uint64_t events_at_sample;
+	struct timespec start, prev;
+	bool started, sampled;
+	struct ibve_ports_summary sum;
+};
+
+/* The series of (DEV, PORT, EVENT, SEV), made when new; NULL: no memory. */
+struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
+				      uint32_t port, const char *event,
+				      enum ibve_severity sev);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sinks records go to: text or JSON Lines on a stream, a capture file,
+ * syslog, the port table (and its Prometheus metrics), a caller's function.
+ * Each is small; the pipeline decides which records each one sees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+/* --- streams and captures ------------------------------------------------ */
+
+struct stream {
+	struct ibve_sink base;
+	FILE *f;
+	bool own; /* a capture: opened and closed here */
+	char *what;
+	unsigned int flags;
+	char *line;
+	size_t size;
+};
+
+static size_t fmt_text(const void *arg, char *buf, size_t size)
+{
+	const struct ibve_event *ev = *(const struct ibve_event *const *)arg;
+
+	return ibve_event_format_text(ev, buf, size, IBVE_FORMAT_COLOR);
+}
+
+static size_t fmt_plain(const void *arg, char *buf, size_t size)
+{
+	const struct ibve_event *ev = *(const struct ibve_event *const *)arg;
+
+	return ibve_event_format_text(ev, buf, size, 0);
+}
+
+static size_t fmt_json(const void *arg, char *buf, size_t size)
+{
+	const struct ibve_event *ev = *(const struct ibve_event *const *)arg;
+
+	return ibve_event_format_json(ev, buf, size);
+}
+
+static int failed(struct stream *s, int err)
+{
+	return ibve_error(err, "write to %s: %s", s->what, strerror(err));
+}
+
+static int stream_write(struct ibve_sink *base, const struct ibve_event *ev)
+{
+	struct stream *s = (struct stream *)base;
+	size_t n = ibve_buf_grow(&s->line, &s->size,
+				 s->flags & IBVE_FORMAT_JSON	? fmt_json
+				 : s->flags & IBVE_FORMAT_COLOR ? fmt_text
+								: fmt_plain,
+				 &ev);
+
+	if (n == (size_t)-1)
+		return ibve_error(ENOMEM, "out of memory");
+	if (fwrite(s->line, 1, n, s->f) != n)
+		return failed(s, errno ? errno : EIO);
+	return 0;
+}
+
+static int stream_flush(struct ibve_sink *base)
+{
+	struct stream *s = (struct stream *)base;
+
+	return fflush(s->f) ? failed(s, errno ? errno : EIO) : 0;
+}
+
+static void stream_destroy(struct ibve_sink *base)
+{
+	struct stream *s = (struct stream *)base;
+
+	if (s->own)
+		fclose(s->f);
+	free(s->what);
+	free(s->line);
+	free(s);
+}
+
+static const struct ibve_sink_ops stream_ops = {
+	.write = stream_write,
+	.flush = stream_flush,
+	.destroy = stream_destroy,
+};
+
+static int new_stream(struct ibve_sink **out, FILE *f, const char *what,
+		      unsigned int flags, bool own)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+
+	*out = s ? &s->base : NULL;
+	if (!s || !(s->what = strdup(what))) {
+		free(s);
+		*out = NULL;
+		if (own)
+			fclose(f);
+		return ibve_error(ENOMEM, "out of memory");
+	}
+	s->base.ops = &stream_ops;
+	s->f = f;
+	s->own = own;
+	s->flags = flags;
+	return 0;
+}
+
+IBVE_EXPORT int ibve_sink_stream(struct ibve_sink **s, FILE *f,
+				 const char *what, unsigned int flags)
+{
+	return new_stream(s, f, what, flags, false);
+}
+
+IBVE_EXPORT int ibve_sink_capture(struct ibve_sink **s, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+
+	*s = NULL;
+	if (!f) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return ibve_error(e, "%s: %s", path, strerror(e));
+	}
+	return new_stream(s, f, path, IBVE_FORMAT_JSON, true);
+}
+
+/* --- syslog -------------------------------------------------------------- */
+
+struct slog {
+	struct ibve_sink base;
+	char *ident;
+};
+
+static int syslog_write(struct ibve_sink *base, const struct ibve_event *ev)
+{
+	char msg[1024];
+
+	(void)base;
+	ibve_event_format_syslog(ev, msg, sizeof(msg));
+	syslog(ibve_severity_syslog(ev->severity), "%s", msg);
+	return 0;
+}
+
+static void syslog_destroy(struct ibve_sink *base)
+{
+	struct slog *s = (struct slog *)base;
+
+	closelog();
+	free(s->ident);
+	free(s);
+}
+
+static const struct ibve_sink_ops syslog_ops = {
+	.write = syslog_write,
+	.destroy = syslog_destroy,
+};
+
+IBVE_EXPORT int ibve_sink_syslog(struct ibve_sink **out, const char *ident,
+				 int facility)
+{
+	struct slog *s = calloc(1, sizeof(*s));
+
+	*out = s ? &s->base : NULL;
+	if (!s || !(s->ident = strdup(ident))) {
+		free(s);
+		*out = NULL;
+		return ibve_error(ENOMEM, "out of memory");
+	}
+	s->base.ops = &syslog_ops;
+	/* openlog() keeps the pointer: the ident lives as long as the sink */
+	openlog(s->ident, LOG_PID | LOG_NDELAY, facility);
+	return 0;
+}
+
+/* --- the port table and its metrics ------------------------------------------ */
+
+struct ports {
+	struct ibve_sink base;
+	struct ibve_ports *t;
+	char *file, *state;
+	bool dirty;
+};
+
+static int ports_write(struct ibve_sink *base, const struct ibve_event *ev)
+{
+	struct ports *s = (struct ports *)base;
+
+	ibve_ports_event(s->t, ev);
+	s->dirty = true;
+	return 0;
+}
+
+/* The devices the pipeline opened are there, with their ports. */
+static int ports_start(struct ibve_sink *base, const char *const *names,
+		       size_t n)
+{
+	struct ports *s = (struct ports *)base;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		if ((r = ibve_ports_add_device(s->t, names[i], 0)) == -ENOMEM)
+			return r;
+	s->dirty = true;
+	return 0;
+}
+
+/* The metrics file and state, when records changed them. */
+static int metrics_flush(struct ibve_sink *base)
+{
+	struct ports *s = (struct ports *)base;
+	int r;
+
+	if (!s->dirty)
+		return 0;
+	s->dirty = false;
+	if (s->file && (r = ibve_metrics_write(s->t, s->file)))
+		return r;
+	if (s->state && (r = ibve_metrics_save(s->t, s->state)))
+		return r;
+	return 0;
+}
+
+static void ports_destroy(struct ibve_sink *base)
+{
+	struct ports *s = (struct ports *)base;
+
+	free(s->file);
+	free(s->state);
+	free(s);
+}
+
+static const struct ibve_sink_ops ports_ops = {
+	.write = ports_write,
+	.start = ports_start,
+	.destroy = ports_destroy,
+};
+
+static const struct ibve_sink_ops metrics_ops = {
+	.write = ports_write,
+	.flush = metrics_flush,
+	.start = ports_start,
+	.destroy = ports_destroy,
+};
+
+IBVE_EXPORT int ibve_sink_ports(struct ibve_sink **out, struct ibve_ports *t)
+{
+	return ibve_sink_metrics(out, t, NULL, NULL);
+}
+
+IBVE_EXPORT int ibve_sink_metrics(struct ibve_sink **out, struct ibve_ports *t,
+				  const char *file, const char *state)
+{
+	struct ports *s = calloc(1, sizeof(*s));
+
+	*out = s ? &s->base : NULL;
+	if (!s)
+		return ibve_error(ENOMEM, "out of memory");
+	s->base.ops = file || state ? &metrics_ops : &ports_ops;
+	s->t = t;
+	if ((file && !(s->file = strdup(file))) ||
+	    (state && !(s->state = strdup(state)))) {
+		ports_destroy(&s->base);
+		*out = NULL;
+		return ibve_error(ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* --- a caller's function --------------------------------------------------- */
+
+struct call {
+	struct ibve_sink base;
+	int (*fn)(const struct ibve_event *ev, void *arg);
+	void *arg;
+};
+
+static int call_write(struct ibve_sink *base, const struct ibve_event *ev)
+{
+	struct call *s = (struct call *)base;
+
+	return s->fn(ev, s->arg);
+}
+
+static void call_destroy(struct ibve_sink *base)
+{
+	free(base);
+}
+
+static const struct ibve_sink_ops call_ops = {
+	.write = call_write,
+	.destroy = call_destroy,
+};
+
+IBVE_EXPORT int
+ibve_sink_callback(struct ibve_sink **out,
+		   int (*fn)(const struct ibve_event *ev, void *arg), void *arg)
+{
+	struct call *s = calloc(1, sizeof(*s));
+
+	*out = s ? &s->base : NULL;
+	if (!s)
+		return ibve_error(ENOMEM, "out of memory");
+	s->base.ops = &call_ops;
+	s->fn = fn;
+	s->arg = arg;
+	return 0;
+}
+
+IBVE_EXPORT void ibve_sink_free(struct ibve_sink *s)
+{
+	if (s)
+		s->ops->destroy(s);
+}

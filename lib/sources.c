@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every source of records, by name. The order is the order of their parts
+ * in the "watching" line; each says itself when it must start.
+ */
+#include "source.h"
+
+extern const struct ibve_source_ops ibve_source_devices;
+extern const struct ibve_source_ops ibve_source_mlx5;
+extern const struct ibve_source_ops ibve_source_sm;
+extern const struct ibve_source_ops ibve_source_hotplug;
+extern const struct ibve_source_ops ibve_source_replay;
+
+const struct ibve_source_ops *const ibve_sources[] = {
+	&ibve_source_devices, &ibve_source_mlx5,   &ibve_source_sm,
+	&ibve_source_hotplug, &ibve_source_replay, NULL,
+};

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "devices" source: the async event queue of every watched device.
+ * Every verbs event is copied into a record and acknowledged at once, so
+ * destroying objects never waits on us. A device that goes away is closed
+ * as soon as anything says so (its uverbs node's removal, which the
+ * hot-plug source sees first; EIO; DEVICE_FATAL), so its removal never
+ * waits on us either. Other sources hook into the opening and closing of
+ * devices (devices.h).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <infiniband/verbs.h>
+
+#include "devices.h"
+#include "hotplug.h"
+
+struct ibve_src {
+	struct ibve_host h;
+	bool all;
+	char (*watch)[IBVE_NAME_MAX];
+	size_t nwatch;
+	struct ibv_context *borrowed; /* the caller's context, or NULL */
+	char borrowed_name[IBVE_NAME_MAX];
+	struct ibve_slot **slots; /* stable: hooks keep pointers */
+	size_t nslots;
+	struct ibve_dev_hooks hooks[IBVE_HOOKS_MAX];
+	size_t nhooks;
+	bool no_rdma; /* every device: the kernel offers no RDMA at all */
+};
+
+static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+		  const struct ibve_host *h)
+{
+	struct ibve_src *s = calloc(1, sizeof(*s));
+
+	*out = s;
+	if (!s)
+		return ibve_error(ENOMEM, "out of memory");
+	s->h = *h;
+	if (o->context) {
+		s->borrowed = o->context;
+		if (o->ndevices)
+			ibve_strcpy(s->borrowed_name, o->devices[0],
+				    sizeof(s->borrowed_name));
+		return 0;
+	}
+	s->all = !o->ndevices;
+	s->watch = calloc(o->ndevices + 1, sizeof(*s->watch));
+	if (!s->watch)
+		return ibve_error(ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->ndevices; i++) {
+		if (strlen(o->devices[i]) >= IBVE_NAME_MAX)
+			return ibve_error(ENODEV,
+					  "device '%s': no such RDMA device",
+					  o->devices[i]);
+		ibve_strcpy(s->watch[s->nwatch++], o->devices[i],
+			    IBVE_NAME_MAX);
+	}
+	return 0;
+}
+
+int ibve_devices_hook(struct ibve_src *s, const struct ibve_dev_hooks *h)
+{
+	if (s->nhooks == IBVE_HOOKS_MAX)
+		return ibve_error(ENOSPC, "too many device hooks");
+	s->hooks[s->nhooks] = *h;
+	return (int)s->nhooks++;
+}
+
+bool ibve_devices_watched(const struct ibve_src *s, const char *name)
+{
+	if (s->all)
+		return true;
+	for (size_t i = 0; i < s->nwatch; i++)
+		if (strcmp(s->watch[i], name) == 0)
+			return true;
+	return false;
+}
+
+static struct ibve_slot *new_slot(struct ibve_src *s)
+{
+	struct ibve_slot **v;
+	size_t i;
+
+	for (i = 0; i < s->nslots; i++)
+		if (!s->slots[i]->used)
+			break;
+	if (i == s->nslots) {
+		v = realloc(s->slots, (s->nslots + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->slots = v;
+		v[i] = calloc(1, sizeof(**v));
+		if (!v[i])
+			return NULL;
+		s->nslots++;
+	}
+	memset(s->slots[i], 0, sizeof(*s->slots[i]));
+	s->slots[i]->index = i;
+	return s->slots[i];
+}
+
+struct ibve_slot *ibve_devices_slot(struct ibve_src *s, size_t i)
+{
+	return i < s->nslots ? s->slots[i] : NULL;
+}
+
+struct ibve_slot *ibve_devices_find(struct ibve_src *s, const char *name)
+{
+	for (size_t i = 0; i < s->nslots; i++)
+		if (s->slots[i]->used && strcmp(s->slots[i]->name, name) == 0)
+			return s->slots[i];
+	return NULL;
+}
+
+static void announce(struct ibve_src *s, const struct ibve_slot *d, int code)
+{
+	struct ibve_event *ev = s->h.emit(s->h.ctx);
+
+	if (ev)
+		ibve_hp_event_device(ev, d->name, d->guid, d->chardev, code);
+}
+
+/* Stop polling D and close what it holds (not a borrowed context). */
+static void release(struct ibve_src *s, struct ibve_slot *d)
+{
+	if (!d->ctx)
+		return;
+	for (size_t k = 0; k < s->nhooks; k++)
+		if (s->hooks[k].detach)
+			s->hooks[k].detach(s->hooks[k].arg, (int)k, d);
+	s->h.unwatch(s->h.ctx, d->ctx->async_fd);
+	if (!d->borrowed)
+		ibv_close_device(d->ctx);
+	d->ctx = NULL;
+}
+
+void ibve_devices_close(struct ibve_src *s, struct ibve_slot *d)
+{
+	release(s, d);
+	announce(s, d, IBVE_HOTPLUG_DEVICE_REMOVED);
+	d->used = false;
+}
+
+/* Poll D's async queue (non-blocking) and tell the hooks. */
+static int watch_context(struct ibve_src *s, struct ibve_slot *d)
+{
+	int fl = fcntl(d->ctx->async_fd, F_GETFL);
+
+	if (fl < 0 || fcntl(d->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	if (s->h.watch(s->h.ctx, d->ctx->async_fd, s, (uint32_t)d->index))
+		return -errno;
+	for (size_t k = 0; k < s->nhooks; k++)
+		if (s->hooks[k].attach)
+			s->hooks[k].attach(s->hooks[k].arg, (int)k, d);
+	return 0;
+}
+
+/* Open DEV into slot D (new or dormant). */
+static int open_into(struct ibve_src *s, struct ibve_slot *d,
+		     struct ibv_device *dev)
+{
+	int r;
+
+	errno = 0;
+	for (size_t k = 0; k < s->nhooks && !d->ctx; k++)
+		if (s->hooks[k].open)
+			d->ctx = s->hooks[k].open(s->hooks[k].arg, dev);
+	if (!d->ctx)
+		d->ctx = ibv_open_device(dev);
+	if (!d->ctx)
+		return errno ? -errno : -EIO;
+	d->used = true;
+	ibve_strcpy(d->name, ibv_get_device_name(dev), sizeof(d->name));
+	ibve_strcpy(d->chardev, dev->dev_name, sizeof(d->chardev));
+	d->guid = be64toh(ibv_get_device_guid(dev));
+	r = watch_context(s, d);
+	if (r) {
+		release(s, d);
+		d->used = false;
+	}
+	return r;
+}
+
+int ibve_devices_rescan(struct ibve_src *s, bool announce_changes,
+			struct ibve_await *aw, size_t *naw)
+{
+	struct ibv_device **list;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return errno ? -errno : -ENOSYS;
+
+	for (size_t i = 0; i < s->nslots; i++) {
+		struct ibve_slot *d = s->slots[i];
+		bool present = false;
+
+		if (!d->used || d->borrowed)
+			continue;
+		for (int k = 0; k < n && !present; k++)
+			present = strcmp(ibv_get_device_name(list[k]),
+					 d->name) == 0 &&
+				  strcmp(list[k]->dev_name, d->chardev) == 0;
+		if (present)
+			continue;
+		release(s, d);
+		if (announce_changes)
+			announce(s, d, IBVE_HOTPLUG_DEVICE_REMOVED);
+		d->used = false;
+	}
+	for (int k = 0; k < n; k++) {
+		const char *name = ibv_get_device_name(list[k]);
+		struct ibve_slot *d;
+
+		if (!ibve_devices_watched(s, name))
+			continue;
+		d = ibve_devices_find(s, name);
+		if (d && d->ctx)
+			continue;
+		/* Closed after DEVICE_FATAL: wait for a new instance. */
+		if (d && strcmp(d->chardev, list[k]->dev_name) == 0)
+			continue;
+		if (!d)
+			d = new_slot(s);
+		if (!d)
+			continue;
+		if (open_into(s, d, list[k]) == 0 && announce_changes)
+			announce(s, d, IBVE_HOTPLUG_DEVICE_ADDED);
+	}
+	/* Arrivals now listed are no longer awaited. */
+	for (size_t a = 0; aw && a < *naw;) {
+		bool listed = false;
+
+		for (int k = 0; k < n && !listed; k++)
+			listed = aw[a].chardev[0]
+					 ? strcmp(list[k]->dev_name,
+						  aw[a].chardev) == 0
+					 : strcmp(ibv_get_device_name(list[k]),
+						  aw[a].device) == 0;
+		if (listed)
+			aw[a] = aw[--*naw];
+		else
+			a++;
+	}
+	ibv_free_device_list(list);
+	return 0;
+}
+
+void ibve_devices_removed(struct ibve_src *s, const char *chardev,
+			  const char *device)
+{
+	for (size_t i = 0; i < s->nslots; i++) {
+		struct ibve_slot *d = s->slots[i];
+
+		if (!d->used)
+			continue;
+		if ((chardev && chardev[0] &&
+		     strcmp(d->chardev, chardev) == 0) ||
+		    (device && device[0] && d->ctx &&
+		     strcmp(d->name, device) == 0))
+			ibve_devices_close(s, d);
+	}
+}
+
+static int start_borrowed(struct ibve_src *s)
+{
+	struct ibve_slot *d = new_slot(s);
+	int r;
+
+	if (!d)
+		return ibve_error(ENOMEM, "out of memory");
+	d->used = true;
+	d->borrowed = true;
+	d->ctx = s->borrowed;
+	ibve_strcpy(d->name,
+		    s->borrowed_name[0] ? s->borrowed_name
+					: ibv_get_device_name(d->ctx->device),
+		    sizeof(d->name));
+	ibve_strcpy(d->chardev, d->ctx->device->dev_name, sizeof(d->chardev));
+	d->guid = be64toh(ibv_get_device_guid(d->ctx->device));
+	r = watch_context(s, d);
+	if (r) {
+		d->used = false;
+		d->ctx = NULL;
+		return ibve_error(r, "watching %s: %s", d->name, strerror(-r));
+	}
+	return 0;
+}
+
+static int start(struct ibve_src *s)
+{
+	struct ibv_device **list;
+	int n;
+
+	if (s->borrowed)
+		return start_borrowed(s);
+	if (s->all) {
+		int r = ibve_devices_rescan(s, false, NULL, NULL);
+
+		/* other sources may have something (umad without verbs) */
+		s->no_rdma = r == -ENOSYS;
+		return r && !s->no_rdma ? ibve_device_list_error(r) : 0;
+	}
+	errno = 0;
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return ibve_device_list_error(errno ? -errno : -ENOSYS);
+	for (size_t w = 0; w < s->nwatch; w++) {
+		struct ibve_slot *d;
+		int k, r;
+
+		if (ibve_devices_find(s, s->watch[w]))
+			continue;
+		for (k = 0; k < n; k++)
+			if (strcmp(ibv_get_device_name(list[k]), s->watch[w]) ==
+			    0)
+				break;
+		if (k == n) {
+			ibv_free_device_list(list);
+			return ibve_error(ENODEV,
+					  "device '%s': no such RDMA device",
+					  s->watch[w]);
+		}
+		d = new_slot(s);
+		r = d ? open_into(s, d, list[k]) : -ENOMEM;
+		if (r) {
+			ibv_free_device_list(list);
+			return ibve_error(r, "device '%s': %s", s->watch[w],
+					  strerror(-r));
+		}
+	}
+	ibv_free_device_list(list);
+	return 0;
+}
+
+/* Read, copy and acknowledge the events of slot COOKIE. */
+static bool ready(struct ibve_src *s, uint32_t cookie)
+{
+	struct ibve_slot *d = cookie < s->nslots ? s->slots[cookie] : NULL;
+
+	while (d && d->used && d->ctx) {
+		struct ibv_async_event ae;
+		struct ibve_event *ev;
+
+		if (ibv_get_async_event(d->ctx, &ae)) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			/* EIO and the like: the device was taken away. */
+			ibve_devices_close(s, d);
+			break;
+		}
+		ev = s->h.emit(s->h.ctx);
+		if (ev)
+			ibve_event_from_verbs(ev, &ae, d->name, d->guid);
+		ibv_ack_async_event(&ae);
+		/* DEVICE_FATAL ends the stream: a later rescan or uevent
+		 * brings a new instance back. */
+		if (ev && ev->desc && ev->cls == IBVE_CLASS_DEVICE) {
+			if (!d->borrowed)
+				release(s, d);
+			break;
+		}
+	}
+	return false;
+}
+
+static int empty(const struct ibve_src *s)
+{
+	for (size_t i = 0; i < s->nslots; i++)
+		if (s->slots[i]->used && s->slots[i]->ctx)
+			return 0;
+	if (s->no_rdma)
+		return ibve_device_list_error(-ENOSYS);
+	return ibve_error(ENODEV, "no RDMA devices found");
+}
+
+static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nslots; i++)
+		n += s->slots[i]->used && s->slots[i]->ctx;
+	ibve_buf_printf(&b, "%zu device%s:", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < s->nslots; i++) {
+		const struct ibve_slot *d = s->slots[i];
+
+		if (!d->used || !d->ctx)
+			continue;
+		ibve_buf_putc(&b, ' ');
+		ibve_buf_text_str(&b, d->name);
+		for (size_t k = 0; k < s->nhooks; k++) {
+			const char *tag =
+				s->hooks[k].tag
+					? s->hooks[k].tag(s->hooks[k].arg,
+							  (int)k, d)
+					: NULL;
+
+			if (tag)
+				ibve_buf_printf(&b, "(%s)", tag);
+		}
+	}
+	return ibve_buf_end(&b);
+}
+
+static void destroy(struct ibve_src *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nslots; i++) {
+		if (s->slots[i]->used)
+			release(s, s->slots[i]);
+		free(s->slots[i]);
+	}
+	free(s->slots);
+	free(s->watch);
+	free(s);
+}
+
+static size_t open_devices(const struct ibve_src *s, const char **out,
+			   size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nslots; i++) {
+		if (!s->slots[i]->used || !s->slots[i]->ctx)
+			continue;
+		if (n < max)
+			out[n] = s->slots[i]->name;
+		n++;
+	}
+	return n;
+}
+
+const struct ibve_source_ops ibve_source_devices = {
+	.name = "devices",
+	.order = 20,
+	.create = create,
+	.start = start,
+	.empty = empty,
+	.ready = ready,
+	.devices = open_devices,
+	.describe = describe,
+	.destroy = destroy,
+};

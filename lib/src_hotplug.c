@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "hotplug" source: devices coming and going (hotplug.c reads the
+ * kernel's messages), told to the "devices" source, which opens and
+ * closes them and announces it. Netdevs attached to and detached from
+ * ports are records of their own.
+ *
+ * A device's arrival can be announced before libibverbs can list it: the
+ * uverbs node's uevent is sent from inside the uverbs client's add, and
+ * rdma-core finds the node through netlink, which names it only once that
+ * add has returned. An arrival not yet listed is looked for again after
+ * 50 ms, then after twice as long each time, for about three seconds.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "hotplug.h"
+
+#define AWAIT_MAX   8 /* arrivals looked for at once */
+#define AWAIT_TRIES 7 /* 50 ms, doubling: 3.15 s in all */
+
+enum { C_UEVENT, C_NETLINK, C_RETRY };
+
+struct ibve_src {
+	struct ibve_host h;
+	bool uevent_only;
+	struct ibve_hotplug *hp;
+	struct ibve_src *devices;
+	struct ibve_await await[AWAIT_MAX];
+	size_t nawait;
+	unsigned int tries;
+	int retry_fd;
+};
+
+static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+		  const struct ibve_host *h)
+{
+	struct ibve_src *s = calloc(1, sizeof(*s));
+
+	*out = s;
+	if (!s)
+		return ibve_error(ENOMEM, "out of memory");
+	s->h = *h;
+	s->retry_fd = -1;
+	s->uevent_only = o->flags & IBVE_SRC_UEVENT_ONLY;
+	return 0;
+}
+
+/* Open before the devices: nothing that happens in between is missed. */
+static int start(struct ibve_src *s)
+{
+	int r = ibve_hotplug_open(&s->hp, s->uevent_only
+						  ? IBVE_HOTPLUG_UEVENT
+						  : IBVE_HOTPLUG_NETLINK);
+
+	if (r)
+		return ibve_error(r, "cannot watch for devices: %s",
+				  strerror(-r));
+	if (s->h.watch(s->h.ctx, ibve_hotplug_uevent_fd(s->hp), s, C_UEVENT))
+		return ibve_error(errno, "cannot watch for devices: %s",
+				  strerror(errno));
+	if (ibve_hotplug_netlink_fd(s->hp) >= 0 &&
+	    s->h.watch(s->h.ctx, ibve_hotplug_netlink_fd(s->hp), s, C_NETLINK))
+		return ibve_error(errno, "cannot watch for devices: %s",
+				  strerror(errno));
+	/* made now, so the count of open files never changes later */
+	s->retry_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (s->retry_fd < 0 || s->h.watch(s->h.ctx, s->retry_fd, s, C_RETRY))
+		return ibve_error(errno, "timerfd: %s", strerror(errno));
+	return 0;
+}
+
+static int check(struct ibve_src *s)
+{
+	s->devices = s->h.find(s->h.ctx, "devices");
+	/* Learn every device's index while it exists, for UNREGISTER. */
+	ibve_hotplug_refresh(s->hp);
+	return 0;
+}
+
+static void rescan(struct ibve_src *s)
+{
+	if (!s->devices)
+		return;
+	ibve_devices_rescan(s->devices, true, s->await, &s->nawait);
+	ibve_hotplug_refresh(s->hp);
+}
+
+/* Arm the retry timer for try number s->tries (0: 50 ms). */
+static void arm_retry(struct ibve_src *s)
+{
+	long ms = 50L << s->tries;
+	struct itimerspec its = { .it_value = { ms / 1000,
+						(ms % 1000) * 1000000 } };
+
+	timerfd_settime(s->retry_fd, 0, &its, NULL);
+}
+
+/* An arrival was announced: look now, and again later if not listed. */
+static void arrived(struct ibve_src *s, const struct ibve_hp_msg *m)
+{
+	if (s->nawait < AWAIT_MAX && (m->chardev[0] || m->device[0])) {
+		struct ibve_await *w = &s->await[s->nawait++];
+
+		ibve_strcpy(w->chardev, m->chardev, sizeof(w->chardev));
+		ibve_strcpy(w->device, m->device, sizeof(w->device));
+	}
+	rescan(s);
+	if (s->nawait) {
+		s->tries = 0;
+		arm_retry(s);
+	}
+}
+
+static void retry(struct ibve_src *s)
+{
+	uint64_t ticks;
+
+	if (read(s->retry_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	rescan(s);
+	if (!s->nawait)
+		return;
+	if (++s->tries < AWAIT_TRIES) {
+		arm_retry(s);
+		return;
+	}
+	for (size_t a = 0; a < s->nawait; a++)
+		ibve_host_note(&s->h, IBVE_NOTE,
+			       "%s appeared but libibverbs did not list it",
+			       s->await[a].chardev[0] ? s->await[a].chardev
+						      : s->await[a].device);
+	s->nawait = 0;
+}
+
+static void netdev(struct ibve_src *s, const struct ibve_hp_msg *m)
+{
+	char ifname[IF_NAMESIZE] = "";
+	const struct ibve_slot *d;
+	struct ibve_event *ev;
+
+	if (!m->device[0] || !s->devices ||
+	    !ibve_devices_watched(s->devices, m->device))
+		return;
+	ev = s->h.emit(s->h.ctx);
+	if (!ev)
+		return;
+	d = ibve_devices_find(s->devices, m->device);
+	if (m->ifindex && !if_indextoname(m->ifindex, ifname))
+		ifname[0] = '\0';
+	ibve_hp_event_netdev(ev, m->device, d ? d->guid : 0, m->port,
+			     m->ifindex, ifname,
+			     m->kind == IBVE_HP_NETDEV_ATTACH);
+}
+
+static bool ready(struct ibve_src *s, uint32_t cookie)
+{
+	struct ibve_hp_msg msgs[16];
+	int fd;
+	size_t n;
+
+	if (cookie == C_RETRY) {
+		retry(s);
+		return false;
+	}
+	fd = cookie == C_UEVENT ? ibve_hotplug_uevent_fd(s->hp)
+				: ibve_hotplug_netlink_fd(s->hp);
+	while ((n = ibve_hotplug_read(s->hp, fd, msgs, ARRAY_SIZE(msgs))) > 0) {
+		for (size_t k = 0; k < n; k++) {
+			const struct ibve_hp_msg *m = &msgs[k];
+
+			switch (m->kind) {
+			case IBVE_HP_ADDED:
+				arrived(s, m);
+				break;
+			case IBVE_HP_RESCAN:
+				rescan(s);
+				break;
+			case IBVE_HP_REMOVED:
+				if (s->devices)
+					ibve_devices_removed(s->devices,
+							     m->chardev,
+							     m->device);
+				break;
+			case IBVE_HP_NETDEV_ATTACH:
+			case IBVE_HP_NETDEV_DETACH:
+				netdev(s, m);
+				break;
+			}
+		}
+		if (n < ARRAY_SIZE(msgs))
+			break;
+	}
+	return false;
+}
+
+static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+{
+	static const char *const how[] = { "none", "uevent", "netlink" };
+
+	return (size_t)snprintf(buf, size, "(hot-plug: %s)",
+				how[ibve_hotplug_method(s->hp)]);
+}
+
+static void destroy(struct ibve_src *s)
+{
+	if (!s)
+		return;
+	ibve_hotplug_close(s->hp);
+	if (s->retry_fd >= 0)
+		close(s->retry_fd);
+	free(s);
+}
+
+const struct ibve_source_ops ibve_source_hotplug = {
+	.name = "hotplug",
+	.order = 15,
+	.create = create,
+	.start = start,
+	.check = check,
+	.ready = ready,
+	.describe = describe,
+	.destroy = destroy,
+};

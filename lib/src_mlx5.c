@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "mlx5" source: device events the verbs queue never carries (cables
+ * and modules, temperature, general firmware events), through a DEVX event
+ * channel of each mlx5 device's context. It opens mlx5 devices for the
+ * "devices" source with a DEVX context, so one context serves both. Built
+ * only with libmlx5's headers (MLX5=0 leaves the channel out: the source
+ * then has nothing to give, and says so when required).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <infiniband/verbs.h>
+
+#include "devices.h"
+
+#ifdef IBVE_HAVE_MLX5
+#include <infiniband/mlx5dv.h>
+#endif
+
+struct chan {
+	struct ibv_context *ctx; /* whose channel it is */
+#ifdef IBVE_HAVE_MLX5
+	struct mlx5dv_devx_event_channel *ch;
+#endif
+	uint64_t overflows;
+};
+
+struct ibve_src {
+	struct ibve_host h;
+	bool required;
+	char (*names)[IBVE_NAME_MAX]; /* the devices asked for, if named */
+	size_t nnames;
+	struct ibve_src *devices;
+	int hook;	       /* our id with the devices source */
+	struct chan **pending; /* opened, not yet attached to a slot */
+	size_t npending;
+	char noted[1024]; /* "dev: " of every device a note explained */
+};
+
+static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+		  const struct ibve_host *h)
+{
+	struct ibve_src *s = calloc(1, sizeof(*s));
+
+	*out = s;
+	if (!s)
+		return ibve_error(ENOMEM, "out of memory");
+	s->h = *h;
+	s->hook = -1;
+	s->required = o->flags & IBVE_SRC_REQUIRED;
+	s->names = calloc(o->ndevices + 1, sizeof(*s->names));
+	if (!s->names)
+		return ibve_error(ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->ndevices; i++)
+		ibve_strcpy(s->names[s->nnames++], o->devices[i],
+			    IBVE_NAME_MAX);
+	return 0;
+}
+
+#ifdef IBVE_HAVE_MLX5
+/* A note about DEVICE, remembered so that check() can point to it. */
+__attribute__((format(printf, 3, 4))) static void
+note(struct ibve_src *s, const char *device, const char *fmt, ...)
+{
+	char text[512];
+	size_t n = strlen(s->noted);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	ibve_host_note(&s->h, IBVE_NOTE, "%s", text);
+	snprintf(s->noted + n, sizeof(s->noted) - n, "%s: ", device);
+}
+#endif
+
+static void chan_free(struct chan *c)
+{
+	if (!c)
+		return;
+#ifdef IBVE_HAVE_MLX5
+	if (c->ch)
+		mlx5dv_devx_destroy_event_channel(c->ch);
+#endif
+	free(c);
+}
+
+#ifdef IBVE_HAVE_MLX5
+/* Unaffiliated events worth subscribing: each alone, keeping the rest. */
+static const uint16_t wanted[] = {
+	IBVE_MLX5_PORT_CHANGE,
+	IBVE_MLX5_PORT_MODULE,
+	IBVE_MLX5_TEMP_WARN,
+	IBVE_MLX5_GENERAL,
+};
+
+/* A channel subscribed to what DEV allows; NULL (said why) if none. */
+static struct chan *subscribe(struct ibve_src *s, const char *name,
+			      struct ibv_context *ctx)
+{
+	struct chan *c = calloc(1, sizeof(*c));
+	char refused[256] = "";
+	size_t nref = 0, nok = 0;
+	int fl;
+
+	if (!c)
+		return NULL;
+	c->ctx = ctx;
+	c->ch = mlx5dv_devx_create_event_channel(ctx, 0);
+	if (!c->ch) {
+		note(s, name,
+		     "%s: no DEVX event channel (%s): no mlx5 device events",
+		     name, strerror(errno));
+		free(c);
+		return NULL;
+	}
+	fl = fcntl(c->ch->fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(c->ch->fd, F_SETFL, fl | O_NONBLOCK);
+	for (size_t i = 0; i < ARRAY_SIZE(wanted); i++) {
+		uint16_t num = wanted[i];
+		/* events_sz is in bytes; the cookie says which it was */
+		int r = mlx5dv_devx_subscribe_devx_event(
+			c->ch, NULL, sizeof(num), &num, num);
+
+		if (!r) {
+			nok++;
+			continue;
+		}
+		snprintf(refused + strlen(refused),
+			 sizeof(refused) - strlen(refused), "%s%s (%s)",
+			 nref++ ? ", " : "",
+			 ibve_event_desc_find(IBVE_SOURCE_MLX5, num)->name,
+			 strerror(r > 0 ? r : errno));
+	}
+	if (nref)
+		note(s, name, "%s: DEVX events refused: %s", name, refused);
+	if (!nok) {
+		chan_free(c);
+		return NULL;
+	}
+	return c;
+}
+#endif
+
+/* The devices source opens an mlx5 device here: DEVX context, channel. */
+static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
+{
+#ifdef IBVE_HAVE_MLX5
+	struct mlx5dv_context_attr attr = { .flags =
+						    MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibve_src *s = arg;
+	const char *name = ibv_get_device_name(dev);
+	struct ibv_context *ctx;
+	struct chan *c, **v;
+
+	if (!mlx5dv_is_supported(dev))
+		return NULL;
+	ctx = mlx5dv_open_device(dev, &attr);
+	if (!ctx) {
+		note(s, name, "%s: no DEVX context (%s): no mlx5 device events",
+		     name, strerror(errno));
+		errno = 0;
+		return NULL; /* opened the usual way */
+	}
+	c = subscribe(s, name, ctx);
+	v = c ? realloc(s->pending, (s->npending + 1) * sizeof(*v)) : NULL;
+	if (v) {
+		s->pending = v;
+		v[s->npending++] = c;
+	} else {
+		chan_free(c);
+	}
+	return ctx;
+#else
+	(void)arg;
+	(void)dev;
+	errno = 0;
+	return NULL;
+#endif
+}
+
+static struct chan *slot_chan(const struct ibve_src *s,
+			      const struct ibve_slot *d)
+{
+	return s->hook >= 0 ? d->hook_data[s->hook] : NULL;
+}
+
+static void attach(void *arg, int id, struct ibve_slot *d)
+{
+	struct ibve_src *s = arg;
+
+	for (size_t i = 0; i < s->npending; i++) {
+		if (s->pending[i]->ctx != d->ctx)
+			continue;
+		d->hook_data[id] = s->pending[i];
+		s->pending[i] = s->pending[--s->npending];
+#ifdef IBVE_HAVE_MLX5
+		s->h.watch(s->h.ctx, ((struct chan *)d->hook_data[id])->ch->fd,
+			   s, (uint32_t)d->index);
+#endif
+		return;
+	}
+}
+
+static void detach(void *arg, int id, struct ibve_slot *d)
+{
+	struct ibve_src *s = arg;
+	struct chan *c = d->hook_data[id];
+
+	if (!c)
+		return;
+#ifdef IBVE_HAVE_MLX5
+	s->h.unwatch(s->h.ctx, c->ch->fd);
+#else
+	(void)s;
+#endif
+	chan_free(c);
+	d->hook_data[id] = NULL;
+}
+
+static const char *tag(void *arg, int id, const struct ibve_slot *d)
+{
+	(void)arg;
+	return d->hook_data[id] ? "+mlx5" : NULL;
+}
+
+static int start(struct ibve_src *s)
+{
+	struct ibve_dev_hooks hooks = {
+		.arg = s,
+		.open = open_dev,
+		.attach = attach,
+		.detach = detach,
+		.tag = tag,
+	};
+
+	if (!(ibve_features() & IBVE_FEATURE_MLX5)) {
+		if (s->required)
+			return ibve_error(ENOTSUP,
+					  "this build has no mlx5 support (it "
+					  "was built with MLX5=0)");
+		return 0;
+	}
+	s->devices = s->h.find(s->h.ctx, "devices");
+	if (!s->devices)
+		return 0;
+	s->hook = ibve_devices_hook(s->devices, &hooks);
+	return s->hook < 0 ? s->hook : 0;
+}
+
+/* Required: every device named has its channel, or at least one has. */
+static int check(struct ibve_src *s)
+{
+	size_t with = 0;
+
+	if (!s->required || !s->devices)
+		return s->required
+			       ? ibve_error(ENOTSUP,
+					    "no device with mlx5 DEVX events")
+			       : 0;
+	for (size_t i = 0; ibve_devices_slot(s->devices, i); i++) {
+		const struct ibve_slot *d = ibve_devices_slot(s->devices, i);
+
+		with += d->used && d->ctx && slot_chan(s, d);
+	}
+	for (size_t i = 0; i < s->nnames; i++) {
+		const struct ibve_slot *d =
+			ibve_devices_find(s->devices, s->names[i]);
+		char key[IBVE_NAME_MAX + 3];
+
+		if (d && slot_chan(s, d))
+			continue;
+		snprintf(key, sizeof(key), "%s: ", s->names[i]);
+		return ibve_error(ENOTSUP, "%s has no mlx5 DEVX events (%s)",
+				  s->names[i],
+				  strstr(s->noted, key)
+					  ? "see above"
+					  : "it is not an mlx5 device");
+	}
+	return with ? 0
+		    : ibve_error(ENOTSUP, "no device with mlx5 DEVX events");
+}
+
+static bool ready(struct ibve_src *s, uint32_t cookie)
+{
+	struct ibve_slot *d = ibve_devices_slot(s->devices, cookie);
+	struct chan *c = d && d->used ? slot_chan(s, d) : NULL;
+
+	if (!c)
+		return false;
+#ifdef IBVE_HAVE_MLX5
+	for (;;) {
+		union {
+			struct mlx5dv_devx_async_event_hdr hdr;
+			uint8_t raw[sizeof(uint64_t) + 64];
+		} buf;
+		ssize_t len =
+			mlx5dv_devx_get_event(c->ch, &buf.hdr, sizeof(buf));
+		struct ibve_event *ev;
+
+		if (len < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (len < 0 && errno != EOVERFLOW) {
+			/* EIO: the device went away */
+			ibve_devices_close(s->devices, d);
+			break;
+		}
+		if (len >= 0 && (size_t)len < sizeof(buf))
+			continue; /* OMIT_EV_DATA was not asked for */
+		ev = s->h.emit(s->h.ctx);
+		if (!ev)
+			continue;
+		ibve_strcpy(ev->device, d->name, sizeof(ev->device));
+		ev->node_guid = d->guid;
+		if (len < 0) /* the kernel says so once per overflow */
+			ibve_mlx5_event_lost(ev, ++c->overflows);
+		else
+			ibve_mlx5_decode(ev, buf.hdr.out_data, 64);
+	}
+#endif
+	return false;
+}
+
+static void destroy(struct ibve_src *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->npending; i++)
+		chan_free(s->pending[i]);
+	free(s->pending);
+	free(s->names);
+	free(s);
+}
+
+const struct ibve_source_ops ibve_source_mlx5 = {
+	.name = "mlx5",
+	.order = 12,
+	.create = create,
+	.start = start,
+	.check = check,
+	.ready = ready,
+	.destroy = destroy,
+};

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tools archive: what the commands need beyond libibvevent, kept out
+ * of it so that a program linking the library pulls neither libmicrohttpd
+ * nor a test tool. Built into build/lib/libibvevent-tools.a, not installed.
+ */
+#ifndef IBVE_TOOLS_H
+#define IBVE_TOOLS_H
+
+#include "ibvevent.h"
+
+/* ------------------------------------------------------------------ */
+/* A /metrics HTTP endpoint (libmicrohttpd) for one poll loop           */
+
+struct ibve_http;
+
+/*
+ * Listen on ADDR ("[host]:port", "host:port" or ":port"; the host is
+ * 127.0.0.1 when left out) and serve the metrics of T at /metrics.
+ * 0 or -errno with the reason in ibve_errmsg().
+ */
+int ibve_http_new(struct ibve_http **h, const char *addr,
+		  const struct ibve_ports *t);
+void ibve_http_free(struct ibve_http *h);
+/* Serve from L: its fd polled, its timeouts as a wakeup. */
+int ibve_http_attach(struct ibve_http *h, struct ibve_loop *l);
+
+/* ------------------------------------------------------------------ */
+/* The injector: provoke events on objects of our own                  */
+
+struct ibve_scenario {
+	const char *name;    /* "srq-limit" */
+	const char *expects; /* the event it provokes: "SRQ_LIMIT_REACHED" */
+	const char *text;    /* what it does, in a line */
+};
+
+/* Scenario I, in order; NULL past the end. */
+const struct ibve_scenario *ibve_scenario_at(size_t i);
+/* The scenario named NAME, or NULL. */
+const struct ibve_scenario *ibve_scenario_lookup(const char *name);
+/* Every scenario, one line each: text columns or JSON Lines. */
+size_t ibve_scenario_format(char *buf, size_t size, bool json);
+
+struct ibve_inject_opts {
+	const char *device;  /* NULL: the first device with an ACTIVE port */
+	uint32_t port;	     /* 0: the device's first ACTIVE port */
+	int gid_index;	     /* RoCE: -1 chooses one (RoCE v2 first) */
+	double timeout;	     /* seconds each expected event may take */
+	unsigned long count; /* expected events: srq-limit 1 + re-arms,
+				cq-overflow the storm size; 0 means 1 */
+	int cancel_fd;	     /* -1, or an fd whose readability stops the run */
+	bool raw;	     /* verbs alone read the events (bench/'s floor) */
+};
+
+struct ibve_inject_report {
+	const struct ibve_scenario *scenario;
+	char device[IBVE_NAME_MAX];
+	uint64_t node_guid;
+	uint32_t port;
+	int link_layer; /* IBV_LINK_LAYER_* */
+	int gid_index;	/* -1 on InfiniBand (LID routed) */
+	uint32_t lid;
+	unsigned long expected;	 /* how many scenario->expects were wanted */
+	unsigned long received;	 /* how many arrived, about our object */
+	unsigned long events;	 /* every async event read (and acked) */
+	struct ibve_event first; /* the first expected event, if any */
+	double latency_us;	 /* trigger to arrival of the first one */
+	double latency_max_us;
+	double seconds; /* first trigger to last expected event */
+	double rate;	/* expected events per second */
+	bool teardown;	/* every object destroyed */
+	double teardown_ms;
+	bool interrupted; /* stopped through cancel_fd */
+	int status; /* 0 all arrived, 1 not delivered in time, 3 setup failed */
+	char error[256]; /* status 3: the verb that failed and why; 1: what */
+};
+
+/*
+ * Run scenario NAME on a device: create our own objects, drive them into
+ * the condition with real traffic, wait for the event, tear down. Every
+ * event read is acknowledged before teardown. Returns R->status, or
+ * -EINVAL for an unknown scenario.
+ */
+int ibve_inject_run(const char *name, const struct ibve_inject_opts *o,
+		    struct ibve_inject_report *r);
+/* A report as text lines for people, or one JSON object on one line. */
+size_t ibve_inject_format(const struct ibve_inject_report *r, char *buf,
+			  size_t size, bool json);
+
+#endif

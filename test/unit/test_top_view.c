@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibv_eventtop's view of the port table (cmd/top_view.c): cells, the
+ * order of rows, which columns show, and the batch table and JSON.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "top.h"
+
+static struct ibve_event ev(const char *dev, uint32_t port, int code, time_t t)
+{
+	struct ibve_event e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.device, sizeof(e.device), "%s", dev);
+	e.port = port;
+	e.time.tv_sec = t;
+	ibve_event_set_code(&e, IBVE_SOURCE_VERBS, code);
+	return e;
+}
+
+static const struct ibve_port_row *row(const struct view *v, const char *dev,
+				       uint32_t port)
+{
+	for (size_t i = 0; i < ibve_ports_count(v->ports); i++) {
+		const struct ibve_port_row *p = ibve_ports_at(v->ports, i);
+
+		if (strcmp(p->device, dev) == 0 && p->port == port)
+			return p;
+	}
+	return NULL;
+}
+
+/* The devices of the rows shown, in order: "mlx5_0/1 mlx5_1/2". */
+static const char *shown(struct view *v)
+{
+	static char s[256];
+	size_t n = 0;
+
+	top_order(v);
+	s[0] = '\0';
+	for (size_t i = 0; i < v->norder && n < sizeof(s); i++) {
+		const struct ibve_port_row *p =
+			ibve_ports_at(v->ports, v->order[i]);
+
+		n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%s/%u",
+				      i ? " " : "", p->device, p->port);
+	}
+	return s;
+}
+
+/* What top_print writes, from a temporary file in place of stdout. */
+static const char *printed(struct view *v)
+{
+	static char s[8192];
+	FILE *f = tmpfile();
+	int saved = dup(STDOUT_FILENO);
+	size_t n = 0;
+
+	fflush(stdout);
+	if (!f || saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0)
+		return "";
+	if (!top_print(v))
+		s[0] = '\0';
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(f);
+	n = fread(s, 1, sizeof(s) - 1, f);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static void setup(struct view *v)
+{
+	struct ibve_event e;
+	struct timespec now = { 1000, 0 };
+
+	memset(v, 0, sizeof(*v));
+	if (ibve_ports_new(&v->ports, 0) || ibve_filter_new(&v->filter)) {
+		printf("Bail out! %s\n", ibve_errmsg());
+		exit(1);
+	}
+	e = ev("mlx5_1", 2, 10, 900); /* PORT_ERR */
+	ibve_ports_event(v->ports, &e);
+	e = ev("mlx5_0", 1, 13, 950); /* SM_CHANGE */
+	ibve_ports_event(v->ports, &e);
+	e = ev("mlx5_1", 2, 9, 990); /* PORT_ACTIVE */
+	ibve_ports_event(v->ports, &e);
+	e = ev("mlx5_1", 0, 8, 995); /* DEVICE_FATAL */
+	ibve_ports_event(v->ports, &e);
+	ibve_ports_sample(v->ports, &now);
+}
+
+static void teardown(struct view *v)
+{
+	ibve_ports_free(v->ports);
+	ibve_filter_free(v->filter);
+	free(v->order);
+	free(v->out);
+}
+
+static void test_cells(void)
+{
+	struct view v;
+	char cell[128];
+	const struct ibve_port_row *p;
+
+	setup(&v);
+	p = row(&v, "mlx5_1", 2);
+	top_cell(p, COL_AGE, cell, sizeof(cell));
+	is_str(cell, "5s", "age cell");
+	top_cell(p, COL_DOWN, cell, sizeof(cell));
+	is_str(cell, "1", "DOWN cell");
+	top_cell(p, COL_FATAL, cell, sizeof(cell));
+	is_str(cell, "1", "FATAL cell");
+	top_cell(p, COL_LAST, cell, sizeof(cell));
+	is_str(cell, "DEVICE_FATAL", "LAST EVENT cell");
+	top_cell(row(&v, "mlx5_0", 1), COL_AGE, cell, sizeof(cell));
+	is_str(cell, "50s", "age of the other row");
+	top_cell(p, COL_COUNTERS, cell, sizeof(cell));
+	is_str(cell, "-", "no counter moved");
+	is_int(top_cell(p, COL_LAST, cell, 4), 12,
+	       "a short buffer: the length needed");
+	is_str(cell, "DEV", "  and what fits");
+	teardown(&v);
+}
+
+static void test_order(void)
+{
+	struct view v;
+
+	setup(&v);
+	v.sort = COL_DEVICE;
+	is_str(shown(&v), "mlx5_0/1 mlx5_1/2", "sort by device");
+	v.sort = COL_TOTAL;
+	v.invert = true;
+	is_str(shown(&v), "mlx5_1/2 mlx5_0/1", "by total, inverted: 3 first");
+	v.invert = false;
+	v.sort = COL_AGE;
+	is_str(shown(&v), "mlx5_1/2 mlx5_0/1", "by age: the fresher first");
+	v.sort = COL_SM;
+	is_str(shown(&v), "mlx5_1/2 mlx5_0/1", "by a kind's count");
+	strcpy(v.name_filter, "5_0");
+	is_str(shown(&v), "mlx5_0/1", "/ keeps names that contain it");
+	v.name_filter[0] = '\0';
+	ibve_filter_add_port(v.filter, 2);
+	is_str(shown(&v), "mlx5_1/2", "-i keeps that port");
+	teardown(&v);
+}
+
+static void test_columns(void)
+{
+	struct view v;
+	struct ibve_event e;
+
+	setup(&v);
+	ok(top_col_visible(&v, COL_DOWN) && !top_col_visible(&v, COL_MODULE) &&
+		   !top_col_visible(&v, COL_TEMP) &&
+		   !top_col_visible(&v, COL_SUBNET),
+	   "no module, temperature or subnet event: no such column");
+	memset(&e, 0, sizeof(e));
+	strcpy(e.device, "mlx5_3");
+	e.port = 1;
+	e.time.tv_sec = 1001;
+	ibve_event_set_code(&e, IBVE_SOURCE_MLX5, IBVE_MLX5_PORT_MODULE);
+	ibve_ports_event(v.ports, &e);
+	ok(top_col_visible(&v, COL_MODULE), "a module event: MODULE shows");
+	ibve_ports_reset(v.ports);
+	ok(!top_col_visible(&v, COL_MODULE), "after a reset, it goes");
+	ok(!top_col_visible(&v, COL_COUNT), "no column past the last");
+	is_str(top_col_title(COL_ADDRESS), "LID/GID", "a title");
+	teardown(&v);
+}
+
+static void test_print(void)
+{
+	struct view v;
+	const char *s;
+
+	setup(&v);
+	s = printed(&v);
+	ok(strstr(s, "replay - up 00:01:40\n2 devices, 2 ports, 4 events") &&
+		   strstr(s, "\nDEVICE     PORT STATE  PHYS") &&
+		   strstr(s, "\nmlx5_1        2 ACTIVE ") &&
+		   strstr(s, "\nmlx5_0        1 -      "),
+	   "text: header, titles and rows");
+	v.json = true;
+	s = printed(&v);
+	ok(strstr(s, "\"host\":null") && strstr(s, "\"events\":4") &&
+		   strstr(s, "\"counts\":{\"link_down\":1,") &&
+		   strstr(s, "\"last_event\":\"DEVICE_FATAL\"") &&
+		   s[strlen(s) - 1] == '\n' && !strchr(s, '\n')[1],
+	   "JSON: one line, summary, counts and the last event");
+	teardown(&v);
+}
+
+int main(void)
+{
+	setenv("TZ", "UTC", 1);
+	test_cells();
+	test_order();
+	test_columns();
+	test_print();
+	return done_testing();
+}
