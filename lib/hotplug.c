@@ -444,31 +444,52 @@ static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 	return n;
 }
 
-struct mon_attrs {
-	int type;
-	uint32_t dev_index, port, ndev_index;
-	bool has_dev;
-};
-
 static void mon_attr(uint16_t type, const void *data, size_t len, void *arg)
 {
-	struct mon_attrs *a = arg;
+	struct ibve_hp_mon *m = arg;
 
 	switch (type) {
 	case NLDEV_ATTR_EVENT_TYPE:
-		a->type = (int)attr_u32(data, len);
+		m->event = (int)attr_u32(data, len);
 		break;
 	case NLDEV_ATTR_DEV_INDEX:
-		a->dev_index = attr_u32(data, len);
-		a->has_dev = true;
+		m->dev_index = attr_u32(data, len);
+		m->has_dev = true;
 		break;
 	case NLDEV_ATTR_PORT_INDEX:
-		a->port = attr_u32(data, len);
+		m->port = attr_u32(data, len);
 		break;
 	case NLDEV_ATTR_NDEV_INDEX:
-		a->ndev_index = attr_u32(data, len);
+		m->ndev_index = attr_u32(data, len);
 		break;
 	}
+}
+
+bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->event = -1;
+	if (h->nlmsg_type != NL_TYPE(NLDEV_CMD_MONITOR) ||
+	    h->nlmsg_len < NLMSG_HDRLEN)
+		return false;
+	for_each_attr(h, mon_attr, m);
+	if (!m->has_dev)
+		return false;
+	switch (m->event) {
+	case MON_REGISTER:
+		m->kind = IBVE_HP_ADDED;
+		return true;
+	case MON_UNREGISTER:
+		m->kind = IBVE_HP_REMOVED;
+		return true;
+	case MON_NETDEV_ATTACH:
+		m->kind = IBVE_HP_NETDEV_ATTACH;
+		return true;
+	case MON_NETDEV_DETACH:
+		m->kind = IBVE_HP_NETDEV_DETACH;
+		return true;
+	}
+	return false; /* a newer kernel's event */
 }
 
 static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
@@ -492,42 +513,28 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 		for (h = (struct nlmsghdr *)buf;
 		     n < max && NLMSG_OK(h, (size_t)len);
 		     h = NLMSG_NEXT(h, len)) {
-			struct mon_attrs a = { .type = -1 };
 			struct ibve_hp_msg *m = &msgs[n];
+			struct ibve_hp_mon a;
 
-			if (h->nlmsg_type != NL_TYPE(NLDEV_CMD_MONITOR))
-				continue;
-			for_each_attr(h, mon_attr, &a);
-			if (!a.has_dev)
+			if (!ibve_hp_monitor_parse(h, &a))
 				continue;
 			memset(m, 0, sizeof(*m));
-			switch (a.type) {
-			case MON_REGISTER:
-				m->kind = IBVE_HP_ADDED;
-				device_name(hp, a.dev_index, m->device,
-					    sizeof(m->device));
-				break;
-			case MON_UNREGISTER:
-				m->kind = IBVE_HP_REMOVED;
+			m->kind = a.kind;
+			if (a.kind == IBVE_HP_REMOVED) {
 				/* Gone already: only a remembered name. */
 				for (size_t i = 0; i < hp->nnames; i++)
 					if (hp->names[i].index == a.dev_index)
 						ibve_strcpy(m->device,
 							    hp->names[i].name,
 							    sizeof(m->device));
-				break;
-			case MON_NETDEV_ATTACH:
-			case MON_NETDEV_DETACH:
-				m->kind = a.type == MON_NETDEV_ATTACH
-						  ? IBVE_HP_NETDEV_ATTACH
-						  : IBVE_HP_NETDEV_DETACH;
+			} else {
 				device_name(hp, a.dev_index, m->device,
 					    sizeof(m->device));
+			}
+			if (a.kind == IBVE_HP_NETDEV_ATTACH ||
+			    a.kind == IBVE_HP_NETDEV_DETACH) {
 				m->port = a.port;
 				m->ifindex = a.ndev_index;
-				break;
-			default:
-				continue; /* a newer kernel's event */
 			}
 			n++;
 		}

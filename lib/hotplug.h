@@ -27,6 +27,22 @@ struct ibve_hp_msg {
 	uint32_t ifindex;
 };
 
+/* One message of the kernel's RDMA netlink monitor, decoded. */
+struct ibve_hp_mon {
+	enum ibve_hp_kind kind;
+	int event; /* RDMA_NETDEV_*_EVENT as sent; -1 when missing */
+	uint32_t dev_index, port, ndev_index;
+	bool has_dev;
+};
+
+struct nlmsghdr;
+/*
+ * H (a whole netlink message, nlmsg_len bytes) as a monitor message:
+ * false for other messages, events a newer kernel adds, and messages
+ * that name no device.
+ */
+bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m);
+
 struct ibve_hotplug;
 
 /* WANT NETLINK falls back to UEVENT where the kernel lacks the monitor. */
