@@ -229,7 +229,15 @@ $(B)/sm/mcg: test/sm/mcg.c
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g $< -o $@ -libumad
 
-check-sm: all $(B)/sm/mcg
+# A program of this build, on the library like any: the subnet source with
+# a replay source beside it, for the port events ibsim cannot raise.
+$(B)/sm/resub: test/sm/resub.c $(LIB_SO) include/ibvevent.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+
+check-sm: all $(B)/sm/mcg $(B)/sm/resub
 	@mkdir -p $(B)/tap/sm
 	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/sm test/sm
 

@@ -89,6 +89,44 @@ GID_OUT_OF_SERVICE $gid"
 	wait_for "$W/out" '"event":"GID_IN_SERVICE"' 30
 }
 
+@test "a new SM announced by SM_CHANGE or CLIENT_REREGISTER: subscribed again at once" {
+	# ibsim raises no verbs events: a replay source of the same pipeline
+	# feeds them through a FIFO. The subnet source's own refresh is an
+	# hour away, and a restarted OpenSM knows no subscription: only those
+	# events can make it subscribe again (OpenSM logs new ones alone).
+	R=$FAB/resub
+	mkdir -p "$R"
+	mkfifo "$R/feed"
+	exec 8<>"$R/feed"
+	bg_start resub 0 env -C "$R" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		"$BUILD/sm/resub" "$R/feed" >"$R/out"
+	wait_subscribed
+	guid=$(printf '%x' "0x$(port_guid HostWatch)")
+	added="Adding event subscription for port 0x$guid\$"
+
+	opensm_stop
+	opensm_start
+	# another device's SM_CHANGE is not this port's: nothing is sent
+	echo '{"time":"2026-11-23T10:00:00Z","device":"mlx5_9","port":1,"event":"SM_CHANGE"}' >&8
+	wait_for "$R/out" '"device":"mlx5_9"' 10
+	sleep 2 # a Set would have been answered well within this
+	assert_equal "$(count_lines "$FAB/opensm.log" "$added")" 0
+	echo '{"time":"2026-11-23T10:00:01Z","device":"ibsim0","port":1,"event":"SM_CHANGE"}' >&8
+	wait_count "$FAB/opensm.log" "$added" 4 20
+
+	opensm_stop
+	opensm_start
+	echo '{"time":"2026-11-23T10:00:02Z","device":"ibsim0","port":1,"event":"CLIENT_REREGISTER"}' >&8
+	wait_count "$FAB/opensm.log" "$added" 4 20
+
+	bg_stop resub 0
+	exec 8>&-
+	run jq -r '"\(.device) \(.event)"' "$R/out"
+	assert_output "mlx5_9 SM_CHANGE
+ibsim0 SM_CHANGE
+ibsim0 CLIENT_REREGISTER"
+}
+
 @test "ending the watcher takes its subscriptions back" {
 	watch_start
 	watch_stop
