@@ -357,15 +357,14 @@ int main(int argc, char **argv)
 
 	cmd_prog = "ibv_eventtop";
 	parse(&t, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
 	if (!t.v.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cmd_error(
 			"the screen needs a terminal; use -b for batch output");
-		return EXIT_RUNTIME;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	status = setup(&t);
-	if (!status)
+		status = EXIT_RUNTIME;
+	} else if (!(status = setup(&t))) {
 		status = run(&t);
+	}
 	top_screen_end(&t.v);
 	if (t.timerfd >= 0)
 		close(t.timerfd);

@@ -385,8 +385,10 @@ int main(int argc, char **argv)
 	cmd_prog = "ibv_eventwatch";
 	parse(&w, argc, argv);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
-	if (w.list)
-		return list_devices(&w);
+	if (w.list) {
+		status = list_devices(&w);
+		goto out;
+	}
 	/* signals first: the threads of sources must not take them */
 	if (ibve_pipeline_new(&p) ||
 	    ibve_loop_add_signal(ibve_pipeline_loop(p), SIGINT, on_signal,

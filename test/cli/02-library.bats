@@ -88,10 +88,13 @@ LIB=$BUILD/lib/libibvevent.so.0
 	export PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 	run pkg-config --modversion libibvevent
 	assert_output "$(sed -n 's/^VERSION := //p' "$TOP/Makefile")"
+	# a sanitized library wants its runtime in the program, first
+	san=()
+	[ "${IBVEVENT_SANITIZED:-}" != 1 ] || san=(-fsanitize=address,undefined)
 	for x in ex1 ex2; do
 		# shellcheck disable=SC2046
-		gcc -std=c11 -Wall -Wextra -Werror "$BATS_TEST_TMPDIR/$x.c" -o "$BATS_TEST_TMPDIR/$x" \
-			$(pkg-config --cflags --libs libibvevent)
+		gcc -std=c11 -Wall -Wextra -Werror "${san[@]}" "$BATS_TEST_TMPDIR/$x.c" \
+			-o "$BATS_TEST_TMPDIR/$x" $(pkg-config --cflags --libs libibvevent)
 		LD_LIBRARY_PATH=$dest/usr/lib ldd "$BATS_TEST_TMPDIR/$x" | grep -q "$dest/usr/lib/libibvevent.so.0"
 	done
 	# the second replays a capture: its port errors, and nothing else
