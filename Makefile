@@ -324,6 +324,7 @@ VALGRIND := valgrind -q --error-exitcode=87 --leak-check=full \
 check-valgrind: all
 	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind/bin $(B)/valgrind/logs $(B)/tap/valgrind
 	@ln -s $(abspath $(B)/lib) $(B)/valgrind/lib
+	@ln -s $(abspath $(B)/obj) $(B)/valgrind/obj
 	@for c in $(CMDS); do \
 		printf '#!/bin/sh\nexec %s --log-file=%s/%%p.log %s "$$@"\n' \
 			"$(VALGRIND)" "$(abspath $(B)/valgrind/logs)" \

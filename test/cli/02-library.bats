@@ -90,7 +90,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 	assert_output "$(sed -n 's/^VERSION := //p' "$TOP/Makefile")"
 	# a sanitized library wants its runtime in the program, first
 	san=()
-	[ "${IBVEVENT_SANITIZED:-}" != 1 ] || san=(-fsanitize=address,undefined)
+	[ "${IBVEVENT_SANITIZED:-}" != 1 ] || san=("-fsanitize=address,undefined")
 	for x in ex1 ex2; do
 		# shellcheck disable=SC2046
 		gcc -std=c11 -Wall -Wextra -Werror "${san[@]}" "$BATS_TEST_TMPDIR/$x.c" \
