@@ -11,27 +11,7 @@
 #include <string.h>
 
 #include "buf.h"
-
-/* Length of the valid UTF-8 sequence at S (0: not valid). */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
+#include "internal.h"
 
 void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n)
 {
@@ -127,7 +107,7 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 			ibve_buf_putc(b, hexdig[*p & 0xf]);
 			p++;
 		} else {
-			size_t n = utf8_len(p);
+			size_t n = ibve_utf8_len(p);
 
 			if (n) {
 				ibve_buf_put(b, (const char *)p, n);
@@ -151,7 +131,7 @@ void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = ibve_utf8_len(p);
 
 		if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\')) {
 			if (*p == '\\')
