@@ -210,9 +210,18 @@ int cmd_start_failed(const struct ibve_pipeline *p)
 
 	if (src && (strcmp(src, "sm") == 0 || strcmp(src, "mlx5") == 0))
 		cmd_error("--%s: %s", src, ibve_errmsg());
+	else if (src && strcmp(src, "kernel") == 0)
+		cmd_error("--all-processes: %s", ibve_errmsg());
 	else
 		cmd_error("%s", ibve_errmsg());
 	return EXIT_RUNTIME;
+}
+
+unsigned int cmd_bpf_flags(void)
+{
+	const char *env = getenv("IBVEVENT_BPF_ATTACH");
+
+	return env && strcmp(env, "kprobe") == 0 ? IBVE_SRC_KPROBE : 0;
 }
 
 unsigned int cmd_sm_refresh(void)

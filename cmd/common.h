@@ -87,6 +87,8 @@ void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg);
  * asked for the source that failed (--sm, --mlx5), and EXIT_RUNTIME.
  */
 int cmd_start_failed(const struct ibve_pipeline *p);
+/* The kernel source's flags: IBVEVENT_BPF_ATTACH=kprobe forces kprobes. */
+unsigned int cmd_bpf_flags(void);
 /* Seconds between two subscriptions of --sm: IBVEVENT_SM_REFRESH, or 0. */
 unsigned int cmd_sm_refresh(void);
 

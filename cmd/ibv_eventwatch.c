@@ -26,6 +26,8 @@ enum {
 	OPT_SYSLOG,
 	OPT_SM,
 	OPT_SM_ISSM,
+	OPT_PID,
+	OPT_COMM,
 };
 
 static const struct cmd_opt opts[] = {
@@ -34,7 +36,7 @@ static const struct cmd_opt opts[] = {
 	{ 'i', "ib-port", required_argument, "N",
 	  "only events of port N (repeatable)" },
 	{ 'e', "event", required_argument, "LIST",
-	  "only these events: names (PORT_ERR, any case, with or\nwithout IBV_EVENT_), classes (device,port,qp,cq,srq,wq),\nsources (verbs,hotplug,mlx5,sm) or severity>=warning" },
+	  "only these events: names (PORT_ERR, any case, with or\nwithout IBV_EVENT_), classes (device,port,qp,cq,srq,wq),\nsources (verbs,hotplug,mlx5,sm,kernel) or severity>=warning" },
 	{ 'x', "exclude", required_argument, "LIST",
 	  "not these events (same terms as -e)" },
 	{ 'j', "json", no_argument, NULL, "JSON Lines: one object per event" },
@@ -50,6 +52,12 @@ static const struct cmd_opt opts[] = {
 	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
 	{ 'q', "quiet", no_argument, NULL,
 	  "no \"watching\" line on standard error" },
+	{ 'A', "all-processes", no_argument, NULL,
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF\nand CAP_PERFMON)" },
+	{ OPT_PID, "pid", required_argument, "PID",
+	  "only events of objects of process PID (repeatable)" },
+	{ OPT_COMM, "comm", required_argument, "NAME",
+	  "only events of objects of processes called NAME\n(repeatable)" },
 	{ OPT_MLX5, "mlx5", no_argument, NULL,
 	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them" },
 	{ OPT_SM, "sm", no_argument, NULL,
@@ -70,8 +78,14 @@ static const struct cmd_opt opts[] = {
 
 static const char *features(void)
 {
-	return ibve_features() & IBVE_FEATURE_MLX5 ? "mlx5 DEVX events: yes"
-						   : "mlx5 DEVX events: no";
+	static const char *const f[] = {
+		"mlx5 DEVX events: no, all processes (eBPF): no",
+		"mlx5 DEVX events: yes, all processes (eBPF): no",
+		"mlx5 DEVX events: no, all processes (eBPF): yes",
+		"mlx5 DEVX events: yes, all processes (eBPF): yes",
+	};
+
+	return f[ibve_features() & (IBVE_FEATURE_MLX5 | IBVE_FEATURE_KERNEL)];
 }
 
 static const struct cmd_spec spec = {
@@ -90,7 +104,7 @@ struct watch {
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
 	const char *replay, *capture, *metrics, *state, *listen;
-	bool json, list, quiet, no_color, mlx5, sm, sm_issm;
+	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all;
 	uint32_t port;
 	int facility;
 };
@@ -195,6 +209,20 @@ static void parse(struct watch *w, int argc, char **argv)
 		case OPT_SM_ISSM:
 			w->sm_issm = true;
 			break;
+		case 'A':
+			w->all = true;
+			break;
+		case OPT_PID:
+			ibve_filter_add_pid(
+				w->filter,
+				(uint32_t)cmd_count(
+					arg, "invalid pid '%s': a process id",
+					1, 4194304));
+			break;
+		case OPT_COMM:
+			if (ibve_filter_add_comm(w->filter, arg))
+				cmd_usage_error("--comm: %s", ibve_errmsg());
+			break;
 		case OPT_METRICS_FILE:
 			w->metrics = arg;
 			break;
@@ -226,6 +254,9 @@ static void parse(struct watch *w, int argc, char **argv)
 	if (w->sm && (w->list || w->replay))
 		cmd_usage_error(
 			"--sm is for watching devices, not with --list or --replay");
+	if (w->all && (w->list || w->replay))
+		cmd_usage_error(
+			"--all-processes is for watching devices, not with --list or --replay");
 }
 
 /* -l: every device (or those named) with its ports, text or JSON. */
@@ -295,6 +326,9 @@ static int add_sources(struct ibve_pipeline *p, const struct watch *w)
 		return r;
 	o.flags = env && strcmp(env, "uevent") == 0 ? IBVE_SRC_UEVENT_ONLY : 0;
 	if ((r = ibve_pipeline_add_source(p, "hotplug", &o)))
+		return r;
+	o.flags = cmd_bpf_flags();
+	if (w->all && (r = ibve_pipeline_add_source(p, "kernel", &o)))
 		return r;
 	return ibve_pipeline_add_source(p, "devices", &o);
 }

@@ -34,6 +34,7 @@ const char *ibve_version(void);
 
 enum ibve_feature {
 	IBVE_FEATURE_MLX5 = 1u << 0, /* built with the mlx5 DEVX event source */
+	IBVE_FEATURE_KERNEL = 1u << 1, /* built with the eBPF "kernel" source */
 };
 
 /* What this build of the library can do (enum ibve_feature). */
@@ -60,6 +61,11 @@ enum ibve_source {
 	IBVE_SOURCE_HOTPLUG, /* devices appearing and going away */
 	IBVE_SOURCE_MLX5,    /* mlx5 DEVX event channel */
 	IBVE_SOURCE_SM,	     /* subnet manager traps (SA InformInfo) */
+	/*
+	 * Every process's affiliated events, seen in the kernel (eBPF). Its
+	 * records carry the verbs event codes and names, plus the owner.
+	 */
+	IBVE_SOURCE_KERNEL,
 };
 
 enum ibve_class {
@@ -102,6 +108,11 @@ enum ibve_sm_code {
 	IBVE_SM_GID_OUT_OF_SERVICE = 65,
 	IBVE_SM_MCG_CREATED = 66,
 	IBVE_SM_MCG_DELETED = 67,
+};
+
+/* IBVE_SOURCE_KERNEL codes: the verbs ones, and past them our own. */
+enum ibve_kernel_code {
+	IBVE_KERNEL_EVENTS_LOST = 0x100, /* the ring buffer was full */
 };
 
 /* One row of the event table. */
@@ -151,6 +162,10 @@ enum ibve_field {
 	IBVE_FIELD_MLX5 = 1u << 5,    /* mlx5 */
 	IBVE_FIELD_SM = 1u << 6,      /* sm */
 	IBVE_FIELD_LOST = 1u << 7,    /* lost */
+	IBVE_FIELD_QP_TYPE = 1u << 8, /* kernel.qp_type */
+	IBVE_FIELD_OWNER = 1u << 9,   /* kernel.pid, comm, cgroup */
+	IBVE_FIELD_KERNEL = 1u << 10, /* kernel.consumer */
+	IBVE_FIELD_AFTER = 1u << 11,  /* kernel.after, after_port, after_us */
 };
 
 struct ibve_mlx5_fields {
@@ -166,6 +181,22 @@ struct ibve_sm_fields {
 	uint8_t gid[16];
 	uint16_t issuer_lid;
 	uint32_t producer_type;
+};
+
+/* The kernel source's: who owns the object, and what came just before. */
+struct ibve_kernel_fields {
+	uint32_t pid;	   /* the owning process (thread group id) */
+	uint32_t qp_type;  /* enum ib_qp_type: 2 RC, 3 UC, 4 UD, ... */
+	char comm[16];	   /* its name (the process, not the thread) */
+	char consumer[32]; /* a kernel owner: the module, e.g. "nvme_rdma" */
+	char cgroup[256];  /* the owner's cgroup v2 path; "" unknown */
+	/*
+	 * A port or device event of the same device shortly before this
+	 * one (IBVE_FIELD_AFTER): its name, port and how long before.
+	 */
+	char after[IBVE_EVENT_NAME_MAX];
+	uint32_t after_port;
+	uint64_t after_us;
 };
 
 /* Bytes of a record's per-source area: room for the fields of sources to come. */
@@ -198,11 +229,21 @@ struct ibve_event {
 	char netdev[IBVE_IFNAME_MAX];
 	uint32_t netdev_index;
 	union {
-		struct ibve_mlx5_fields mlx5; /* IBVE_FIELD_MLX5 */
-		struct ibve_sm_fields sm;     /* IBVE_FIELD_SM */
+		struct ibve_mlx5_fields mlx5;	  /* IBVE_FIELD_MLX5 */
+		struct ibve_sm_fields sm;	  /* IBVE_FIELD_SM */
+		struct ibve_kernel_fields kernel; /* OWNER, KERNEL, AFTER... */
 		unsigned char area[IBVE_EVENT_AREA];
 	};
 };
+
+/* "RC", "UD", ... of an enum ib_qp_type; "QPT(N)" for others. */
+const char *ibve_qp_type_name(uint32_t type);
+/*
+ * The job a cgroup v2 PATH belongs to, for people: "slurm job 1234",
+ * "pod 8d1e..." (Kubernetes); "" when it names none. The length, like
+ * snprintf.
+ */
+size_t ibve_cgroup_job(const char *path, char *buf, size_t size);
 
 /*
  * Fill EV from a verbs async event read from DEVICE's context, reading
@@ -279,7 +320,8 @@ void ibve_filter_free(struct ibve_filter *f);
  * Add a comma-separated list of terms to the include (EXCLUDE false) or
  * exclude set, all or nothing. A term is an event name (any case,
  * IBV_EVENT_ prefix optional, or UNKNOWN(N)), a class (device, port, qp,
- * cq, srq, wq, unknown), a source (verbs, hotplug, mlx5, sm) or a severity
+ * cq, srq, wq, unknown), a source (verbs, hotplug, mlx5, sm, kernel) or a
+ * severity
  * threshold (severity>=warning, severity=error, severity<=info; also
  * >=warning). -EINVAL names the bad term in ibve_errmsg().
  */
@@ -288,6 +330,13 @@ int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 /* Only events of these devices / ports (repeatable). */
 int ibve_filter_add_device(struct ibve_filter *f, const char *device);
 int ibve_filter_add_port(struct ibve_filter *f, uint32_t port);
+/*
+ * Only events of objects owned by process PID, or by processes called
+ * COMM (the kernel source's owner; repeatable). Records with no owner
+ * never pass such a filter.
+ */
+int ibve_filter_add_pid(struct ibve_filter *f, uint32_t pid);
+int ibve_filter_add_comm(struct ibve_filter *f, const char *comm);
 /*
  * True when EV passes: device and port match (events not about one port
  * always pass the port test), some include term matches or there are none,
@@ -439,6 +488,8 @@ enum ibve_source_flags {
 	IBVE_SRC_SM_ISSM = 1u << 2,
 	/* "replay" with a step: take STEP seconds of real time per step. */
 	IBVE_SRC_PACED = 1u << 3,
+	/* "kernel": kprobes, not fentry, even where fentry works. */
+	IBVE_SRC_KPROBE = 1u << 4,
 };
 
 /* Options of a source; set sz, leave what does not apply zero. */
@@ -470,7 +521,9 @@ struct ibve_source_opts {
  * Add the source called NAME: "devices" (the verbs async events of
  * devices), "hotplug" (devices coming and going), "mlx5" (DEVX device
  * events of mlx5 devices), "sm" (subnet events from the subnet
- * administrator), "replay" (a JSON Lines capture). -ENOENT for a name
+ * administrator), "kernel" (every process's affiliated events, from eBPF
+ * programs on the kernel's event handlers; needs CAP_BPF and CAP_PERFMON),
+ * "replay" (a JSON Lines capture). -ENOENT for a name
  * this version does not know. Nothing is opened before ibve_pipeline_start().
  */
 int ibve_pipeline_add_source(struct ibve_pipeline *p, const char *name,

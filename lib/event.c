@@ -148,6 +148,14 @@ static const struct ibve_event_desc event_table[] = {
 	HOTPLUG(IBVE_HOTPLUG_NETDEV_DETACH, "NETDEV_DETACH", PORT, WARNING,
 		"network device detached from the port"),
 
+	/*
+	 * The kernel source's records carry the verbs rows above (what the
+	 * owner's own queue would say); this row is its own.
+	 */
+	{ IBVE_SOURCE_KERNEL, IBVE_KERNEL_EVENTS_LOST, "EVENTS_LOST",
+	  IBVE_CLASS_DEVICE, false, IBVE_SEVERITY_WARNING,
+	  "the kernel source's ring buffer was full: events were lost" },
+
 	SM(IBVE_SM_GID_IN_SERVICE, "GID_IN_SERVICE", INFO,
 	   "a port of the subnet came into service (SM trap 64)"),
 	SM(IBVE_SM_GID_OUT_OF_SERVICE, "GID_OUT_OF_SERVICE", WARNING,
@@ -159,10 +167,9 @@ static const struct ibve_event_desc event_table[] = {
 };
 
 static const char *const source_names[] = {
-	[IBVE_SOURCE_VERBS] = "verbs",
-	[IBVE_SOURCE_HOTPLUG] = "hotplug",
-	[IBVE_SOURCE_MLX5] = "mlx5",
-	[IBVE_SOURCE_SM] = "sm",
+	[IBVE_SOURCE_VERBS] = "verbs",	 [IBVE_SOURCE_HOTPLUG] = "hotplug",
+	[IBVE_SOURCE_MLX5] = "mlx5",	 [IBVE_SOURCE_SM] = "sm",
+	[IBVE_SOURCE_KERNEL] = "kernel",
 };
 
 static const char *const class_names[] = {
@@ -186,11 +193,15 @@ IBVE_EXPORT const char *ibve_version(void)
 
 IBVE_EXPORT unsigned int ibve_features(void)
 {
+	unsigned int f = 0;
+
 #ifdef IBVE_HAVE_MLX5
-	return IBVE_FEATURE_MLX5;
-#else
-	return 0;
+	f |= IBVE_FEATURE_MLX5;
 #endif
+#ifdef IBVE_HAVE_BPF
+	f |= IBVE_FEATURE_KERNEL;
+#endif
+	return f;
 }
 
 IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
@@ -204,6 +215,23 @@ ibve_event_desc_find(enum ibve_source source, int code)
 	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
 		if (event_table[i].source == source &&
 		    event_table[i].code == code)
+			return &event_table[i];
+	/* the kernel source speaks the verbs codes */
+	if (source == IBVE_SOURCE_KERNEL && code < IBVE_KERNEL_EVENTS_LOST)
+		return ibve_event_desc_find(IBVE_SOURCE_VERBS, code);
+	return NULL;
+}
+
+const struct ibve_event_desc *
+ibve_event_desc_of(enum ibve_source source, const struct ibve_event_desc *d)
+{
+	if (d->source == source ||
+	    (source == IBVE_SOURCE_KERNEL && d->source == IBVE_SOURCE_VERBS))
+		return d;
+	/* a name two sources share (EVENTS_LOST): the line's own */
+	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
+		if (event_table[i].source == source &&
+		    strcmp(event_table[i].name, d->name) == 0)
 			return &event_table[i];
 	return NULL;
 }

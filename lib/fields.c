@@ -40,8 +40,16 @@ const struct ibve_key_name ibve_keys[K_COUNT] = {
 	KEY(K_SOURCE, "source"),
 	KEY(K_NODE_GUID, "node_guid"),
 	KEY(K_QP_NUM, "qp_num"),
+	KEY(K_QP_TYPE, "qp_type"),
 	KEY(K_WQ_NUM, "wq_num"),
 	KEY(K_HANDLE, "handle"),
+	KEY(K_PID, "pid"),
+	KEY(K_COMM, "comm"),
+	KEY(K_CGROUP, "cgroup"),
+	KEY(K_KERNEL, "kernel"),
+	KEY(K_AFTER, "after"),
+	KEY(K_AFTER_PORT, "after_port"),
+	KEY(K_AFTER_US, "after_us"),
 	KEY(K_CHARDEV, "chardev"),
 	KEY(K_NETDEV, "netdev"),
 	KEY(K_NETDEV_INDEX, "netdev_index"),
@@ -123,6 +131,9 @@ static void qp_json(struct ibve_json *j, const struct ibve_event *ev)
 static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);
+	if (ev->fields & IBVE_FIELD_QP_TYPE)
+		ibve_buf_printf(b, " %s",
+				ibve_qp_type_name(ev->kernel.qp_type));
 }
 
 static int qp_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
@@ -130,6 +141,228 @@ static int qp_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
 {
 	return opt_uint(o, K_QP_NUM, UINT32_MAX, &ev->qp_num, ev,
 			IBVE_FIELD_QP_NUM, err, errlen);
+}
+
+/* --- the kernel source: QP type, owner, consumer, cause ------------------- */
+
+static const char *const qp_types[] = {
+	[0] = "SMI",
+	[1] = "GSI",
+	[2] = "RC",
+	[3] = "UC",
+	[4] = "UD",
+	[5] = "RAW_IPV6",
+	[6] = "RAW_ETHERTYPE",
+	[8] = "RAW_PACKET",
+	[9] = "XRC_INI",
+	[10] = "XRC_TGT",
+};
+
+IBVE_EXPORT const char *ibve_qp_type_name(uint32_t type)
+{
+	static __thread char other[20];
+
+	if (type < ARRAY_SIZE(qp_types) && qp_types[type])
+		return qp_types[type];
+	if (type == 255)
+		return "DRIVER";
+	snprintf(other, sizeof(other), "QPT(%u)", type);
+	return other;
+}
+
+static int qp_type_parse_name(const char *s, uint32_t *type)
+{
+	unsigned int n;
+	char end;
+
+	for (uint32_t i = 0; i < ARRAY_SIZE(qp_types); i++)
+		if (qp_types[i] && strcmp(qp_types[i], s) == 0)
+			return *type = i, 0;
+	if (strcmp(s, "DRIVER") == 0)
+		return *type = 255, 0;
+	if (sscanf(s, "QPT(%u%c", &n, &end) == 2 && end == ')' &&
+	    strchr(s, ')')[1] == '\0')
+		return *type = n, 0;
+	return -EINVAL;
+}
+
+static void qp_type_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "qp_type", ibve_qp_type_name(ev->kernel.qp_type));
+}
+
+/* The kernel source's fields share the area with other sources' fields. */
+static bool kernel_line(const struct ibve_event *ev)
+{
+	return ev->source == IBVE_SOURCE_KERNEL;
+}
+
+static int qp_type_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			 char *err, size_t errlen)
+{
+	const char *s;
+	int r = ibve_get_str(o, K_QP_TYPE, &s, err, errlen);
+
+	if (r <= 0 || !kernel_line(ev))
+		return r < 0 ? r : 0;
+	if (qp_type_parse_name(s, &ev->kernel.qp_type))
+		FAIL("unknown \"qp_type\" \"%.20s\"", s);
+	ev->fields |= IBVE_FIELD_QP_TYPE;
+	return 0;
+}
+
+IBVE_EXPORT size_t ibve_cgroup_job(const char *path, char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+	const char *p = path, *pod = NULL;
+
+	while (*p) {
+		size_t n;
+
+		p += *p == '/';
+		n = strcspn(p, "/");
+		/* Slurm: .../job_1234/step_0/... */
+		if (n > 4 && strncmp(p, "job_", 4) == 0 &&
+		    strspn(p + 4, "0123456789") == n - 4) {
+			ibve_buf_printf(&b, "slurm job %.*s", (int)(n - 4),
+					p + 4);
+			return ibve_buf_end(&b);
+		}
+		/* Kubernetes: kubepods-besteffort-pod<uid>.slice, pod<uid> */
+		for (size_t i = 0; i + 3 < n; i++)
+			if (strncmp(p + i, "pod", 3) == 0 &&
+			    (i == 0 || p[i - 1] == '-') &&
+			    isxdigit((unsigned char)p[i + 3]) &&
+			    (i || strncmp(p, "pod", 3) == 0))
+				pod = p + i + 3;
+		if (pod) {
+			size_t m = strcspn(pod, "/.");
+
+			ibve_buf_puts(&b, "pod ");
+			for (size_t i = 0; i < m; i++)
+				ibve_buf_putc(&b, pod[i] == '_' ? '-' : pod[i]);
+			return ibve_buf_end(&b);
+		}
+		p += n;
+	}
+	return ibve_buf_end(&b);
+}
+
+static void owner_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "pid", ev->kernel.pid);
+	ibve_json_str(j, "comm", ev->kernel.comm);
+	if (ev->kernel.cgroup[0])
+		ibve_json_str(j, "cgroup", ev->kernel.cgroup);
+}
+
+static void owner_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	char job[96];
+
+	ibve_buf_printf(b, "pid %u ", ev->kernel.pid);
+	ibve_buf_text_str(b, ev->kernel.comm);
+	if (!ev->kernel.cgroup[0] || strcmp(ev->kernel.cgroup, "/") == 0)
+		return;
+	if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)) &&
+	    strlen(job) < sizeof(job)) {
+		ibve_buf_printf(b, " [%s]", job);
+		return;
+	}
+	ibve_buf_puts(b, " [cgroup ");
+	ibve_buf_text_str(b, ev->kernel.cgroup);
+	ibve_buf_putc(b, ']');
+}
+
+static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		       char *err, size_t errlen)
+{
+	uint64_t u;
+	const char *s;
+	int r;
+
+	if (!kernel_line(ev))
+		return 0;
+	r = ibve_get_uint(o, K_PID, UINT32_MAX, &u, err, errlen);
+	if (r <= 0)
+		return r < 0 ? r : 0;
+	ev->kernel.pid = (uint32_t)u;
+	ev->fields |= IBVE_FIELD_OWNER;
+	if ((r = ibve_get_str(o, K_COMM, &s, err, errlen)) < 0 ||
+	    (r && ibve_copy_str(ev->kernel.comm, sizeof(ev->kernel.comm),
+				"comm", s, err, errlen)))
+		return -EINVAL;
+	if ((r = ibve_get_str(o, K_CGROUP, &s, err, errlen)) < 0 ||
+	    (r && ibve_copy_str(ev->kernel.cgroup, sizeof(ev->kernel.cgroup),
+				"cgroup", s, err, errlen)))
+		return -EINVAL;
+	return 0;
+}
+
+static void consumer_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "kernel", ev->kernel.consumer);
+}
+
+static void consumer_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "kernel ");
+	ibve_buf_text_str(b, ev->kernel.consumer);
+}
+
+static int consumer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			  char *err, size_t errlen)
+{
+	if (!kernel_line(ev))
+		return 0;
+	return opt_str(o, K_KERNEL, ev->kernel.consumer,
+		       sizeof(ev->kernel.consumer), ev, IBVE_FIELD_KERNEL, err,
+		       errlen);
+}
+
+static void after_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "after", ev->kernel.after);
+	if (ev->kernel.after_port)
+		ibve_json_uint(j, "after_port", ev->kernel.after_port);
+	ibve_json_uint(j, "after_us", ev->kernel.after_us);
+}
+
+static void after_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	uint64_t us = ev->kernel.after_us;
+
+	if (us < 10000)
+		ibve_buf_printf(b, "%.1f ms after ", (double)us / 1000);
+	else
+		ibve_buf_printf(b, "%" PRIu64 " ms after ", us / 1000);
+	ibve_buf_text_str(b, ev->kernel.after);
+	ibve_buf_putc(b, ' ');
+	ibve_buf_text_str(b, ev->device);
+	if (ev->kernel.after_port)
+		ibve_buf_printf(b, "/%u", ev->kernel.after_port);
+}
+
+static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		       char *err, size_t errlen)
+{
+	uint64_t u;
+	int r;
+
+	if (!kernel_line(ev))
+		return 0;
+	r = opt_str(o, K_AFTER, ev->kernel.after, sizeof(ev->kernel.after), ev,
+		    IBVE_FIELD_AFTER, err, errlen);
+	if (r || !(ev->fields & IBVE_FIELD_AFTER))
+		return r;
+	if ((r = ibve_get_uint(o, K_AFTER_PORT, UINT32_MAX, &u, err, errlen)) <
+	    0)
+		return r;
+	ev->kernel.after_port = (uint32_t)u;
+	if ((r = ibve_get_uint(o, K_AFTER_US, UINT64_MAX, &u, err, errlen)) < 0)
+		return r;
+	ev->kernel.after_us = u;
+	return 0;
 }
 
 static void wq_json(struct ibve_json *j, const struct ibve_event *ev)
@@ -303,8 +536,8 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
 	uint64_t u;
 	int r = ibve_get_str(o, K_GID, &s, err, errlen);
 
-	if (r <= 0)
-		return r;
+	if (r <= 0 || kernel_line(ev))
+		return r < 0 ? r : 0;
 	if (parse_gid(s, ev->sm.gid))
 		FAIL("\"gid\" is not a GID");
 	ev->fields |= IBVE_FIELD_SM;
@@ -374,9 +607,19 @@ static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 /* In the order of JSON and text output; the raw mlx5 entry last. */
 const struct ibve_fieldspec ibve_fields[] = {
 	{ IBVE_FIELD_QP_NUM, KEY_BIT(K_QP_NUM), qp_json, qp_text, qp_parse },
+	/* text: beside the QP number */
+	{ IBVE_FIELD_QP_TYPE, KEY_BIT(K_QP_TYPE), qp_type_json, NULL,
+	  qp_type_parse },
 	{ IBVE_FIELD_WQ_NUM, KEY_BIT(K_WQ_NUM), wq_json, wq_text, wq_parse },
 	{ IBVE_FIELD_HANDLE, KEY_BIT(K_HANDLE), handle_json, handle_text,
 	  handle_parse },
+	/* comm and cgroup mean nothing without a pid */
+	{ IBVE_FIELD_OWNER, KEY_BIT(K_PID), owner_json, owner_text,
+	  owner_parse },
+	{ IBVE_FIELD_KERNEL, KEY_BIT(K_KERNEL), consumer_json, consumer_text,
+	  consumer_parse },
+	{ IBVE_FIELD_AFTER, KEY_BIT(K_AFTER), after_json, after_text,
+	  after_parse },
 	{ IBVE_FIELD_CHARDEV, KEY_BIT(K_CHARDEV), chardev_json, chardev_text,
 	  chardev_parse },
 	{ IBVE_FIELD_NETDEV, KEY_BIT(K_NETDEV) | KEY_BIT(K_NETDEV_INDEX),
@@ -395,7 +638,7 @@ void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev)
 	size_t start = b->len;
 
 	for (size_t i = 0; i < ibve_nfields; i++) {
-		if (!(ev->fields & ibve_fields[i].flag))
+		if (!(ev->fields & ibve_fields[i].flag) || !ibve_fields[i].text)
 			continue;
 		ibve_buf_puts(b, b->len == start ? " (" : ", ");
 		ibve_fields[i].text(b, ev);

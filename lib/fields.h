@@ -22,8 +22,16 @@ enum ibve_key {
 	K_SOURCE,
 	K_NODE_GUID,
 	K_QP_NUM,
+	K_QP_TYPE,
 	K_WQ_NUM,
 	K_HANDLE,
+	K_PID,
+	K_COMM,
+	K_CGROUP,
+	K_KERNEL,
+	K_AFTER,
+	K_AFTER_PORT,
+	K_AFTER_US,
 	K_CHARDEV,
 	K_NETDEV,
 	K_NETDEV_INDEX,
@@ -118,7 +126,7 @@ struct ibve_fieldspec {
 	uint32_t keys; /* KEY_BIT()s parse reads: it runs if the line has one */
 	/* JSON members, after the fixed ones */
 	void (*json)(struct ibve_json *j, const struct ibve_event *ev);
-	/* the words of text's " (...)", e.g. "qp 0x000011" */
+	/* the words of text's " (...)", e.g. "qp 0x000011"; NULL: none */
 	void (*text)(struct ibve_buf *b, const struct ibve_event *ev);
 	/* from a parsed line into EV; 0 or -EINVAL (reason in ERR) */
 	int (*parse)(const struct ibve_jsrc *o, struct ibve_event *ev,

@@ -2,7 +2,8 @@
 /*
  * Filters are data, compiled once from the command line: sets of event
  * names, classes, sources and severity bounds to include or exclude, plus
- * device and port sets. Records from any source go through the same test.
+ * device, port and owner (pid, comm) sets. Records from any source go
+ * through the same test.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -33,6 +34,10 @@ struct ibve_filter {
 	size_t ndevices;
 	uint32_t *ports;
 	size_t nports;
+	uint32_t *pids;
+	size_t npids;
+	char (*comms)[16];
+	size_t ncomms;
 };
 
 IBVE_EXPORT int ibve_filter_new(struct ibve_filter **f)
@@ -49,12 +54,15 @@ IBVE_EXPORT void ibve_filter_free(struct ibve_filter *f)
 	free(f->exc.v);
 	free(f->devices);
 	free(f->ports);
+	free(f->pids);
+	free(f->comms);
 	free(f);
 }
 
 IBVE_EXPORT bool ibve_filter_is_empty(const struct ibve_filter *f)
 {
-	return !f->inc.n && !f->exc.n && !f->ndevices && !f->nports;
+	return !f->inc.n && !f->exc.n && !f->ndevices && !f->nports &&
+	       !f->npids && !f->ncomms;
 }
 
 /* severity>=warning, severity=error, >=warning, fatal, ... */
@@ -204,12 +212,44 @@ IBVE_EXPORT int ibve_filter_add_port(struct ibve_filter *f, uint32_t port)
 	return 0;
 }
 
+IBVE_EXPORT int ibve_filter_add_pid(struct ibve_filter *f, uint32_t pid)
+{
+	uint32_t *v = realloc(f->pids, (f->npids + 1) * sizeof(*v));
+
+	if (!v)
+		return ibve_error(ENOMEM, "out of memory");
+	f->pids = v;
+	f->pids[f->npids++] = pid;
+	return 0;
+}
+
+IBVE_EXPORT int ibve_filter_add_comm(struct ibve_filter *f, const char *comm)
+{
+	char(*v)[16];
+
+	/* the kernel keeps 15 bytes of a name */
+	if (!*comm || strlen(comm) >= sizeof(*v))
+		return ibve_error(
+			EINVAL,
+			"process name '%s': 1 to 15 bytes, as the kernel keeps it",
+			comm);
+	v = realloc(f->comms, (f->ncomms + 1) * sizeof(*v));
+	if (!v)
+		return ibve_error(ENOMEM, "out of memory");
+	f->comms = v;
+	ibve_strcpy(f->comms[f->ncomms++], comm, sizeof(*v));
+	return 0;
+}
+
 static bool term_match(const struct term *t, const struct ibve_event *ev)
 {
 	switch (t->kind) {
 	case T_EVENT:
+		/* the kernel's EVENTS_LOST is mlx5's by name */
 		if (ev->desc)
-			return ev->desc == t->desc;
+			return ev->desc == t->desc ||
+			       (ev->desc->code == t->desc->code &&
+				strcmp(ev->desc->name, t->desc->name) == 0);
 		return strcasecmp(ev->name, t->desc->name) == 0;
 	case T_NAME:
 		return strcasecmp(ev->name, t->name) == 0;
@@ -248,6 +288,24 @@ static bool port_match(const struct ibve_filter *f, uint32_t port)
 	return !f->nports;
 }
 
+/* The owner sets: a record without an owner passes only when there are none. */
+static bool owner_match(const struct ibve_filter *f,
+			const struct ibve_event *ev)
+{
+	bool owned = ev->fields & IBVE_FIELD_OWNER, pid = !f->npids,
+	     comm = !f->ncomms;
+
+	if (pid && comm)
+		return true;
+	if (!owned)
+		return false;
+	for (size_t i = 0; i < f->npids && !pid; i++)
+		pid = f->pids[i] == ev->kernel.pid;
+	for (size_t i = 0; i < f->ncomms && !comm; i++)
+		comm = strcmp(f->comms[i], ev->kernel.comm) == 0;
+	return pid && comm;
+}
+
 IBVE_EXPORT bool ibve_filter_match_port(const struct ibve_filter *f,
 					const char *device, uint32_t port)
 {
@@ -262,6 +320,8 @@ IBVE_EXPORT bool ibve_filter_match(const struct ibve_filter *f,
 	if (!device_match(f, ev->device))
 		return false;
 	if (ev->port && !port_match(f, ev->port))
+		return false;
+	if ((f->npids || f->ncomms) && !owner_match(f, ev))
 		return false;
 	if (f->inc.n && !set_match(&f->inc, ev))
 		return false;

@@ -100,6 +100,12 @@ bool ibve_is_error_counter(const char *name);
 bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
+/*
+ * The row SOURCE has for D's event: D itself, the kernel source's view of a
+ * verbs row, or SOURCE's own row of the same name; NULL when none.
+ */
+const struct ibve_event_desc *
+ibve_event_desc_of(enum ibve_source source, const struct ibve_event_desc *d);
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);

@@ -69,6 +69,7 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	struct ibve_jval v, eqe;
 	uint64_t u;
 	int64_t code = -1;
+	bool said;
 	int r;
 
 	o->get(o, K_EQE, &eqe);
@@ -77,6 +78,7 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	r = ibve_get_str(o, K_SOURCE, &s, err, errlen);
 	if (r < 0)
 		return r;
+	said = r;
 	if (r) {
 		int src = ibve_source_parse(s);
 
@@ -105,7 +107,14 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	}
 	d = ibve_event_desc_lookup(name);
 	if (d) {
-		ibve_event_set_code(ev, d->source, d->code);
+		/* the row of the source the line names, where it has one */
+		const struct ibve_event_desc *own =
+			said ? ibve_event_desc_of(source, d) : NULL;
+
+		if (own)
+			ibve_event_set_code(ev, source, own->code);
+		else
+			ibve_event_set_code(ev, d->source, d->code);
 		return 0;
 	}
 	if (unknown_code(name) >= 0) {

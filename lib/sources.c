@@ -10,8 +10,14 @@ extern const struct ibve_source_ops ibve_source_mlx5;
 extern const struct ibve_source_ops ibve_source_sm;
 extern const struct ibve_source_ops ibve_source_hotplug;
 extern const struct ibve_source_ops ibve_source_replay;
+extern const struct ibve_source_ops ibve_source_kernel;
 
 const struct ibve_source_ops *const ibve_sources[] = {
-	&ibve_source_devices, &ibve_source_mlx5,   &ibve_source_sm,
-	&ibve_source_hotplug, &ibve_source_replay, NULL,
+	&ibve_source_devices,
+	&ibve_source_mlx5,
+	&ibve_source_sm,
+	&ibve_source_hotplug,
+	&ibve_source_kernel,
+	&ibve_source_replay,
+	NULL,
 };

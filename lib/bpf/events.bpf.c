@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The kernel side of the "kernel" source: every process's affiliated RDMA
+ * events, from the handlers the kernel calls for them, with the owner from
+ * the kernel's resource tracking (shared/DOMAIN.md has the facts).
+ *
+ * The structs below are the few kernel fields read, declared with
+ * preserve_access_index: libbpf relocates each to the running kernel's
+ * layout (CO-RE), so one object serves 6.1 and 6.12 without vmlinux.h.
+ * The uverbs types live in ib_uverbs' BTF, the rest in ib_core's and the
+ * kernel's; libbpf finds each where it is.
+ *
+ * Every program comes twice, fentry and kprobe, around one body: user
+ * space loads one set. The kernel calls every hooked handler through a
+ * function pointer, so none is inlined away.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "kevent.h"
+
+#define __pai __attribute__((preserve_access_index))
+
+struct kernfs_node {
+	__u64 id;
+} __pai;
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __pai;
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+} __pai;
+
+struct task_struct {
+	int tgid;
+	struct task_struct *group_leader;
+	char comm[16];
+	struct css_set *cgroups;
+} __pai;
+
+struct rdma_restrack_entry {
+	struct task_struct *task;
+	const char *kern_name;
+} __pai;
+
+struct ib_device {
+	char name[64];
+} __pai;
+
+struct ib_pd {
+	struct rdma_restrack_entry res;
+} __pai;
+
+struct ib_uobject {
+	int id;
+} __pai;
+
+struct ib_uevent_object {
+	struct ib_uobject uobject;
+} __pai;
+
+struct ib_uqp_object {
+	struct ib_uevent_object uevent;
+} __pai;
+
+struct ib_ucq_object {
+	struct ib_uevent_object uevent;
+} __pai;
+
+struct ib_usrq_object {
+	struct ib_uevent_object uevent;
+} __pai;
+
+struct ib_uwq_object {
+	struct ib_uevent_object uevent;
+} __pai;
+
+enum ib_qp_type { IB_QPT_SMI };
+
+struct ib_qp {
+	struct ib_pd *pd;
+	struct ib_uqp_object *uobject;
+	__u32 qp_num;
+	enum ib_qp_type qp_type;
+	__u32 port;
+	struct rdma_restrack_entry res;
+} __pai;
+
+struct ib_cq {
+	struct ib_ucq_object *uobject;
+	struct rdma_restrack_entry res;
+} __pai;
+
+struct ib_srq {
+	struct ib_pd *pd;
+	struct ib_usrq_object *uobject;
+	struct rdma_restrack_entry res;
+} __pai;
+
+struct ib_wq {
+	struct ib_pd *pd;
+	struct ib_uwq_object *uobject;
+	__u32 wq_num;
+} __pai;
+
+/* The field's type must be an enum for CO-RE to match the kernel's. */
+enum ib_event_type { IB_EVENT_CQ_ERR };
+
+struct ib_event {
+	struct ib_device *device;
+	union {
+		struct ib_cq *cq;
+		struct ib_qp *qp;
+		struct ib_srq *srq;
+		struct ib_wq *wq;
+		__u32 port_num;
+	} element;
+	enum ib_event_type event;
+} __pai;
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Sized by user space before loading (bpf_map__set_max_entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+/* Events the ring buffer had no room for, in all and by device. */
+__u64 lost = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, char[64]);
+	__type(value, __u64);
+} lost_by_device SEC(".maps");
+
+static __always_inline void count_lost(struct ib_event *e)
+{
+	struct ib_device *dev = BPF_CORE_READ(e, device);
+	char name[64] = {};
+	__u64 one = 1, *n;
+
+	if (dev)
+		BPF_CORE_READ_STR_INTO(&name, dev, name);
+	n = bpf_map_lookup_elem(&lost_by_device, name);
+	if (!n && bpf_map_update_elem(&lost_by_device, name, &one, BPF_NOEXIST))
+		n = bpf_map_lookup_elem(&lost_by_device, name); /* a race */
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	/* after the map: user space reads this first, then the map */
+	__sync_fetch_and_add(&lost, 1);
+}
+
+/* The owner recorded by restrack entry RES: a process or a module. */
+static __always_inline void owner(struct ibve_kevent *k,
+				  struct rdma_restrack_entry *res)
+{
+	struct task_struct *t = BPF_CORE_READ(res, task);
+	const char *kern = BPF_CORE_READ(res, kern_name);
+
+	if (t) {
+		struct task_struct *leader = BPF_CORE_READ(t, group_leader);
+
+		k->tgid = BPF_CORE_READ(t, tgid);
+		BPF_CORE_READ_STR_INTO(&k->comm, leader, comm);
+		k->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+		k->flags |= IBVE_KF_OWNER;
+	}
+	if (kern)
+		bpf_probe_read_kernel_str(k->kern, sizeof(k->kern), kern);
+}
+
+static __always_inline void pd_owner(struct ibve_kevent *k, struct ib_pd *pd)
+{
+	const char *kern;
+
+	if (!pd)
+		return;
+	kern = BPF_CORE_READ(&pd->res, kern_name);
+	if (kern)
+		bpf_probe_read_kernel_str(k->pd_kern, sizeof(k->pd_kern), kern);
+}
+
+static __always_inline int seen(struct ib_event *e, __u32 hook)
+{
+	struct ibve_kevent *k;
+	struct ib_device *dev;
+
+	k = bpf_ringbuf_reserve(&events, sizeof(*k), 0);
+	if (!k) {
+		if (hook != IBVE_KHOOK_PORT)
+			count_lost(e);
+		return 0;
+	}
+	__builtin_memset(k, 0, sizeof(*k));
+	k->ns = bpf_ktime_get_ns();
+	k->hook = hook;
+	k->event = BPF_CORE_READ(e, event);
+	dev = BPF_CORE_READ(e, device);
+	if (dev)
+		BPF_CORE_READ_STR_INTO(&k->device, dev, name);
+
+	switch (hook) {
+	case IBVE_KHOOK_QP:
+	case IBVE_KHOOK_CORE_QP: {
+		struct ib_qp *qp = BPF_CORE_READ(e, element.qp);
+		struct ib_uqp_object *uo;
+
+		if (!qp)
+			break;
+		k->num = BPF_CORE_READ(qp, qp_num);
+		k->port = BPF_CORE_READ(qp, port);
+		k->qp_type = BPF_CORE_READ(qp, qp_type);
+		k->flags |= IBVE_KF_NUM | IBVE_KF_QP_TYPE;
+		uo = BPF_CORE_READ(qp, uobject);
+		if (uo) {
+			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
+			k->flags |= IBVE_KF_HANDLE;
+		}
+		owner(k, &qp->res);
+		if (k->kern[0])
+			pd_owner(k, BPF_CORE_READ(qp, pd));
+		break;
+	}
+	case IBVE_KHOOK_CQ: {
+		struct ib_cq *cq = BPF_CORE_READ(e, element.cq);
+		struct ib_ucq_object *uo;
+
+		if (!cq)
+			break;
+		uo = BPF_CORE_READ(cq, uobject);
+		if (uo) {
+			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
+			k->flags |= IBVE_KF_HANDLE;
+		}
+		owner(k, &cq->res);
+		break;
+	}
+	case IBVE_KHOOK_SRQ: {
+		struct ib_srq *srq = BPF_CORE_READ(e, element.srq);
+		struct ib_usrq_object *uo;
+		struct ib_pd *pd;
+
+		if (!srq)
+			break;
+		uo = BPF_CORE_READ(srq, uobject);
+		if (uo) {
+			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
+			k->flags |= IBVE_KF_HANDLE;
+		}
+		/* an SRQ's own entry may name no task: its PD's does */
+		owner(k, &srq->res);
+		pd = BPF_CORE_READ(srq, pd);
+		if (!(k->flags & IBVE_KF_OWNER) && pd)
+			owner(k, &pd->res);
+		break;
+	}
+	case IBVE_KHOOK_WQ: {
+		struct ib_wq *wq = BPF_CORE_READ(e, element.wq);
+		struct ib_uwq_object *uo;
+		struct ib_pd *pd;
+
+		if (!wq)
+			break;
+		k->num = BPF_CORE_READ(wq, wq_num);
+		k->flags |= IBVE_KF_NUM;
+		uo = BPF_CORE_READ(wq, uobject);
+		if (uo) {
+			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
+			k->flags |= IBVE_KF_HANDLE;
+		}
+		/* a WQ has no restrack entry of its own */
+		pd = BPF_CORE_READ(wq, pd);
+		if (pd)
+			owner(k, &pd->res);
+		break;
+	}
+	case IBVE_KHOOK_PORT:
+		k->port = BPF_CORE_READ(e, element.port_num);
+		break;
+	}
+	bpf_ringbuf_submit(k, 0);
+	return 0;
+}
+
+/* fentry: where the kernel's BTF allows a trampoline. */
+SEC("fentry/ib_uverbs_qp_event_handler")
+int BPF_PROG(fe_qp, struct ib_event *e, void *arg)
+{
+	return seen(e, IBVE_KHOOK_QP);
+}
+
+SEC("fentry/ib_uverbs_cq_event_handler")
+int BPF_PROG(fe_cq, struct ib_event *e, void *arg)
+{
+	return seen(e, IBVE_KHOOK_CQ);
+}
+
+SEC("fentry/ib_uverbs_srq_event_handler")
+int BPF_PROG(fe_srq, struct ib_event *e, void *arg)
+{
+	return seen(e, IBVE_KHOOK_SRQ);
+}
+
+SEC("fentry/ib_uverbs_wq_event_handler")
+int BPF_PROG(fe_wq, struct ib_event *e, void *arg)
+{
+	return seen(e, IBVE_KHOOK_WQ);
+}
+
+SEC("fentry/__ib_qp_event_handler")
+int BPF_PROG(fe_core_qp, struct ib_event *e, void *arg)
+{
+	return seen(e, IBVE_KHOOK_CORE_QP);
+}
+
+SEC("fentry/ib_dispatch_event_clients")
+int BPF_PROG(fe_port, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_PORT);
+}
+
+/* kprobe: the same, where fentry cannot attach. */
+SEC("kprobe/ib_uverbs_qp_event_handler")
+int BPF_KPROBE(kp_qp, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_QP);
+}
+
+SEC("kprobe/ib_uverbs_cq_event_handler")
+int BPF_KPROBE(kp_cq, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_CQ);
+}
+
+SEC("kprobe/ib_uverbs_srq_event_handler")
+int BPF_KPROBE(kp_srq, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_SRQ);
+}
+
+SEC("kprobe/ib_uverbs_wq_event_handler")
+int BPF_KPROBE(kp_wq, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_WQ);
+}
+
+SEC("kprobe/__ib_qp_event_handler")
+int BPF_KPROBE(kp_core_qp, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_CORE_QP);
+}
+
+SEC("kprobe/ib_dispatch_event_clients")
+int BPF_KPROBE(kp_port, struct ib_event *e)
+{
+	return seen(e, IBVE_KHOOK_PORT);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the kernel side of the "kernel" source hands user space through its
+ * ring buffer: one struct per event, as the BPF program saw it. Shared by
+ * events.bpf.c and src_kernel.c; plain fixed-size types only.
+ */
+#ifndef IBVE_KEVENT_H
+#define IBVE_KEVENT_H
+
+/* Which hook saw the event. */
+enum ibve_khook {
+	IBVE_KHOOK_QP,	    /* ib_uverbs_qp_event_handler: user QPs */
+	IBVE_KHOOK_CQ,	    /* ib_uverbs_cq_event_handler */
+	IBVE_KHOOK_SRQ,	    /* ib_uverbs_srq_event_handler */
+	IBVE_KHOOK_WQ,	    /* ib_uverbs_wq_event_handler */
+	IBVE_KHOOK_CORE_QP, /* __ib_qp_event_handler (>= 6.11): every QP */
+	IBVE_KHOOK_PORT,    /* ib_dispatch_event_clients: port and device */
+	IBVE_KHOOK_COUNT
+};
+
+enum ibve_kflag {
+	IBVE_KF_HANDLE = 1u << 0, /* handle: the owner's verbs handle */
+	IBVE_KF_OWNER = 1u << 1,  /* tgid, comm, cgroup: a user process */
+	IBVE_KF_NUM = 1u << 2,	  /* num: QP or WQ number */
+	IBVE_KF_QP_TYPE = 1u << 3,
+};
+
+#define IBVE_KNAME 24
+
+struct ibve_kevent {
+	__u64 ns;     /* CLOCK_MONOTONIC, when the handler ran */
+	__u64 cgroup; /* the owner's cgroup v2 id (kernfs node id) */
+	__u32 event;  /* enum ib_event_type */
+	__u32 hook;   /* enum ibve_khook */
+	__u32 flags;  /* enum ibve_kflag */
+	__u32 num;    /* qp_num or wq_num */
+	__u32 handle;
+	__u32 port; /* the QP's port, or the port event's; 0: none */
+	__u32 tgid;
+	__u32 qp_type;		  /* enum ib_qp_type */
+	char comm[16];		  /* the process (thread group leader) */
+	char kern[IBVE_KNAME];	  /* kernel owner: restrack kern_name */
+	char pd_kern[IBVE_KNAME]; /* ... and its PD's (the RDMA CM's user) */
+	char device[64];
+};
+
+#endif

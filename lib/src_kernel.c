@@ -1,0 +1,814 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "kernel" source: every process's affiliated events (QP, CQ, SRQ and
+ * WQ errors), which the kernel hands only to the owning process, seen by
+ * eBPF programs on the kernel's event handlers (lib/bpf/events.bpf.c,
+ * embedded as a skeleton). Each record names the owner: process, name and
+ * cgroup, or the kernel module for kernel consumers; a port or device
+ * event of the same device shortly before is named in it too.
+ *
+ * Port and device events themselves stay the "devices" source's: the hook
+ * on them only feeds the correlation here.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "source.h"
+
+#ifdef IBVE_HAVE_BPF
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "bpf/kevent.h"
+#include "events.skel.h"
+#endif
+
+/* Ring buffer bytes: about 26,000 events waiting before any is lost. */
+#define RING_BYTES (4u << 20)
+/* Losses are said at most once a second, per device, with their count. */
+#define LOST_EVERY_NS 1000000000ll
+
+enum { C_RING, C_LOST };
+/* Records read per ready() call: the loop's other fds get their turn. */
+#define BATCH 64
+/* A port or device event this close before an object's event is named in it. */
+#define AFTER_WINDOW_NS 5000000000ull
+
+#ifdef IBVE_HAVE_BPF
+/* A port or device event of a device, the last worth naming. */
+struct cause {
+	char device[64];
+	uint64_t ns;
+	uint32_t event, port;
+};
+
+struct guid {
+	char device[64];
+	uint64_t guid;
+	uint64_t lost; /* of lost_by_device, reported */
+};
+
+/* cgroup v2 ids (inode numbers of its directories) and their paths. */
+struct cg {
+	uint64_t id;
+	char *path; /* from the cgroup root, "/..." */
+};
+#endif
+
+struct ibve_src {
+	struct ibve_host h;
+	unsigned int flags;
+	char (*names)[IBVE_NAME_MAX]; /* the devices asked for, if named */
+	size_t nnames;
+#ifdef IBVE_HAVE_BPF
+	struct ibve_kbpf *skel;
+	struct bpf_link *links[IBVE_KHOOK_COUNT];
+	struct ring_buffer *rb;
+	int ring_fd;
+	unsigned int hooks; /* attached */
+	bool kprobe;	    /* the kprobe set, not fentry */
+	bool waiting;	    /* for the RDMA modules to be loaded */
+	uint64_t lost_seen; /* of skel->bss->lost, reported */
+	int64_t lost_said;  /* CLOCK_MONOTONIC ns of the last report */
+	int timer_fd;	    /* the next report, when one waits */
+	bool timer_armed;
+	unsigned int batch; /* records in this ready() call */
+	int64_t mono2real;  /* ns: CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct cause *causes;
+	size_t ncauses;
+	struct guid *guids; /* node GUIDs of the devices seen */
+	size_t nguids;
+	char cgroot[256]; /* where cgroup2 is mounted; "" none */
+	struct cg *cgs;	  /* sorted by id */
+	size_t ncgs;
+	struct timespec cg_walked;
+#endif
+};
+
+static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+		  const struct ibve_host *h)
+{
+	struct ibve_src *s = calloc(1, sizeof(*s));
+
+	*out = s;
+	if (!s)
+		return ibve_error(ENOMEM, "out of memory");
+	s->h = *h;
+	s->flags = o->flags;
+	s->names = calloc(o->ndevices + 1, sizeof(*s->names));
+	if (!s->names)
+		return ibve_error(ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->ndevices; i++)
+		ibve_strcpy(s->names[s->nnames++], o->devices[i],
+			    IBVE_NAME_MAX);
+#ifdef IBVE_HAVE_BPF
+	s->ring_fd = -1;
+	s->timer_fd = -1;
+#endif
+	return 0;
+}
+
+#ifdef IBVE_HAVE_BPF
+
+/* --- cgroups: ids to paths ------------------------------------------------ */
+
+/* The cgroup v2 mount point, from mountinfo; "" when there is none. */
+static void find_cgroot(struct ibve_src *s)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[256];
+		const char *sep = strstr(line, " - ");
+
+		/* id parent major:minor root mount-point ... - type ... */
+		if (!sep || strncmp(sep, " - cgroup2 ", 11) != 0 ||
+		    sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1)
+			continue;
+		ibve_strcpy(s->cgroot, mnt, sizeof(s->cgroot));
+		break;
+	}
+	fclose(f);
+}
+
+/* nftw() takes no argument: the walk in progress. */
+static struct {
+	struct cg *v;
+	size_t n, cap;
+	size_t root;
+	bool failed;
+} walk;
+
+static int walk_one(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	struct cg *v;
+
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	if (walk.n == walk.cap) {
+		size_t cap = walk.cap ? walk.cap * 2 : 64;
+
+		v = realloc(walk.v, cap * sizeof(*v));
+		if (!v) {
+			walk.failed = true;
+			return 1;
+		}
+		walk.v = v;
+		walk.cap = cap;
+	}
+	path += walk.root;
+	walk.v[walk.n].id = st->st_ino;
+	walk.v[walk.n].path = strdup(*path ? path : "/");
+	if (!walk.v[walk.n].path) {
+		walk.failed = true;
+		return 1;
+	}
+	walk.n++;
+	return 0;
+}
+
+static int cg_cmp(const void *a, const void *b)
+{
+	const struct cg *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void cg_free(struct cg *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* Read the cgroup tree again (at most ten times a second). */
+static void cg_walk(struct ibve_src *s)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (s->cg_walked.tv_sec &&
+	    (now.tv_sec - s->cg_walked.tv_sec) * 1000000000ll +
+			    (now.tv_nsec - s->cg_walked.tv_nsec) <
+		    100000000)
+		return;
+	s->cg_walked = now;
+	memset(&walk, 0, sizeof(walk));
+	walk.root = strlen(s->cgroot);
+	nftw(s->cgroot, walk_one, 16, FTW_PHYS | FTW_MOUNT);
+	if (walk.failed) {
+		cg_free(walk.v, walk.n);
+		return;
+	}
+	qsort(walk.v, walk.n, sizeof(*walk.v), cg_cmp);
+	cg_free(s->cgs, s->ncgs);
+	s->cgs = walk.v;
+	s->ncgs = walk.n;
+}
+
+static const char *cg_find(const struct ibve_src *s, uint64_t id)
+{
+	struct cg key = { id, NULL };
+	const struct cg *c =
+		s->ncgs ? bsearch(&key, s->cgs, s->ncgs, sizeof(key), cg_cmp)
+			: NULL;
+
+	return c ? c->path : NULL;
+}
+
+static void cgroup_path(struct ibve_src *s, uint64_t id, char *out, size_t size)
+{
+	const char *p;
+
+	if (!id || !s->cgroot[0])
+		return;
+	p = cg_find(s, id);
+	if (!p) { /* a cgroup made since the last walk */
+		cg_walk(s);
+		p = cg_find(s, id);
+	}
+	if (p)
+		ibve_strcpy(out, p, size);
+}
+
+/* --- records -------------------------------------------------------------- */
+
+static bool wanted(const struct ibve_src *s, const char *device)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		if (strcmp(s->names[i], device) == 0)
+			return true;
+	return !s->nnames;
+}
+
+/* A port or device event: remembered, to be named in what follows. */
+static void port_event(struct ibve_src *s, const struct ibve_kevent *k)
+{
+	const struct ibve_event_desc *d =
+		ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)k->event);
+	struct cause *c = NULL;
+
+	if (!d || d->severity < IBVE_SEVERITY_WARNING)
+		return;
+	for (size_t i = 0; i < s->ncauses && !c; i++)
+		if (strcmp(s->causes[i].device, k->device) == 0)
+			c = &s->causes[i];
+	if (!c) {
+		c = realloc(s->causes, (s->ncauses + 1) * sizeof(*c));
+		if (!c)
+			return; /* only the link to the cause is lost */
+		s->causes = c;
+		c = &s->causes[s->ncauses++];
+		ibve_strcpy(c->device, k->device, sizeof(c->device));
+	}
+	c->ns = k->ns;
+	c->event = k->event;
+	c->port = d->cls == IBVE_CLASS_PORT ? k->port : 0;
+}
+
+static void after(const struct ibve_src *s, const struct ibve_kevent *k,
+		  struct ibve_event *ev)
+{
+	for (size_t i = 0; i < s->ncauses; i++) {
+		const struct cause *c = &s->causes[i];
+		const struct ibve_event_desc *d;
+
+		if (strcmp(c->device, k->device) || k->ns < c->ns ||
+		    k->ns - c->ns > AFTER_WINDOW_NS)
+			continue;
+		d = ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)c->event);
+		ibve_strcpy(ev->kernel.after, d->name,
+			    sizeof(ev->kernel.after));
+		ev->kernel.after_port = c->port;
+		ev->kernel.after_us = (k->ns - c->ns) / 1000;
+		ev->fields |= IBVE_FIELD_AFTER;
+	}
+}
+
+/* What is known of DEVICE: its node GUID is read once (not in a storm). */
+static struct guid *device_of(struct ibve_src *s, const char *device)
+{
+	struct guid *v;
+
+	for (size_t i = 0; i < s->nguids; i++)
+		if (strcmp(s->guids[i].device, device) == 0)
+			return &s->guids[i];
+	v = realloc(s->guids, (s->nguids + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->guids = v;
+	v = &s->guids[s->nguids++];
+	memset(v, 0, sizeof(*v));
+	ibve_strcpy(v->device, device, sizeof(v->device));
+	v->guid = ibve_sysfs_node_guid(device);
+	return v;
+}
+
+static uint64_t node_guid(struct ibve_src *s, const char *device)
+{
+	const struct guid *g = device_of(s, device);
+
+	return g ? g->guid : ibve_sysfs_node_guid(device);
+}
+
+static void record(struct ibve_src *s, const struct ibve_kevent *k)
+{
+	struct ibve_event *ev;
+	int64_t ns;
+
+	if (!wanted(s, k->device))
+		return;
+	ev = s->h.emit(s->h.ctx);
+	if (!ev)
+		return;
+	ns = (int64_t)k->ns + s->mono2real;
+	ev->time.tv_sec = ns / 1000000000;
+	ev->time.tv_nsec = ns % 1000000000;
+	ibve_strcpy(ev->device, k->device, sizeof(ev->device));
+	ev->node_guid = node_guid(s, ev->device);
+	ibve_event_set_code(ev, IBVE_SOURCE_KERNEL, (int)k->event);
+	ev->port = k->port;
+	if (k->flags & IBVE_KF_NUM) {
+		if (k->hook == IBVE_KHOOK_WQ) {
+			ev->wq_num = k->num;
+			ev->fields |= IBVE_FIELD_WQ_NUM;
+		} else {
+			ev->qp_num = k->num;
+			ev->fields |= IBVE_FIELD_QP_NUM;
+		}
+	}
+	if (k->flags & IBVE_KF_QP_TYPE) {
+		ev->kernel.qp_type = k->qp_type;
+		ev->fields |= IBVE_FIELD_QP_TYPE;
+	}
+	if (k->flags & IBVE_KF_HANDLE) {
+		ev->handle = k->handle;
+		ev->fields |= IBVE_FIELD_HANDLE;
+	}
+	if (k->flags & IBVE_KF_OWNER) {
+		ev->kernel.pid = k->tgid;
+		ibve_strcpy(ev->kernel.comm, k->comm, sizeof(ev->kernel.comm));
+		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
+			    sizeof(ev->kernel.cgroup));
+		ev->fields |= IBVE_FIELD_OWNER;
+	} else if (k->kern[0]) {
+		/* the RDMA CM makes QPs for others: the PD names them */
+		const char *who = strcmp(k->kern, "rdma_cm") == 0 &&
+						  k->pd_kern[0]
+					  ? k->pd_kern
+					  : k->kern;
+
+		ibve_strcpy(ev->kernel.consumer, who,
+			    sizeof(ev->kernel.consumer));
+		ev->fields |= IBVE_FIELD_KERNEL;
+	}
+	after(s, k, ev);
+}
+
+/* libbpf's ring buffer callback: one event; < 0 stops for this batch. */
+static int sample(void *ctx, void *data, size_t size)
+{
+	struct ibve_src *s = ctx;
+	struct ibve_kevent k;
+
+	if (size < sizeof(k))
+		return 0;
+	memcpy(&k, data, sizeof(k));
+	k.device[sizeof(k.device) - 1] = '\0';
+	k.comm[sizeof(k.comm) - 1] = '\0';
+	k.kern[sizeof(k.kern) - 1] = '\0';
+	k.pd_kern[sizeof(k.pd_kern) - 1] = '\0';
+	if (k.hook == IBVE_KHOOK_PORT)
+		port_event(s, &k);
+	else
+		record(s, &k);
+	return ++s->batch < BATCH ? 0 : -EAGAIN;
+}
+
+/* An EVENTS_LOST record for each device that lost events since the last. */
+static void lost_say(struct ibve_src *s)
+{
+	const struct bpf_map *m = s->skel->maps.lost_by_device;
+	char key[64], next[64];
+	const char *prev = NULL;
+
+	while (!bpf_map__get_next_key(m, prev, next, sizeof(next))) {
+		struct guid *g;
+		struct ibve_event *ev;
+		uint64_t n;
+
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		key[sizeof(key) - 1] = '\0';
+		if (bpf_map__lookup_elem(m, key, sizeof(key), &n, sizeof(n),
+					 0) ||
+		    !wanted(s, key) || !(g = device_of(s, key)) || n == g->lost)
+			continue;
+		ev = s->h.emit(s->h.ctx);
+		if (!ev)
+			return;
+		ibve_strcpy(ev->device, key, sizeof(ev->device));
+		ev->node_guid = g->guid;
+		ibve_event_set_code(ev, IBVE_SOURCE_KERNEL,
+				    IBVE_KERNEL_EVENTS_LOST);
+		ev->lost = n - g->lost;
+		ev->fields |= IBVE_FIELD_LOST;
+		g->lost = n;
+	}
+}
+
+/* Losses since the last look: said now, or when a second has passed. */
+static void lost_check(struct ibve_src *s, int64_t now)
+{
+	uint64_t lost = __atomic_load_n(&s->skel->bss->lost, __ATOMIC_ACQUIRE);
+
+	if (lost == s->lost_seen)
+		return;
+	if (s->lost_said && now - s->lost_said < LOST_EVERY_NS) {
+		int64_t at = s->lost_said + LOST_EVERY_NS;
+		struct itimerspec t = { .it_value = { at / 1000000000,
+						      at % 1000000000 } };
+
+		if (!s->timer_armed &&
+		    !timerfd_settime(s->timer_fd, TFD_TIMER_ABSTIME, &t, NULL))
+			s->timer_armed = true;
+		return;
+	}
+	s->lost_seen = lost;
+	s->lost_said = now;
+	lost_say(s);
+}
+
+/* Now on CLOCK_MONOTONIC, and the offset to wall time. */
+static int64_t set_clock(struct ibve_src *s)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	s->mono2real =
+		(r.tv_sec - m.tv_sec) * 1000000000ll + (r.tv_nsec - m.tv_nsec);
+	return m.tv_sec * 1000000000ll + m.tv_nsec;
+}
+
+static bool ready(struct ibve_src *s, uint32_t cookie)
+{
+	int64_t now = set_clock(s);
+	uint64_t ticks;
+	int r = 0;
+
+	if (cookie == C_LOST) {
+		if (read(s->timer_fd, &ticks, sizeof(ticks)) < 0)
+			return false;
+		s->timer_armed = false;
+	} else {
+		s->batch = 0;
+		r = ring_buffer__consume(s->rb);
+	}
+	lost_check(s, now);
+	return r == -EAGAIN;
+}
+
+/* --- loading and attaching ------------------------------------------------ */
+
+/* What libbpf says while loading: the last line, for the error. */
+static char libbpf_said[256];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	char line[sizeof(libbpf_said)];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	n = (size_t)vsnprintf(line, sizeof(line), fmt, ap);
+	if (n && n < sizeof(line) && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	ibve_strcpy(libbpf_said, line, sizeof(libbpf_said));
+	return 0;
+}
+
+/* Whether the kernel has FUNC, by the BTF of MODULE (vmlinux: NULL). */
+static bool has_func(struct btf *vmlinux, const char *module, const char *func)
+{
+	struct btf *btf = vmlinux;
+	char path[128];
+	bool found;
+
+	if (module) {
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+		btf = btf__parse_split(path, vmlinux);
+		if (!btf)
+			return false;
+	}
+	found = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
+	if (btf != vmlinux)
+		btf__free(btf);
+	return found;
+}
+
+struct hook {
+	const char *module, *func;
+	size_t fentry, kprobe; /* offsets of the programs in progs */
+};
+
+#define PROG(name)  offsetof(struct ibve_kbpf, progs.name)
+#define PROGS(name) PROG(fe_##name), PROG(kp_##name)
+
+static const struct hook hooks[IBVE_KHOOK_COUNT] = {
+	[IBVE_KHOOK_QP] = { "ib_uverbs", "ib_uverbs_qp_event_handler",
+			    PROGS(qp) },
+	[IBVE_KHOOK_CQ] = { "ib_uverbs", "ib_uverbs_cq_event_handler",
+			    PROGS(cq) },
+	[IBVE_KHOOK_SRQ] = { "ib_uverbs", "ib_uverbs_srq_event_handler",
+			     PROGS(srq) },
+	[IBVE_KHOOK_WQ] = { "ib_uverbs", "ib_uverbs_wq_event_handler",
+			    PROGS(wq) },
+	[IBVE_KHOOK_CORE_QP] = { "ib_core", "__ib_qp_event_handler",
+				 PROGS(core_qp) },
+	[IBVE_KHOOK_PORT] = { "ib_core", "ib_dispatch_event_clients",
+			      PROGS(port) },
+};
+
+static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
+{
+	return *(struct bpf_program **)((char *)skel + off);
+}
+
+/* Which hooks this kernel has; kprobe: whether fentry cannot serve. */
+static unsigned int plan(struct ibve_src *s, bool *kprobe)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	unsigned int want = 0;
+
+	*kprobe = s->flags & IBVE_SRC_KPROBE;
+	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
+		if (vmlinux &&
+		    has_func(vmlinux, hooks[i].module, hooks[i].func))
+			want |= 1u << i;
+		else if (i != IBVE_KHOOK_CORE_QP)
+			*kprobe = true; /* no BTF for it: no trampoline */
+	btf__free(vmlinux);
+	/* the core handler sees every QP: the uverbs one would count twice */
+	if (want & 1u << IBVE_KHOOK_CORE_QP)
+		want &= ~(1u << IBVE_KHOOK_QP);
+	else if (*kprobe)
+		want |= 1u << IBVE_KHOOK_QP | 1u << IBVE_KHOOK_CQ |
+			1u << IBVE_KHOOK_SRQ | 1u << IBVE_KHOOK_WQ |
+			1u << IBVE_KHOOK_PORT;
+	return want;
+}
+
+static int load_failed(int err)
+{
+	if (err == EPERM || err == EACCES)
+		/*
+		 * CAP_SYS_ADMIN too: the RDMA types and handlers live in
+		 * modules, whose BTF libbpf can only get through bpf(2)'s
+		 * BTF_GET_FD_BY_ID, which the kernel keeps for it.
+		 */
+		return ibve_error(
+			EPERM,
+			"loading eBPF programs needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (the RDMA modules' BTF): %s",
+			strerror(err));
+	return ibve_error(err, "cannot load the eBPF programs: %s%s%s",
+			  strerror(err), libbpf_said[0] ? " (libbpf: " : "",
+			  libbpf_said[0] ? libbpf_said : "");
+}
+
+static int attach(struct ibve_src *s)
+{
+	libbpf_print_fn_t old = libbpf_set_print(libbpf_print);
+	unsigned int want = plan(s, &s->kprobe);
+	int r = 0;
+
+	libbpf_said[0] = '\0';
+	s->skel = ibve_kbpf__open();
+	if (!s->skel) {
+		r = load_failed(errno);
+		goto out;
+	}
+	for (int i = 0; i < IBVE_KHOOK_COUNT; i++) {
+		bpf_program__set_autoload(prog_of(s->skel, hooks[i].fentry),
+					  !s->kprobe && want & 1u << i);
+		bpf_program__set_autoload(prog_of(s->skel, hooks[i].kprobe),
+					  s->kprobe && want & 1u << i);
+	}
+	bpf_map__set_max_entries(s->skel->maps.events, RING_BYTES);
+	if ((r = ibve_kbpf__load(s->skel))) {
+		r = load_failed(-r);
+		goto out;
+	}
+	for (int i = 0; i < IBVE_KHOOK_COUNT; i++) {
+		struct bpf_program *p = prog_of(
+			s->skel, s->kprobe ? hooks[i].kprobe : hooks[i].fentry);
+		struct bpf_link *l;
+
+		if (!(want & 1u << i))
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			ibve_host_note(
+				&s->h, IBVE_NOTE,
+				"--all-processes: cannot hook %s (%s): %s; the other hooks go on",
+				hooks[i].func, hooks[i].module,
+				strerror(errno));
+			continue;
+		}
+		s->links[i] = l;
+		s->hooks |= 1u << i;
+	}
+	if (!(s->hooks & ~(1u << IBVE_KHOOK_PORT))) {
+		r = ibve_error(ENOTSUP,
+			       "cannot hook any event handler of the kernel");
+		goto out;
+	}
+	s->ring_fd = bpf_map__fd(s->skel->maps.events);
+	s->rb = ring_buffer__new(s->ring_fd, sample, s, NULL);
+	if (!s->rb) {
+		r = ibve_error(errno, "BPF ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	s->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->timer_fd < 0) {
+		r = ibve_error(errno, "timerfd: %s", strerror(errno));
+		goto out;
+	}
+	if (s->h.watch(s->h.ctx, s->ring_fd, s, C_RING) ||
+	    s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST)) {
+		r = ibve_error(ENOMEM, "out of memory");
+		goto out;
+	}
+	s->waiting = false;
+out:
+	libbpf_set_print(old);
+	return r;
+}
+
+/* The RDMA modules whose handlers are hooked: loaded, with BTF? */
+static const char *missing_module(void)
+{
+	static const char *const mods[] = { "ib_core", "ib_uverbs" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(mods); i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/sys/module/%s", mods[i]);
+		if (access(path, F_OK))
+			return mods[i];
+	}
+	return NULL;
+}
+
+static int start(struct ibve_src *s)
+{
+	const char *mod;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return ibve_error(
+			ENOTSUP,
+			"the kernel offers no BTF (/sys/kernel/btf/vmlinux: %s): the eBPF programs need a kernel built with CONFIG_DEBUG_INFO_BTF",
+			strerror(errno));
+	find_cgroot(s);
+	mod = missing_module();
+	if (mod) {
+		/* hot-plug sees the devices that come with the module */
+		if (!s->h.find(s->h.ctx, "hotplug"))
+			return ibve_error(
+				ENODEV,
+				"kernel module %s is not loaded: there are no RDMA event handlers to hook yet",
+				mod);
+		ibve_host_note(
+			&s->h, IBVE_NOTE,
+			"--all-processes: waiting for kernel module %s: hooked when RDMA devices appear",
+			mod);
+		s->waiting = true;
+		return 0;
+	}
+	return attach(s);
+}
+
+static void observe(struct ibve_src *s, const struct ibve_event *ev)
+{
+	int r;
+
+	if (!s->waiting || ev->source != IBVE_SOURCE_HOTPLUG ||
+	    ev->code != IBVE_HOTPLUG_DEVICE_ADDED || missing_module())
+		return;
+	r = attach(s);
+	if (r) {
+		s->waiting = false;
+		s->h.fail(s->h.ctx, r);
+	}
+}
+
+static int empty(const struct ibve_src *s)
+{
+	(void)s;
+	return 0;
+}
+
+static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+{
+	unsigned int n = (unsigned int)__builtin_popcount(
+		s->hooks & ~(1u << IBVE_KHOOK_PORT));
+
+	if (s->waiting)
+		return (size_t)snprintf(
+			buf, size,
+			"(every process: waiting for the RDMA modules)");
+	return (size_t)snprintf(buf, size,
+				"(every process: %u kernel hook%s, %s)", n,
+				n == 1 ? "" : "s",
+				s->kprobe ? "kprobe" : "fentry");
+}
+
+static void destroy(struct ibve_src *s)
+{
+	if (!s)
+		return;
+	/* the hooks go first: a module being removed waits for them */
+	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
+		bpf_link__destroy(s->links[i]);
+	ring_buffer__free(s->rb);
+	ibve_kbpf__destroy(s->skel);
+	if (s->timer_fd >= 0)
+		close(s->timer_fd);
+	free(s->guids);
+	free(s->causes);
+	cg_free(s->cgs, s->ncgs);
+	free(s->names);
+	free(s);
+}
+
+#else /* !IBVE_HAVE_BPF */
+
+static int start(struct ibve_src *s)
+{
+	(void)s;
+	return ibve_error(
+		ENOTSUP,
+		"this build of libibvevent has no eBPF support (built without libbpf)");
+}
+
+static bool ready(struct ibve_src *s, uint32_t cookie)
+{
+	(void)s;
+	(void)cookie;
+	return false;
+}
+
+static void observe(struct ibve_src *s, const struct ibve_event *ev)
+{
+	(void)s;
+	(void)ev;
+}
+
+static int empty(const struct ibve_src *s)
+{
+	(void)s;
+	return -ENOTSUP;
+}
+
+static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+{
+	(void)s;
+	(void)buf;
+	(void)size;
+	return 0;
+}
+
+static void destroy(struct ibve_src *s)
+{
+	if (!s)
+		return;
+	free(s->names);
+	free(s);
+}
+
+#endif
+
+const struct ibve_source_ops ibve_source_kernel = {
+	.name = "kernel",
+	.order = 25,
+	.create = create,
+	.start = start,
+	.empty = empty,
+	.ready = ready,
+	.observe = observe,
+	.describe = describe,
+	.destroy = destroy,
+};
