@@ -78,6 +78,31 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		label(&b, "severity", ibve_severity_name(s->severity), false);
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", s->count);
 	}
+	family(&b, "rdma_async_events_by_class_total", "counter",
+	       "RDMA asynchronous events seen, by device and class (device, port, qp, cq, srq, wq, unknown).");
+	/* series are sorted by device: one group of lines per device */
+	for (size_t i = 0, j; i < m->nseries; i = j) {
+		uint64_t n[IBVE_CLASS_UNKNOWN + 1] = { 0 };
+
+		for (j = i; j < m->nseries && strcmp(m->series[j].device,
+						     m->series[i].device) == 0;
+		     j++) {
+			const struct ibve_event_desc *d =
+				ibve_event_desc_lookup(m->series[j].event);
+
+			n[d ? d->cls : IBVE_CLASS_UNKNOWN] +=
+				m->series[j].count;
+		}
+		for (int c = 0; c <= IBVE_CLASS_UNKNOWN; c++) {
+			if (!n[c])
+				continue;
+			ibve_buf_puts(&b, "rdma_async_events_by_class_total{");
+			label(&b, "device", m->series[i].device, true);
+			label(&b, "class", ibve_class_name((enum ibve_class)c),
+			      false);
+			ibve_buf_printf(&b, "} %" PRIu64 "\n", n[c]);
+		}
+	}
 	family(&b, "rdma_async_last_event_timestamp_seconds", "gauge",
 	       "When the last event of this kind was seen, in seconds since the epoch.");
 	/* series are sorted: one line per (device, port, event) group */
