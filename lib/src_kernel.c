@@ -20,12 +20,12 @@
 
 #include "source.h"
 
+#include "kernel.h"
+
 #ifdef IBVE_HAVE_BPF
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <linux/types.h>
 
-#include "bpf/kevent.h"
 #include "events.skel.h"
 #endif
 
@@ -91,6 +91,47 @@ struct ibve_src {
 #endif
 };
 
+void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
+			uint64_t node_guid)
+{
+	ibve_strcpy(ev->device, k->device, sizeof(ev->device));
+	ev->node_guid = node_guid;
+	ibve_event_set_code(ev, IBVE_SOURCE_KERNEL, (int)k->event);
+	ev->port = k->port;
+	if (k->flags & IBVE_KF_NUM) {
+		if (k->hook == IBVE_KHOOK_WQ) {
+			ev->wq_num = k->num;
+			ev->fields |= IBVE_FIELD_WQ_NUM;
+		} else {
+			ev->qp_num = k->num;
+			ev->fields |= IBVE_FIELD_QP_NUM;
+		}
+	}
+	if (k->flags & IBVE_KF_QP_TYPE) {
+		ev->kernel.qp_type = k->qp_type;
+		ev->fields |= IBVE_FIELD_QP_TYPE;
+	}
+	if (k->flags & IBVE_KF_HANDLE) {
+		ev->handle = k->handle;
+		ev->fields |= IBVE_FIELD_HANDLE;
+	}
+	if (k->flags & IBVE_KF_OWNER) {
+		ev->kernel.pid = k->tgid;
+		ibve_strcpy(ev->kernel.comm, k->comm, sizeof(ev->kernel.comm));
+		ev->fields |= IBVE_FIELD_OWNER;
+	} else if (k->kern[0]) {
+		/* the RDMA CM makes QPs for others: the PD names them */
+		const char *who = strcmp(k->kern, "rdma_cm") == 0 &&
+						  k->pd_kern[0]
+					  ? k->pd_kern
+					  : k->kern;
+
+		ibve_strcpy(ev->kernel.consumer, who,
+			    sizeof(ev->kernel.consumer));
+		ev->fields |= IBVE_FIELD_KERNEL;
+	}
+}
+
 static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
@@ -140,8 +181,8 @@ static void find_cgroot(struct ibve_src *s)
 	fclose(f);
 }
 
-/* nftw() takes no argument: the walk in progress. */
-static struct {
+/* nftw() takes no argument: the walk in progress (of this thread). */
+static __thread struct {
 	struct cg *v;
 	size_t n, cap;
 	size_t root;
@@ -332,47 +373,13 @@ static void record(struct ibve_src *s, const struct ibve_kevent *k)
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
 		return;
+	ibve_kevent_record(ev, k, node_guid(s, k->device));
 	ns = (int64_t)k->ns + s->mono2real;
 	ev->time.tv_sec = ns / 1000000000;
 	ev->time.tv_nsec = ns % 1000000000;
-	ibve_strcpy(ev->device, k->device, sizeof(ev->device));
-	ev->node_guid = node_guid(s, ev->device);
-	ibve_event_set_code(ev, IBVE_SOURCE_KERNEL, (int)k->event);
-	ev->port = k->port;
-	if (k->flags & IBVE_KF_NUM) {
-		if (k->hook == IBVE_KHOOK_WQ) {
-			ev->wq_num = k->num;
-			ev->fields |= IBVE_FIELD_WQ_NUM;
-		} else {
-			ev->qp_num = k->num;
-			ev->fields |= IBVE_FIELD_QP_NUM;
-		}
-	}
-	if (k->flags & IBVE_KF_QP_TYPE) {
-		ev->kernel.qp_type = k->qp_type;
-		ev->fields |= IBVE_FIELD_QP_TYPE;
-	}
-	if (k->flags & IBVE_KF_HANDLE) {
-		ev->handle = k->handle;
-		ev->fields |= IBVE_FIELD_HANDLE;
-	}
-	if (k->flags & IBVE_KF_OWNER) {
-		ev->kernel.pid = k->tgid;
-		ibve_strcpy(ev->kernel.comm, k->comm, sizeof(ev->kernel.comm));
+	if (ev->fields & IBVE_FIELD_OWNER)
 		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
 			    sizeof(ev->kernel.cgroup));
-		ev->fields |= IBVE_FIELD_OWNER;
-	} else if (k->kern[0]) {
-		/* the RDMA CM makes QPs for others: the PD names them */
-		const char *who = strcmp(k->kern, "rdma_cm") == 0 &&
-						  k->pd_kern[0]
-					  ? k->pd_kern
-					  : k->kern;
-
-		ibve_strcpy(ev->kernel.consumer, who,
-			    sizeof(ev->kernel.consumer));
-		ev->fields |= IBVE_FIELD_KERNEL;
-	}
 	after(s, k, ev);
 }
 

@@ -21,7 +21,7 @@ no_rdma_here() {
 	assert_line --index 0 'Usage: ibv_eventwatch [OPTIONS]'
 	run ibv_eventwatch --version
 	assert_success
-	assert_output --regexp '^ibv_eventwatch [0-9]+\.[0-9]+\.[0-9]+ \(libibvevent [0-9.]+; mlx5 DEVX events: (yes|no)\)$'
+	assert_output --regexp '^ibv_eventwatch [0-9]+\.[0-9]+\.[0-9]+ \(libibvevent [0-9.]+; mlx5 DEVX events: (yes|no), all processes \(eBPF\): (yes|no)\)$'
 }
 
 @test "usage errors exit 2 with one clear line" {

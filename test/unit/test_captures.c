@@ -16,14 +16,14 @@
 
 #include "hotplug.h"
 #include "internal.h"
+#include "kernel.h"
 #include "sm.h"
 #include "tap.h"
 
 static const char *const captures[] = {
-	"test/captures/ib-fabric.jsonl",
-	"test/captures/mlx5.jsonl",
-	"test/captures/sm.jsonl",
-	"test/captures/hotplug.jsonl",
+	"test/captures/ib-fabric.jsonl", "test/captures/mlx5.jsonl",
+	"test/captures/sm.jsonl",	 "test/captures/hotplug.jsonl",
+	"test/captures/kernel.jsonl",
 };
 
 /* The record the verbs source makes of R's raw facts. */
@@ -102,6 +102,49 @@ static void rebuild_hotplug(const struct ibve_event *r, struct ibve_event *l)
 				     r->code);
 }
 
+/*
+ * The record the kernel source makes of what its BPF program saw: the
+ * hook of the event's class and the object's facts. The cgroup path and
+ * the cause before it come from the source's state, not the program.
+ */
+static void rebuild_kernel(const struct ibve_event *r, struct ibve_event *l)
+{
+	static const enum ibve_khook hook[] = {
+		[IBVE_CLASS_QP] = IBVE_KHOOK_CORE_QP,
+		[IBVE_CLASS_CQ] = IBVE_KHOOK_CQ,
+		[IBVE_CLASS_SRQ] = IBVE_KHOOK_SRQ,
+		[IBVE_CLASS_WQ] = IBVE_KHOOK_WQ,
+	};
+	struct ibve_kevent k = { .event = (__u32)r->code,
+				 .port = r->port,
+				 .handle = r->handle,
+				 .tgid = r->kernel.pid,
+				 .qp_type = r->kernel.qp_type };
+
+	ibve_strcpy(k.device, r->device, sizeof(k.device));
+	if (r->cls < ARRAY_SIZE(hook))
+		k.hook = hook[r->cls];
+	k.num = r->cls == IBVE_CLASS_WQ ? r->wq_num : r->qp_num;
+	if (r->fields & (IBVE_FIELD_QP_NUM | IBVE_FIELD_WQ_NUM))
+		k.flags |= IBVE_KF_NUM;
+	if (r->fields & IBVE_FIELD_QP_TYPE)
+		k.flags |= IBVE_KF_QP_TYPE;
+	if (r->fields & IBVE_FIELD_HANDLE)
+		k.flags |= IBVE_KF_HANDLE;
+	if (r->fields & IBVE_FIELD_OWNER) {
+		k.flags |= IBVE_KF_OWNER;
+		ibve_strcpy(k.comm, r->kernel.comm, sizeof(k.comm));
+	}
+	ibve_strcpy(k.kern, r->kernel.consumer, sizeof(k.kern));
+	memset(l, 0, sizeof(*l));
+	ibve_kevent_record(l, &k, r->node_guid);
+	memcpy(l->kernel.cgroup, r->kernel.cgroup, sizeof(l->kernel.cgroup));
+	memcpy(l->kernel.after, r->kernel.after, sizeof(l->kernel.after));
+	l->kernel.after_port = r->kernel.after_port;
+	l->kernel.after_us = r->kernel.after_us;
+	l->fields |= r->fields & IBVE_FIELD_AFTER;
+}
+
 static void check_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -140,6 +183,9 @@ static void check_file(const char *path)
 			break;
 		case IBVE_SOURCE_HOTPLUG:
 			rebuild_hotplug(&r, &l);
+			break;
+		case IBVE_SOURCE_KERNEL:
+			rebuild_kernel(&r, &l);
 			break;
 		default:
 			ok(false, "%s:%lu: no decoder for source %s", path, n,
