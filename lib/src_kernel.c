@@ -18,9 +18,8 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "source.h"
-
 #include "kernel.h"
+#include "source.h"
 
 #ifdef IBVE_HAVE_BPF
 #include <bpf/btf.h>
@@ -33,12 +32,12 @@
 #define RING_BYTES (4u << 20)
 /* Losses are said at most once a second, per device, with their count. */
 #define LOST_EVERY_NS 1000000000ll
-
-enum { C_RING, C_LOST };
 /* Records read per ready() call: the loop's other fds get their turn. */
 #define BATCH 64
 /* A port or device event this close before an object's event is named in it. */
 #define AFTER_WINDOW_NS 5000000000ull
+
+enum { C_RING, C_LOST }; /* what a watched fd is */
 
 #ifdef IBVE_HAVE_BPF
 /* A port or device event of a device, the last worth naming. */
@@ -48,7 +47,8 @@ struct cause {
 	uint32_t event, port;
 };
 
-struct guid {
+/* What is kept of a device events came from. */
+struct dev {
 	char device[64];
 	uint64_t guid;
 	uint64_t lost; /* of lost_by_device, reported */
@@ -82,8 +82,8 @@ struct ibve_src {
 	int64_t mono2real;  /* ns: CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct cause *causes;
 	size_t ncauses;
-	struct guid *guids; /* node GUIDs of the devices seen */
-	size_t nguids;
+	struct dev *devs; /* the devices seen */
+	size_t ndevs;
 	char cgroot[256]; /* where cgroup2 is mounted; "" none */
 	struct cg *cgs;	  /* sorted by id */
 	size_t ncgs;
@@ -338,18 +338,18 @@ static void after(const struct ibve_src *s, const struct ibve_kevent *k,
 }
 
 /* What is known of DEVICE: its node GUID is read once (not in a storm). */
-static struct guid *device_of(struct ibve_src *s, const char *device)
+static struct dev *device_of(struct ibve_src *s, const char *device)
 {
-	struct guid *v;
+	struct dev *v;
 
-	for (size_t i = 0; i < s->nguids; i++)
-		if (strcmp(s->guids[i].device, device) == 0)
-			return &s->guids[i];
-	v = realloc(s->guids, (s->nguids + 1) * sizeof(*v));
+	for (size_t i = 0; i < s->ndevs; i++)
+		if (strcmp(s->devs[i].device, device) == 0)
+			return &s->devs[i];
+	v = realloc(s->devs, (s->ndevs + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	s->guids = v;
-	v = &s->guids[s->nguids++];
+	s->devs = v;
+	v = &s->devs[s->ndevs++];
 	memset(v, 0, sizeof(*v));
 	ibve_strcpy(v->device, device, sizeof(v->device));
 	v->guid = ibve_sysfs_node_guid(device);
@@ -358,7 +358,7 @@ static struct guid *device_of(struct ibve_src *s, const char *device)
 
 static uint64_t node_guid(struct ibve_src *s, const char *device)
 {
-	const struct guid *g = device_of(s, device);
+	const struct dev *g = device_of(s, device);
 
 	return g ? g->guid : ibve_sysfs_node_guid(device);
 }
@@ -411,7 +411,7 @@ static void lost_say(struct ibve_src *s)
 	const char *prev = NULL;
 
 	while (!bpf_map__get_next_key(m, prev, next, sizeof(next))) {
-		struct guid *g;
+		struct dev *g;
 		struct ibve_event *ev;
 		uint64_t n;
 
@@ -490,7 +490,7 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 /* --- loading and attaching ------------------------------------------------ */
 
 /* What libbpf says while loading: the last line, for the error. */
-static char libbpf_said[256];
+static __thread char libbpf_said[256];
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -754,7 +754,7 @@ static void destroy(struct ibve_src *s)
 	ibve_kbpf__destroy(s->skel);
 	if (s->timer_fd >= 0)
 		close(s->timer_fd);
-	free(s->guids);
+	free(s->devs);
 	free(s->causes);
 	cg_free(s->cgs, s->ncgs);
 	free(s->names);

@@ -1,0 +1,343 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# ibv_eventwatch --all-processes: the kernel source's eBPF programs on the
+# real kernel (6.1 and 6.12), against ibv_eventinject in another process.
+# The injector's own report (what its own async queue delivered) is the
+# reference each record is held to.
+
+load ../test_helper
+
+setup() {
+	ibve_setup
+	require_guest
+	J=$BATS_TEST_TMPDIR/report.json
+}
+
+teardown() {
+	local rc=0
+	ibve_teardown || rc=1
+	[ ! -d "$NVMET/ports/1" ] || nvme_untarget
+	ip addr flush dev dummy0 scope global 2>/dev/null || true
+	restore_rxe
+	chmod 600 /dev/infiniband/uverbs0 2>/dev/null || true
+	return $rc
+}
+
+# inject ARGS...: the injector in the background, its report in $J, its
+# pid in $IPID; returns when it has ended with status 0.
+inject() {
+	bg_start inject 0 ibv_eventinject -j "$@" >"$J"
+	IPID=$BG_LAST
+	bg_wait inject 0 120
+}
+
+field() {
+	jq -r "$1" "$J"
+}
+
+# kernel JQ: the watcher's kernel records of the injector, through JQ.
+kernel() {
+	jq -rc "select(.source == \"kernel\" and .pid == $IPID) | $1" "$WOUT"
+}
+
+# wait_records N: until the watcher has N kernel records of the injector.
+wait_records() {
+	local end=$((SECONDS + ${2:-30}))
+	until [ "$(kernel .event | grep -c .)" -ge "$1" ]; do
+		[ $SECONDS -lt $end ] || fail "$(kernel .event | grep -c .) of $1 records after ${2:-30} s"
+		sleep 0.1
+	done
+}
+
+# settled: an event the watcher sees after everything before it, so a
+# count taken then is final (nothing twice, nothing late).
+settled() {
+	ip addr add 2001:db8::ff/64 dev dummy0 nodad
+	wait_for "$WOUT" GID_CHANGE 10
+	sleep 0.5
+}
+
+@test "srq-limit: the record names the injector's SRQ, pid and name" {
+	start_watch -A -j
+	inject srq-limit
+	wait_records 1
+	settled
+	run kernel '[.event, .class, .handle, .comm, .affiliated, .device] | join(" ")'
+	assert_output "SRQ_LIMIT_REACHED srq $(field .handle) ibv_eventinject true rxe0"
+	# the process, not one of its threads; from 'rdma resource' too
+	[ "$(kernel .pid)" = "$IPID" ]
+	run jq -r .event "$WOUT"
+	refute_line EVENTS_LOST
+}
+
+@test "cq-overflow --events 10000: exactly as many CQ_ERR as the owner read" {
+	start_watch -A -j
+	inject cq-overflow --events 10000
+	assert_equal "$(field .received)" 10000
+	wait_records 10000 60
+	settled
+	assert_equal "$(kernel 'select(.event == "CQ_ERR")' | grep -c .)" 10000
+	assert_equal "$(kernel .handle | sort -u)" "$(field .handle)"
+	run jq -r .event "$WOUT"
+	refute_line EVENTS_LOST
+}
+
+@test "sq-drained: the injector's QP number, type and port" {
+	start_watch -A -j
+	inject sq-drained
+	wait_records 1
+	settled
+	run kernel '[.event, .qp_num, .qp_type, .port, .handle] | join(" ")'
+	assert_output "SQ_DRAINED $(field .qp_num) RC 1 $(field .handle)"
+}
+
+@test "last-wqe: once, with the QP number (6.12: the core QP hook, not twice)" {
+	start_watch -A -j
+	if ! kernel_at_least 6.5; then
+		# rxe raises it from 6.5 on; before, neither the owner nor we see it
+		bg_start inject 1 ibv_eventinject -j -t 2 last-wqe >"$J"
+		IPID=$BG_LAST
+		bg_wait inject 1 60
+		settled
+		assert_equal "$(field .received)" 0
+		assert_equal "$(kernel .event)" ""
+		return
+	fi
+	inject last-wqe
+	wait_records 1
+	settled
+	run kernel '[.event, .qp_num] | join(" ")'
+	assert_output "QP_LAST_WQE_REACHED $(field .qp_num)"
+	if kernel_at_least 6.11; then
+		# the uverbs QP hook is left out where the core one serves
+		[[ $(cat "$WERR") == *"(every process: 4 kernel hooks, fentry)"* ]]
+	fi
+}
+
+@test "text: the owner and the QP at a glance" {
+	start_watch -A
+	inject sq-drained
+	wait_for "$WOUT" SQ_DRAINED 30
+	run grep SQ_DRAINED "$WOUT"
+	assert_output --regexp "rxe0/1 +SQ_DRAINED +info +.* \(qp 0x[0-9a-f]{6} RC, handle [0-9]+, pid $IPID ibv_eventinject\)$"
+}
+
+@test "kprobes instead of fentry: the same records" {
+	IBVEVENT_BPF_ATTACH=kprobe start_watch -A -j
+	[[ $(cat "$WERR") == *"kernel hooks, kprobe)"* ]]
+	inject sq-drained
+	wait_records 1
+	settled
+	run kernel '[.event, .qp_num, .qp_type, .handle] | join(" ")'
+	assert_output "SQ_DRAINED $(field .qp_num) RC $(field .handle)"
+}
+
+# in_cgroup DIR CMD...: CMD run inside cgroup DIR (under /sys/fs/cgroup).
+in_cgroup() {
+	local dir=/sys/fs/cgroup/$1
+	shift
+	mkdir -p "$dir"
+	exec bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+
+@test "two injectors at once in two jobs' cgroups: each event to its own" {
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	start_watch -A -j
+	a=system.slice/slurmstepd.scope/job_101/step_0/user/task_0
+	b=system.slice/slurmstepd.scope/job_202/step_0/user/task_0
+	bg_start ia 0 in_cgroup "$a" ibv_eventinject -j srq-limit --rearm 9 \
+		>"$BATS_TEST_TMPDIR/a.json"
+	A=$BG_LAST
+	bg_start ib 0 in_cgroup "$b" ibv_eventinject -j srq-limit --rearm 9 \
+		>"$BATS_TEST_TMPDIR/b.json"
+	B=$BG_LAST
+	bg_wait ia 0 120
+	bg_wait ib 0 120
+	IPID=$A wait_records 10
+	IPID=$B wait_records 10
+	settled
+	assert_equal "$(IPID=$A kernel .cgroup | sort -u)" "/$a"
+	assert_equal "$(IPID=$B kernel .cgroup | sort -u)" "/$b"
+	assert_equal "$(IPID=$A kernel .handle | sort -u)" "$(jq .handle "$BATS_TEST_TMPDIR/a.json")"
+	assert_equal "$(jq -c 'select(.source == "kernel")' "$WOUT" | grep -c .)" 20
+	# text names the job
+	run ibv_eventwatch -r "$WOUT" --pid "$B"
+	assert_success
+	assert_line --partial "pid $B ibv_eventinject [slurm job 202])"
+	refute_output --partial "job 101"
+}
+
+@test "a storm larger than the ring buffer: EVENTS_LOST, and read + lost = sent" {
+	start_watch -A -j
+	# the watcher cannot read while it is stopped: the ring fills
+	kill -STOP "$WPID"
+	inject cq-overflow --events 32000
+	kill -CONT "$WPID"
+	local end=$((SECONDS + 60)) read lost
+	while :; do
+		read=$(kernel 'select(.event == "CQ_ERR")' | grep -c .)
+		lost=$(jq -s 'map(select(.event == "EVENTS_LOST") | .lost) | add // 0' "$WOUT")
+		[ $((read + lost)) -lt 32000 ] || break
+		[ $SECONDS -lt $end ] || fail "read $read + lost $lost of 32000 after 60 s"
+		sleep 0.2
+	done
+	settled
+	read=$(kernel 'select(.event == "CQ_ERR")' | grep -c .)
+	lost=$(jq -s 'map(select(.event == "EVENTS_LOST") | .lost) | add // 0' "$WOUT")
+	echo "# read $read, lost $lost" >&3
+	assert_equal $((read + lost)) 32000
+	[ "$lost" -gt 0 ]
+	# said with the device, as a warning, at most once a second
+	run jq -c 'select(.event == "EVENTS_LOST") | [.device, .severity, .source]' "$WOUT"
+	assert_line '["rxe0","warning","kernel"]'
+}
+
+@test "a link taken down under a running injector: what follows names it" {
+	start_watch -A -j
+	sent=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
+	before=$(cat "$sent")
+	ibv_eventinject -j -t 2 cq-overflow --events 100000000 \
+		>"$BATS_TEST_TMPDIR/storm.json" 2>"$BATS_TEST_TMPDIR/storm.err" &
+	S=$!
+	end=$((SECONDS + 10))
+	until [ $(($(cat "$sent") - before)) -ge 1000 ]; do
+		[ $SECONDS -lt $end ] || fail "no traffic from the injector after 10 s"
+		sleep 0.05
+	done
+	ip link set dummy0 down
+	wait_for "$WOUT" PORT_ERR 10
+	ip link set dummy0 up
+	wait_port_state ACTIVE
+	inject srq-limit
+	wait_records 1
+	# the link going down ended the storm, one way or the other: its
+	# events stopped coming (1) or its next round could not connect (3)
+	local st=0 end=$((SECONDS + 30))
+	while running "$S"; do
+		[ $SECONDS -lt $end ] || { kill "$S"; fail "the storm outlived the flap"; }
+		sleep 0.1
+	done
+	wait "$S" || st=$?
+	case $st in
+	1) grep -q 'did not come within 2 s' "$BATS_TEST_TMPDIR/storm.err" ;;
+	3) grep -q 'ibv_modify_qp(RTR): Network is unreachable' "$BATS_TEST_TMPDIR/storm.err" ;;
+	*) false ;;
+	esac || fail "storm: status $st, $(cat "$BATS_TEST_TMPDIR/storm.err")"
+	run kernel '[.event, .after, .after_port] | join(" ")'
+	assert_output "SRQ_LIMIT_REACHED PORT_ERR 1"
+	us=$(kernel .after_us)
+	[ "$us" -gt 0 ] && [ "$us" -lt 5000000 ]
+	# the storm's events before the link went down name nothing
+	[ "$(IPID=$S kernel 'select(.after == null)' | grep -c .)" -gt 0 ]
+	run ibv_eventwatch -r "$WOUT" -e SRQ_LIMIT_REACHED
+	assert_output --regexp "[0-9.]+ ms after PORT_ERR rxe0/1\)$"
+}
+
+# nvme_target: NVMe over RDMA on rxe0, target (nvmet-rdma on an SRQ) and
+# host (nvme-rdma) in this guest, from the modules test/vm/run ships.
+NVMET=/sys/kernel/config/nvmet
+nvme_target() {
+	local m
+	while read -r m; do
+		case $m in
+		nvmet-rdma.ko) set -- use_srq=1 ;;
+		null_blk.ko) set -- nr_devices=1 ;;
+		*) set -- ;;
+		esac
+		[ -e "/sys/module/$(basename "${m%.ko}" | tr - _)" ] ||
+			insmod "/run/ibvevent-modules/$m" "$@" || return 1
+	done </run/ibvevent-modules/order
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	ip addr add 10.77.0.1/24 dev dummy0
+	mkdir "$NVMET/subsystems/ibve" "$NVMET/subsystems/ibve/namespaces/1" "$NVMET/ports/1"
+	echo 1 >"$NVMET/subsystems/ibve/attr_allow_any_host"
+	echo /dev/nullb0 >"$NVMET/subsystems/ibve/namespaces/1/device_path"
+	echo 1 >"$NVMET/subsystems/ibve/namespaces/1/enable"
+	echo rdma >"$NVMET/ports/1/addr_trtype"
+	echo ipv4 >"$NVMET/ports/1/addr_adrfam"
+	echo 10.77.0.1 >"$NVMET/ports/1/addr_traddr"
+	echo 4420 >"$NVMET/ports/1/addr_trsvcid"
+	ln -s "$NVMET/subsystems/ibve" "$NVMET/ports/1/subsystems/ibve"
+}
+
+nvme_untarget() {
+	rm -f "$NVMET/ports/1/subsystems/ibve"
+	rmdir "$NVMET/ports/1" "$NVMET/subsystems/ibve/namespaces/1" \
+		"$NVMET/subsystems/ibve" 2>/dev/null || true
+	rmmod nvme_rdma nvmet_rdma 2>/dev/null || true
+}
+
+@test "a kernel consumer (NVMe over RDMA): its QPs' events name the module" {
+	nvme_target || fail "cannot set up the NVMe over RDMA target"
+	start_watch -A -j
+	echo "transport=rdma,traddr=10.77.0.1,trsvcid=4420,nqn=ibve" >/dev/nvme-fabrics
+	ctrl=$(basename "$(ls -d /sys/class/nvme/nvme*)")
+	# the kernel's own QPs, made through the RDMA CM, from restrack
+	qps=$(rdma resource show qp | awk '/comm \[rdma_cm\]/ { print $4 }' | sort)
+	[ "$(wc -l <<<"$qps")" -ge 6 ] || fail "QPs: $qps"
+	# a disconnect: the target's QPs on its SRQ go to error
+	echo 1 >"/sys/class/nvme/$ctrl/delete_controller"
+	if ! kernel_at_least 6.11; then
+		# before 6.11 the driver calls the consumer's own handler
+		# directly: no hook sees kernel QPs, and nothing is made up
+		settled
+		nvme_untarget
+		assert_equal "$(jq -c 'select(.source == "kernel")' "$WOUT")" ""
+		return
+	fi
+	wait_for "$WOUT" QP_LAST_WQE_REACHED 30
+	settled
+	nvme_untarget
+	run jq -r 'select(.source == "kernel") | "\(.event) \(.kernel) \(.pid) \(.qp_type)"' "$WOUT"
+	assert_output --regexp '^(QP_LAST_WQE_REACHED nvmet_rdma null RC
+?)+$'
+	# each queue (admin and I/O) has a QP on either side: the target's
+	# half, each one of the kernel's QPs
+	got=$(jq -r 'select(.source == "kernel") | .qp_num' "$WOUT" | sort -u)
+	assert_equal "$(wc -l <<<"$got")" $(($(wc -l <<<"$qps") / 2))
+	assert_equal "$(comm -23 <(echo "$got") <(echo "$qps"))" ""
+	run ibv_eventwatch -r "$WOUT" -e kernel
+	assert_line --partial "RC, kernel nvmet_rdma)"
+}
+
+@test "privilege: a user without it gets status 3 and what is needed" {
+	chmod 666 /dev/infiniband/uverbs0
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		ibv_eventwatch -A -t 1
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: --all-processes: loading eBPF programs needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (the RDMA modules' BTF): Operation not permitted" ]
+	# CAP_BPF and CAP_PERFMON alone are not enough: said the same way
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		ibv_eventwatch -A -t 1
+	assert_failure 3
+	# the verbs source alone needs none of it
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		ibv_eventwatch -t 1
+	assert_success
+	[ "$stderr" = "ibv_eventwatch: watching 1 device: rxe0 (hot-plug: $(expected_hotplug))" ]
+}
+
+@test "privilege: the three capabilities of the documented drop-in suffice" {
+	chmod 666 /dev/infiniband/uverbs0
+	caps=$(sed -n 's/^AmbientCapabilities=//p' "$BATS_TEST_DIRNAME/../../systemd/all-processes.conf")
+	assert_equal "$caps" "CAP_BPF CAP_PERFMON CAP_SYS_ADMIN"
+	set=$(echo "$caps" | tr 'A-Z' 'a-z' | sed -e 's/cap_/+/g' -e 's/ /,/g')
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps="$set" --ambient-caps="$set" ibv_eventwatch -A -t 1
+	assert_success
+	[[ $stderr == *"(every process: 4 kernel hooks, fentry)" ]]
+}
+
+@test "the hooks are released when the watcher ends" {
+	start_watch -A
+	run bpftool -j link list
+	assert_success
+	[ "$(jq '[.[] | select(.prog_id)] | length' <<<"$output")" -ge 4 ]
+	bg_stop watch 0
+	run bpftool -j link list
+	assert_success
+	[ "$(jq 'length' <<<"$output")" = 0 ]
+	run bpftool -j prog list
+	refute_output --partial '"name":"fe_cq"'
+}
