@@ -5,7 +5,7 @@
 
 load ../test_helper
 
-@test "bench/run --smoke writes all five figures beside their anchors" {
+@test "bench/run --smoke writes all six figures beside their anchors" {
 	[ "${IBVEVENT_VALGRIND:-}" != 1 ] ||
 		skip "the benchmarks measure the plain build, not memcheck's"
 	[ "${IBVEVENT_SANITIZED:-}" != 1 ] ||
@@ -28,8 +28,12 @@ load ../test_helper
 	assert_line --regexp "^\| 256 \| 256 \| $num \| $num \|$"
 	assert_line --regexp "^\| 1 \| $num \| $num \| $num \|$"
 	assert_line --regexp "^\| 4 \| $num \| $num \| $num \|$"
+	assert_line --regexp "^\| no watcher \(anchor\) \| $num \|$"
+	assert_line --regexp "^\| ibv_eventwatch -A attached \| $num \|$"
+	assert_line --regexp "^\| system calls over [0-9]+ idle seconds \| $num \|$"
+	assert_line --regexp "^\| start-up to \"watching\" \(BPF load and attach\), ms \| $num \|$"
 	# every goal is judged, one way or the other
-	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 5 ]
+	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 6 ]
 	# and the figures above are numbers, not empty cells
 	run grep -E '[^|] \|  *\|' "$out"
 	assert_failure
