@@ -17,6 +17,8 @@ teardown() {
 	local rc=0
 	ibve_teardown || rc=1
 	[ ! -d "$NVMET/ports/1" ] || nvme_untarget
+	[ -e /sys/module/ib_uverbs ] || insmod "$BOOT/ib_uverbs.ko" || rc=1
+	[ -e /sys/module/rdma_rxe ] || insmod "$BOOT/rdma_rxe.ko" || rc=1
 	ip addr flush dev dummy0 scope global 2>/dev/null || true
 	restore_rxe
 	chmod 600 /dev/infiniband/uverbs0 2>/dev/null || true
@@ -231,6 +233,29 @@ in_cgroup() {
 	[ "$(IPID=$S kernel 'select(.after == null)' | grep -c .)" -gt 0 ]
 	run ibv_eventwatch -r "$WOUT" -e SRQ_LIMIT_REACHED
 	assert_output --regexp "[0-9.]+ ms after PORT_ERR rxe0/1\)$"
+}
+
+BOOT=/run/ibvevent-modules/boot
+
+@test "RDMA modules loaded later: it waits for them, then hooks" {
+	rdma link delete rxe0
+	rmmod rdma_rxe ib_uverbs
+	start_watch -A -j
+	assert_equal "$(grep -c 'waiting for kernel module ib_uverbs: hooked when RDMA devices appear' "$WERR")" 1
+	[[ $(cat "$WERR") == *"(every process: waiting for the RDMA modules)" ]]
+	insmod "$BOOT/ib_uverbs.ko"
+	insmod "$BOOT/rdma_rxe.ko"
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_port_state ACTIVE
+	# hooked as the device is announced, before its record is written
+	wait_for "$WOUT" DEVICE_ADDED 10
+	inject srq-limit
+	wait_records 1
+	run kernel '[.event, .handle] | join(" ")'
+	assert_output "SRQ_LIMIT_REACHED $(field .handle)"
+	# and while hooked, the module stays
+	run rmmod ib_uverbs
+	assert_failure
 }
 
 # nvme_target: NVMe over RDMA on rxe0, target (nvmet-rdma on an SRQ) and
