@@ -25,6 +25,7 @@ MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+DATADIR ?= $(PREFIX)/share
 DESTDIR ?=
 
 CC ?= cc
@@ -386,11 +387,17 @@ $(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' $< >$@
 
-install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service
+# The --all-processes drop-in: installed as an example, not enabled.
+$(B)/all-processes.conf: systemd/all-processes.conf.in FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' -e 's|@DATADIR@|$(DATADIR)|' $< >$@
+
+install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.conf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(SYSTEMDUNITDIR)
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
@@ -410,6 +417,8 @@ uninstall:
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/ibvevent $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(CMDS))
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/ibv_eventwatch.service
+	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
+	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 
 demo: all
 	@VM_TIMEOUT=$${VM_TIMEOUT:-86400} test/vm/run --kernel $(KERNEL) --tty -- test/vm/demo

@@ -232,4 +232,23 @@ YML
 	awk -v l="$level" 'BEGIN { exit !(l != "" && l < 3.0) }'
 	grep -q '^CapabilityBoundingSet=$' "$unit"
 	grep -q '^DynamicUser=yes$' "$unit"
+	# the --all-processes drop-in is installed, not enabled
+	conf=$dest/usr/share/ibvevent/all-processes.conf
+	[ -f "$conf" ]
+	[ ! -e "$dest/usr/lib/systemd/system/ibv_eventwatch.service.d" ]
+	# beside the unit it verifies, adds -A and exactly three capabilities
+	mkdir "$unit.d"
+	sed "s|/usr/bin/ibv_eventwatch|$dest/usr/bin/ibv_eventwatch|" "$conf" \
+		>"$unit.d/all-processes.conf"
+	run systemd-analyze verify --man=no "$unit"
+	assert_success
+	assert_output ''
+	run systemd-analyze security --offline=yes "$unit"
+	assert_line --regexp '^✗ CapabilityBoundingSet=~CAP_BPF '
+	assert_line --regexp '^✗ CapabilityBoundingSet=~CAP_SYS_ADMIN '
+	assert_line --regexp '^✓ CapabilityBoundingSet=~CAP_NET_ADMIN '
+	level=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p' <<<"$output")
+	echo "# exposure level with --all-processes $level" >&3
+	awk -v l="$level" 'BEGIN { exit !(l != "" && l < 3.0) }'
+	grep -q -- '^ExecStart=.* --all-processes ' "$unit.d/all-processes.conf"
 }

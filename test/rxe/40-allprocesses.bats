@@ -345,7 +345,7 @@ nvme_untarget() {
 
 @test "privilege: the three capabilities of the documented drop-in suffice" {
 	chmod 666 /dev/infiniband/uverbs0
-	caps=$(sed -n 's/^AmbientCapabilities=//p' "$BATS_TEST_DIRNAME/../../systemd/all-processes.conf")
+	caps=$(sed -n 's/^AmbientCapabilities=//p' "$BATS_TEST_DIRNAME/../../systemd/all-processes.conf.in")
 	assert_equal "$caps" "CAP_BPF CAP_PERFMON CAP_SYS_ADMIN"
 	set=$(echo "$caps" | tr 'A-Z' 'a-z' | sed -e 's/cap_/+/g' -e 's/ /,/g')
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
