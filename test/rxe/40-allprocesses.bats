@@ -198,9 +198,11 @@ in_cgroup() {
 	start_watch -A -j
 	sent=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
 	before=$(cat "$sent")
-	ibv_eventinject -j -t 2 cq-overflow --events 100000000 \
-		>"$BATS_TEST_TMPDIR/storm.json" 2>"$BATS_TEST_TMPDIR/storm.err" &
-	S=$!
+	# the link going down ends the storm, one way or the other: its
+	# events stop coming (1) or its next round cannot connect (3)
+	bg_start storm '1|3' ibv_eventinject -j -t 2 cq-overflow --events 100000000 \
+		>"$BATS_TEST_TMPDIR/storm.json"
+	S=$BG_LAST
 	end=$((SECONDS + 10))
 	until [ $(($(cat "$sent") - before)) -ge 1000 ]; do
 		[ $SECONDS -lt $end ] || fail "no traffic from the injector after 10 s"
@@ -212,19 +214,11 @@ in_cgroup() {
 	wait_port_state ACTIVE
 	inject srq-limit
 	wait_records 1
-	# the link going down ended the storm, one way or the other: its
-	# events stopped coming (1) or its next round could not connect (3)
-	local st=0 end=$((SECONDS + 30))
-	while running "$S"; do
-		[ $SECONDS -lt $end ] || { kill "$S"; fail "the storm outlived the flap"; }
-		sleep 0.1
-	done
-	wait "$S" || st=$?
-	case $st in
-	1) grep -q 'did not come within 2 s' "$BATS_TEST_TMPDIR/storm.err" ;;
-	3) grep -q 'ibv_modify_qp(RTR): Network is unreachable' "$BATS_TEST_TMPDIR/storm.err" ;;
-	*) false ;;
-	esac || fail "storm: status $st, $(cat "$BATS_TEST_TMPDIR/storm.err")"
+	bg_wait storm '1|3' 30
+	case $BG_STATUS in
+	1) grep -q 'did not come within 2 s' "${BG_ERR[storm]}" ;;
+	3) grep -q 'ibv_modify_qp(RTR): Network is unreachable' "${BG_ERR[storm]}" ;;
+	esac || fail "storm: status $BG_STATUS, $(cat "${BG_ERR[storm]}")"
 	run kernel '[.event, .after, .after_port] | join(" ")'
 	assert_output "SRQ_LIMIT_REACHED PORT_ERR 1"
 	us=$(kernel .after_us)
@@ -347,7 +341,7 @@ nvme_untarget() {
 	chmod 666 /dev/infiniband/uverbs0
 	caps=$(sed -n 's/^AmbientCapabilities=//p' "$BATS_TEST_DIRNAME/../../systemd/all-processes.conf.in")
 	assert_equal "$caps" "CAP_BPF CAP_PERFMON CAP_SYS_ADMIN"
-	set=$(echo "$caps" | tr 'A-Z' 'a-z' | sed -e 's/cap_/+/g' -e 's/ /,/g')
+	set=$(echo "$caps" | tr '[:upper:]' '[:lower:]' | sed -e 's/cap_/+/g' -e 's/ /,/g')
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps="$set" --ambient-caps="$set" ibv_eventwatch -A -t 1
 	assert_success
