@@ -28,7 +28,7 @@
 #include "events.skel.h"
 #endif
 
-/* Ring buffer bytes: about 26,000 events waiting before any is lost. */
+/* Ring buffer bytes: 22,795 events waiting before any is lost. */
 #define RING_BYTES (4u << 20)
 /* Losses are said at most once a second, per device, with their count. */
 #define LOST_EVERY_NS 1000000000ll
