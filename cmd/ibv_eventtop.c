@@ -38,6 +38,8 @@ static const struct cmd_opt opts[] = {
 	  "counts from an ibv_eventwatch capture (- for stdin)" },
 	{ OPT_FOLLOW, "follow", no_argument, NULL,
 	  "with -r: step through the capture, SECONDS of\ncapture time per refresh" },
+	{ 'A', "all-processes", no_argument, NULL,
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF; needs root or CAP_BPF, CAP_PERFMON\nand CAP_SYS_ADMIN); p shows them by process" },
 	{ OPT_SM, "sm", no_argument, NULL,
 	  "also the subnet manager's events on InfiniBand\nports (SUBNET column; needs the umad device)" },
 	{ OPT_SM_ISSM, "sm-issm", no_argument, NULL,
@@ -53,7 +55,8 @@ static const struct cmd_spec spec = {
 	opts,
 	sizeof(opts) / sizeof(opts[0]),
 	"Keys: q quit, h or ? help, < > sort column, I invert, / filter, space or Z\n"
-	"pause, r reset, e event log, arrows and PgUp/PgDn scroll, Ctrl-L redraw.\n"
+	"pause, r reset, e event log, p processes or ports, arrows and PgUp/PgDn\n"
+	"scroll, Ctrl-L redraw.\n"
 	"Exit status: 0 success, 2 usage error, 3 runtime failure, 4 malformed\n"
 	"replay input.\n",
 	NULL,
@@ -63,7 +66,7 @@ struct top {
 	struct view v;
 	const char **names;
 	size_t nnames;
-	bool sm, sm_issm, dirty;
+	bool sm, sm_issm, all, dirty;
 	int timerfd, error;
 };
 
@@ -112,6 +115,9 @@ static void parse(struct top *t, int argc, char **argv)
 		case OPT_SM:
 			t->sm = true;
 			break;
+		case 'A':
+			t->all = true;
+			break;
 		case OPT_SM_ISSM:
 			t->sm_issm = true;
 			break;
@@ -130,6 +136,9 @@ static void parse(struct top *t, int argc, char **argv)
 		cmd_usage_error("--sm-issm goes with --sm");
 	if (t->sm && v->replay_path)
 		cmd_usage_error("--sm is for watching devices, not with -r");
+	if (t->all && v->replay_path)
+		cmd_usage_error(
+			"--all-processes is for watching devices, not with -r");
 	v->color = cmd_color(no_color, false);
 }
 
@@ -197,8 +206,10 @@ static void on_note(enum ibve_note_kind kind, const char *text, void *arg)
 /* A record came: an operator sees a flap at once, not at the refresh. */
 static int on_record(const struct ibve_event *ev, void *arg)
 {
-	(void)ev;
-	((struct top *)arg)->dirty = true;
+	struct top *t = arg;
+
+	top_procs_add(&t->v.procs, ev);
+	t->dirty = true;
 	return 0;
 }
 
@@ -269,6 +280,13 @@ static int add_sources(struct top *t)
 	    (r = ibve_pipeline_add_source(p, "mlx5", NULL)) ||
 	    (r = ibve_pipeline_add_source(p, "hotplug", NULL)))
 		return r;
+	if (t->all) {
+		struct ibve_source_opts k = o;
+
+		k.flags = cmd_bpf_flags();
+		if ((r = ibve_pipeline_add_source(p, "kernel", &k)))
+			return r;
+	}
 	return ibve_pipeline_add_source(p, "devices", &o);
 }
 
@@ -371,6 +389,7 @@ int main(int argc, char **argv)
 	ibve_pipeline_free(t.v.pl);
 	ibve_ports_free(t.v.ports);
 	ibve_filter_free(t.v.filter);
+	top_procs_free(&t.v.procs);
 	free(t.v.order);
 	free(t.v.out);
 	free(t.names);

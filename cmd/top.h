@@ -42,9 +42,26 @@ enum top_col {
 	COL_COUNT
 };
 
+/* A process (or kernel module) whose objects had events, on one device. */
+struct top_proc {
+	uint32_t pid;  /* 0: a kernel module's */
+	char comm[40]; /* or "[module]" */
+	char job[96];  /* "slurm job 12", "pod ...", "" */
+	char device[IBVE_NAME_MAX];
+	uint64_t qp, cq, srq, wq, total;
+	char last[IBVE_EVENT_NAME_MAX];
+	struct timespec last_time;
+};
+
+struct top_procs {
+	struct top_proc *v;
+	size_t n, cap;
+};
+
 struct view {
 	/* model */
 	struct ibve_ports *ports;
+	struct top_procs procs; /* the kernel source's owners */
 	struct ibve_pipeline *pl;
 	struct ibve_filter *filter;
 	const char *replay_path;
@@ -57,7 +74,7 @@ struct view {
 	struct timespec clock; /* capture time shown */
 	bool clock_set;
 	/* screen */
-	bool curses, paused, help, log, editing;
+	bool curses, paused, help, log, editing, procs_view;
 	int sort, scroll, selected;
 	bool invert;
 	char name_filter[IBVE_NAME_MAX];
@@ -77,6 +94,21 @@ size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 void top_order(struct view *v);
 /* A snapshot for batch mode on standard output; false with errno. */
 bool top_print(struct view *v);
+
+/* 42s, 3m04s, 2h05m, 3d04h */
+struct ibve_buf;
+void top_put_age(struct ibve_buf *b, double s);
+
+/* top_procs.c: the process view (records of the kernel source) */
+void top_procs_add(struct top_procs *t, const struct ibve_event *ev);
+void top_procs_reset(struct top_procs *t);
+void top_procs_free(struct top_procs *t);
+/* Rows newest first: their titles and cells as one text table. */
+struct ibve_json;
+void top_procs_text(const struct view *v, struct ibve_buf *b);
+void top_procs_json(const struct view *v, struct ibve_json *j);
+/* The table on the screen from line Y, ROWS lines. */
+void top_procs_draw(struct view *v, int y, int rows);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

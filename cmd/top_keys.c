@@ -68,7 +68,14 @@ static int key_pause(struct view *v)
 static int key_reset(struct view *v)
 {
 	ibve_ports_reset(v->ports);
+	top_procs_reset(&v->procs);
 	return K_REDRAW | K_RESAMPLE;
+}
+
+static int key_procs(struct view *v)
+{
+	v->procs_view = !v->procs_view;
+	return K_REDRAW;
 }
 
 static int key_log(struct view *v)
@@ -143,6 +150,10 @@ static const struct key keys[] = {
 	{ { ' ', 'Z' }, "Z space", "pause or resume the display", key_pause },
 	{ { 'r' }, "r", "reset event counts and counter deltas", key_reset },
 	{ { 'e' }, "e", "show or hide the event log (newest first)", key_log },
+	{ { 'p' },
+	  "p",
+	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports",
+	  key_procs },
 	{ { KEY_UP, 'k' }, "Up", "previous row", key_up },
 	{ { KEY_DOWN, 'j' }, "Down", "next row", key_down },
 	{ { KEY_PPAGE }, "PgUp", "a page up", key_pgup },

@@ -269,13 +269,18 @@ void top_draw(struct view *v)
 		v->scroll = v->selected;
 	if (v->selected >= v->scroll + table_rows)
 		v->scroll = v->selected - table_rows + 1;
-	draw_titles(v, y++);
-	for (int i = 0; i < table_rows && (size_t)(v->scroll + i) < v->norder;
-	     i++)
-		draw_row(v, y + i,
-			 ibve_ports_at(v->ports, v->order[v->scroll + i]),
-			 v->scroll + i == v->selected);
-	if (!v->norder)
+	if (v->procs_view) {
+		top_procs_draw(v, y, table_rows);
+	} else {
+		draw_titles(v, y++);
+		for (int i = 0;
+		     i < table_rows && (size_t)(v->scroll + i) < v->norder; i++)
+			draw_row(v, y + i,
+				 ibve_ports_at(v->ports,
+					       v->order[v->scroll + i]),
+				 v->scroll + i == v->selected);
+	}
+	if (!v->norder && !v->procs_view)
 		mvprintw(y, 1,
 			 v->name_filter[0] ? "no port matches the filter"
 					   : "no ports");
@@ -285,7 +290,7 @@ void top_draw(struct view *v)
 		v, LINES - 1,
 		v->editing
 			? " Filter by device name: type, Enter keeps it, Esc clears"
-			: " q Quit  h Help  < > Sort  I Invert  / Filter  Space Pause  r Reset  e Events  ^L Redraw");
+			: " q Quit  h Help  < > Sort  I Invert  / Filter  Space Pause  r Reset  e Events  p Procs  ^L Redraw");
 	refresh();
 }
 

@@ -72,8 +72,7 @@ bool top_col_visible(const struct view *v, enum top_col col)
 	return (size_t)col < COL_COUNT;
 }
 
-/* 42s, 3m04s, 2h05m, 3d04h */
-static void put_age(struct ibve_buf *b, double s)
+void top_put_age(struct ibve_buf *b, double s)
 {
 	long v = (long)s;
 
@@ -169,7 +168,7 @@ static void put_cell(struct ibve_buf *b, const struct ibve_port_row *p,
 		break;
 	case COL_AGE:
 		if (p->total)
-			put_age(b, p->last_age);
+			top_put_age(b, p->last_age);
 		else
 			ibve_buf_putc(b, '-');
 		break;
@@ -365,6 +364,10 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 		ibve_buf_putc(&b, '\n');
 	}
 	ibve_buf_putc(&b, '\n');
+	if (v->procs.n) {
+		top_procs_text(v, &b);
+		ibve_buf_putc(&b, '\n');
+	}
 	return ibve_buf_end(&b);
 }
 
@@ -437,6 +440,8 @@ static size_t format_json(const void *arg, char *buf, size_t size)
 	for (size_t i = 0; i < v->norder; i++)
 		json_row(&j, ibve_ports_at(v->ports, v->order[i]));
 	ibve_json_close_array(&j);
+	if (v->procs.n)
+		top_procs_json(v, &j);
 	ibve_json_close(&j);
 	ibve_buf_putc(&b, '\n');
 	return ibve_buf_end(&b);

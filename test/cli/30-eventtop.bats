@@ -152,7 +152,7 @@ row_order() {
 	tm send-keys -t 0 h
 	tm_wait 'ibv_eventtop help'
 	run tm_screen
-	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
+	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'p' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
 		assert_line --regexp "^  $k +[a-z]"
 	done
 	tm send-keys -t 0 q
@@ -254,4 +254,60 @@ row_order() {
 	run ibv_eventtop --sm -r "$CAPTURES/sm.jsonl"
 	assert_failure 2
 	assert_output --partial "--sm is for watching devices"
+}
+
+# --- every process's events (-A), from a capture recorded with it ---
+
+@test "processes: a table of the owners after the ports, one row per process and device" {
+	K=$CAPTURES/kernel.jsonl
+	run ibv_eventtop -b -r "$K"
+	assert_success
+	assert_line --regexp '^ +PID COMM +JOB +DEVICE +QP +CQ +SRQ +WQ +TOTAL LAST +AGE$'
+	# independent of the program: each owner's records counted by class
+	for pid in $(jq -r 'select(.pid) | .pid' "$K" | sort -u); do
+		c() { jq -s "map(select(.pid == $pid and .class == \"$1\")) | length" "$K"; }
+		# the job, by hand: Slurm's job_N, a pod's UID with dashes
+		job=$(jq -r "select(.pid == $pid) | .cgroup |
+			(capture(\"/job_(?<n>[0-9]+)/\") | \"slurm job \" + .n) //
+			(capture(\"-pod(?<u>[0-9a-f_]+)[.]slice\") | \"pod \" + (.u | gsub(\"_\"; \"-\"))) //
+			\"-\"" "$K" | head -n 1)
+		last=$(jq -r "select(.pid == $pid) | .event" "$K" | tail -n 1)
+		assert_line --regexp "^ +$pid ibv_eventinject +$job +rxe0 +$(c qp) +$(c cq) +$(c srq) +$(c wq) +$(jq -s "map(select(.pid == $pid)) | length" "$K") $last +[0-9]+s$"
+	done
+	# newest first
+	assert_equal "$(grep -oE '^ +[0-9]+ ibv_eventinject' <<<"$output" | awk '{ print $1 }' | paste -sd' ')" \
+		"$(jq -r 'select(.pid) | .pid' "$K" | tac | awk '!seen[$0]++' | paste -sd' ')"
+	# a capture without them has no such table
+	run ibv_eventtop -b -r "$FABRIC"
+	refute_output --partial ' PID COMM '
+}
+
+@test "processes in JSON: pid, name, job, device, counts, last event" {
+	K=$CAPTURES/kernel.jsonl
+	run ibv_eventtop -b -j -r "$K"
+	assert_success
+	assert_equal "$(jq -c '.processes[] | select(.pid == 212) | [.comm, .job, .device, .counts, .total, .last_event]' <<<"$output")" \
+		'["ibv_eventinject","slurm job 4711","rxe0",{"qp":0,"cq":5,"srq":0,"wq":0},5,"CQ_ERR"]'
+	assert_equal "$(jq '.processes | length' <<<"$output")" "$(jq -r 'select(.pid) | .pid' "$K" | sort -u | wc -l)"
+	assert_equal "$(jq -r '.processes[] | select(.pid == 219) | .job' <<<"$output")" null
+	run ibv_eventtop -b -j -r "$FABRIC"
+	assert_equal "$(jq 'has("processes")' <<<"$output")" false
+}
+
+@test "screen: p switches to the processes and back" {
+	tm_start "TZ=UTC ibv_eventtop -r '$CAPTURES/kernel.jsonl'"
+	tm_wait '^rxe0 +1 '
+	tm_wait 'p Procs'
+	tm send-keys -t 0 p
+	tm_wait '^ +PID COMM +JOB'
+	tm_wait '^ +212 ibv_eventinject slurm job 4711 +rxe0 +0 +5 +0 +0 +5 CQ_ERR'
+	tm send-keys -t 0 p
+	tm_wait '^DEVICE +PORT STATE'
+	tm_wait_gone 'PID COMM'
+}
+
+@test "-A is for watching devices, not with -r" {
+	run --separate-stderr ibv_eventtop -A -b -r "$FABRIC"
+	assert_failure 2
+	[ "$(head -n 1 <<<"$stderr")" = "ibv_eventtop: --all-processes is for watching devices, not with -r" ]
 }

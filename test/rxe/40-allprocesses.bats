@@ -124,6 +124,23 @@ settled() {
 	assert_output --regexp "rxe0/1 +SQ_DRAINED +info +.* \(qp 0x[0-9a-f]{6} RC, handle [0-9]+, pid $IPID ibv_eventinject\)$"
 }
 
+@test "ibv_eventtop -A: the injector's row in the process table" {
+	T=$BATS_TEST_TMPDIR/top.jsonl
+	bg_start top 0 ibv_eventtop -A -b -j -s 0.5 >"$T"
+	wait_for "$T" '"rows"' 60
+	inject srq-limit --rearm 2
+	local end=$((SECONDS + 30))
+	# a refresh written in part is not read yet: jq fails and we wait
+	until jq -e "select(.processes) | .processes[] |
+		select(.pid == $IPID and .comm == \"ibv_eventinject\" and
+		.device == \"rxe0\" and .counts.srq == 3 and .total == 3 and
+		.last_event == \"SRQ_LIMIT_REACHED\")" "$T" >/dev/null 2>&1; do
+		[ $SECONDS -lt $end ] || fail "no row of pid $IPID after 30 s: $(tail -n 1 "$T")"
+		sleep 0.2
+	done
+	bg_stop top 0
+}
+
 @test "kprobes instead of fentry: the same records" {
 	IBVEVENT_BPF_ATTACH=kprobe start_watch -A -j
 	[[ $(cat "$WERR") == *"kernel hooks, kprobe)"* ]]
