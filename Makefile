@@ -182,8 +182,8 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 		$(CMD_LIBS_$*)
 
 # Unit tests link the library's objects, so internals can be tested too;
-# test_top_view, ibv_eventtop's view as well.
-UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o
+# test_top_view, ibv_eventtop's view (ports and processes) as well.
+UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o
 $(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wildcard lib/*.h lib/bpf/*.h) \
 		$$(UNIT_OBJS_$$*)
 	@mkdir -p $(dir $@)

@@ -107,8 +107,8 @@ void top_procs_free(struct top_procs *t);
 struct ibve_json;
 void top_procs_text(const struct view *v, struct ibve_buf *b);
 void top_procs_json(const struct view *v, struct ibve_json *j);
-/* The table on the screen from line Y, ROWS lines. */
-void top_procs_draw(struct view *v, int y, int rows);
+/* The same for ibve_buf_grow() (ARG: the view). */
+size_t top_procs_format(const void *arg, char *buf, size_t size);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

@@ -4,7 +4,6 @@
  * kernel source (-A) sees, per device: the process and its job, or the
  * kernel module, its events by class, the last one and its age.
  */
-#include <curses.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,26 +181,10 @@ void top_procs_json(const struct view *v, struct ibve_json *j)
 	free(o);
 }
 
-void top_procs_draw(struct view *v, int y, int rows)
+size_t top_procs_format(const void *arg, char *buf, size_t size)
 {
-	const struct top_proc **o = ordered(&v->procs);
-	char line[512];
-	struct ibve_buf t = { line, sizeof(line), 0 };
+	struct ibve_buf b = { buf, size, 0 };
 
-	titles(&t);
-	ibve_buf_end(&t);
-	attron(A_BOLD | A_REVERSE);
-	mvprintw(y, 0, "%-*.*s", COLS, COLS, line);
-	attroff(A_BOLD | A_REVERSE);
-	if (!v->procs.n)
-		mvprintw(y + 1, 1,
-			 "no process's events yet (ibv_eventtop -A sees them)");
-	for (int i = 0; o && i < rows && (size_t)i < v->procs.n; i++) {
-		struct ibve_buf b = { line, sizeof(line), 0 };
-
-		row(v, o[i], &b);
-		ibve_buf_end(&b);
-		mvprintw(y + 1 + i, 0, "%.*s", COLS, line);
-	}
-	free(o);
+	top_procs_text(arg, &b);
+	return ibve_buf_end(&b);
 }

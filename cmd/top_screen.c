@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
 #include "top.h"
 
 /* Colour pairs. */
@@ -246,6 +247,31 @@ static void draw_help(struct view *v)
 		"in the last refresh. Device-wide events count on every port of the device.");
 }
 
+/* The process view: its text table, the titles reversed. */
+static void draw_procs(struct view *v, int y, int rows)
+{
+	size_t n = ibve_buf_grow(&v->out, &v->out_size, top_procs_format, v);
+	char *line = n == (size_t)-1 ? NULL : v->out;
+
+	for (int i = 0; line && *line && i <= rows; i++) {
+		char *end = strchr(line, '\n');
+
+		if (end)
+			*end = '\0';
+		if (i) {
+			mvprintw(y + i, 0, "%.*s", COLS, line);
+		} else {
+			attron(A_BOLD | A_REVERSE);
+			mvprintw(y, 0, "%-*.*s", COLS, COLS, line);
+			attroff(A_BOLD | A_REVERSE);
+		}
+		line = end ? end + 1 : NULL;
+	}
+	if (!v->procs.n)
+		mvprintw(y, 1,
+			 "no process's events yet (ibv_eventtop -A sees them)");
+}
+
 void top_draw(struct view *v)
 {
 	int table_rows, y = 3;
@@ -270,7 +296,7 @@ void top_draw(struct view *v)
 	if (v->selected >= v->scroll + table_rows)
 		v->scroll = v->selected - table_rows + 1;
 	if (v->procs_view) {
-		top_procs_draw(v, y, table_rows);
+		draw_procs(v, y, table_rows);
 	} else {
 		draw_titles(v, y++);
 		for (int i = 0;

@@ -629,7 +629,7 @@ static int attach(struct ibve_src *s)
 		if (!l) {
 			ibve_host_note(
 				&s->h, IBVE_NOTE,
-				"--all-processes: cannot hook %s (%s): %s; the other hooks go on",
+				"eBPF: cannot hook %s (%s): %s; the other hooks go on",
 				hooks[i].func, hooks[i].module,
 				strerror(errno));
 			continue;
@@ -700,7 +700,7 @@ static int start(struct ibve_src *s)
 				mod);
 		ibve_host_note(
 			&s->h, IBVE_NOTE,
-			"--all-processes: waiting for kernel module %s: hooked when RDMA devices appear",
+			"eBPF: waiting for kernel module %s: hooked when RDMA devices appear",
 			mod);
 		s->waiting = true;
 		return 0;

@@ -96,8 +96,8 @@ static void test_table(void)
 				ok(false, "name %s is unique", d->name);
 	}
 	is_int(nverbs, 20, "the table has the 20 verbs events");
-	ok(ibve_event_desc_find(IBVE_SOURCE_KERNEL, IBVE_EVENT_QP_FATAL) ==
-		   ibve_event_desc_find(IBVE_SOURCE_VERBS, IBVE_EVENT_QP_FATAL),
+	ok(ibve_event_desc_find(IBVE_SOURCE_KERNEL, IBV_EVENT_QP_FATAL) ==
+		   ibve_event_desc_find(IBVE_SOURCE_VERBS, IBV_EVENT_QP_FATAL),
 	   "the kernel source speaks the verbs rows");
 	ok(ibve_event_desc_find(IBVE_SOURCE_KERNEL, IBVE_KERNEL_EVENTS_LOST) &&
 		   ibve_event_desc_find(IBVE_SOURCE_KERNEL,
