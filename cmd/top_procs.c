@@ -17,13 +17,16 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	const char *who = kernel ? ev->kernel.consumer : ev->kernel.comm;
 	uint32_t pid = kernel ? 0 : ev->kernel.pid;
 	struct top_proc *p = NULL;
+	char name[sizeof(p->comm)];
 
 	if (!(ev->fields & (IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL)))
 		return;
+	snprintf(name, sizeof(name), kernel ? "[%s]" : "%s", who);
+	/* a process by its pid, a module by its name */
 	for (size_t i = 0; i < t->n && !p; i++)
 		if (t->v[i].pid == pid &&
 		    strcmp(t->v[i].device, ev->device) == 0 &&
-		    (pid || strcmp(t->v[i].comm, who) == 0))
+		    (pid || strcmp(t->v[i].comm, name) == 0))
 			p = &t->v[i];
 	if (!p) {
 		if (t->n == t->cap) {
@@ -41,7 +44,7 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 		snprintf(p->device, sizeof(p->device), "%s", ev->device);
 	}
 	/* the latest name and job: a pid may be reused */
-	snprintf(p->comm, sizeof(p->comm), kernel ? "[%s]" : "%s", who);
+	memcpy(p->comm, name, sizeof(p->comm));
 	if (!kernel)
 		ibve_cgroup_job(ev->kernel.cgroup, p->job, sizeof(p->job));
 	p->qp += ev->cls == IBVE_CLASS_QP;

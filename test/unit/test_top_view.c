@@ -198,6 +198,59 @@ static void test_print(void)
 	teardown(&v);
 }
 
+/* A record of the kernel source: PID's (0: MODULE's) object of class CODE. */
+static struct ibve_event owned(uint32_t pid, const char *who, int code,
+			       time_t t)
+{
+	struct ibve_event e = ev("rxe0", 1, code, t);
+
+	e.source = IBVE_SOURCE_KERNEL;
+	if (pid) {
+		e.kernel.pid = pid;
+		snprintf(e.kernel.comm, sizeof(e.kernel.comm), "%s", who);
+		snprintf(e.kernel.cgroup, sizeof(e.kernel.cgroup),
+			 "/system.slice/slurmstepd.scope/job_%u/step_0", pid);
+		e.fields |= IBVE_FIELD_OWNER;
+	} else {
+		snprintf(e.kernel.consumer, sizeof(e.kernel.consumer), "%s",
+			 who);
+		e.fields |= IBVE_FIELD_KERNEL;
+	}
+	return e;
+}
+
+static void test_procs(void)
+{
+	struct view v;
+	struct ibve_event e;
+	char text[2048];
+
+	setup(&v);
+	e = owned(0, "nvmet_rdma", 16, 960); /* QP_LAST_WQE_REACHED */
+	top_procs_add(&v.procs, &e);
+	e = owned(0, "nvmet_rdma", 16, 961);
+	top_procs_add(&v.procs, &e);
+	e = owned(42, "nccl-tests", 0, 970); /* CQ_ERR */
+	top_procs_add(&v.procs, &e);
+	e = owned(42, "nccl-tests", 1, 980); /* QP_FATAL */
+	top_procs_add(&v.procs, &e);
+	e = ev("rxe0", 1, 10, 985); /* PORT_ERR: no owner */
+	top_procs_add(&v.procs, &e);
+	is_int(v.procs.n, 2, "one row per owner and device: a module by name");
+	top_procs_format(&v, text, sizeof(text));
+	ok(strstr(text, "\n     42 nccl-tests      slurm job 42") != NULL &&
+		   strstr(text, "     - [nvmet_rdma]") > strstr(text, " 42 "),
+	   "newest first, the job named, a module in brackets");
+	ok(strstr(text, "QP_FATAL             20s\n") != NULL,
+	   "the last event and its age at the sample");
+	if (!strstr(text, "QP_FATAL             20s\n"))
+		printf("#   %s", text);
+	top_procs_reset(&v.procs);
+	is_int(v.procs.n, 0, "r clears them");
+	top_procs_free(&v.procs);
+	teardown(&v);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -205,5 +258,6 @@ int main(void)
 	test_order();
 	test_columns();
 	test_print();
+	test_procs();
 	return done_testing();
 }
