@@ -30,6 +30,7 @@ load ../test_helper
 	assert_line --regexp "^\| 4 \| $num \| $num \| $num \|$"
 	assert_line --regexp "^\| no watcher \(anchor\) \| $num \|$"
 	assert_line --regexp "^\| ibv_eventwatch -A attached \| $num \|$"
+	assert_line --regexp "^\| hooks held, the watcher stopped \(its ring full, drops counted\) \| $num \|$"
 	assert_line --regexp "^\| system calls over [0-9]+ idle seconds \| $num \|$"
 	assert_line --regexp "^\| start-up to \"watching\" \(BPF load and attach\), ms \| $num \|$"
 	# every goal is judged, one way or the other
