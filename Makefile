@@ -101,6 +101,7 @@ CMDS := $(patsubst cmd/%.c,%,$(wildcard cmd/ibv_*.c))
 CMD_BINS := $(CMDS:%=$(B)/bin/%)
 CMD_COMMON := $(B)/obj/cmd/common.o
 CMD_PARTS_ibv_eventtop := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/top_*.c))
+CMD_PARTS_ibv_eventwatch := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/watch_*.c))
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(B)/test/%)
 
@@ -183,7 +184,8 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 
 # Unit tests link the library's objects, so internals can be tested too;
 # test_top_view, ibv_eventtop's view (ports and processes) as well.
-UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o
+UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
+	$(B)/obj/cmd/top_json.o
 $(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wildcard lib/*.h lib/bpf/*.h) \
 		$$(UNIT_OBJS_$$*)
 	@mkdir -p $(dir $@)

@@ -156,6 +156,34 @@ double cmd_seconds(const char *arg, const char *what, double min, double max)
 	return v;
 }
 
+double cmd_duration(const char *arg, const char *what)
+{
+	static const struct {
+		char unit;
+		double secs;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !isfinite(v) || v <= 0)
+		cmd_usage_error(what, arg);
+	if (*end) {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (end[0] == units[i].unit && !end[1])
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			cmd_usage_error(what, arg);
+		v *= units[i].secs;
+	}
+	if (v > 1e9)
+		cmd_usage_error(what, arg);
+	return v;
+}
+
 uint32_t cmd_port(const char *arg)
 {
 	return (uint32_t)cmd_count(arg, "invalid port number '%s'", 1, 65535);

@@ -68,6 +68,8 @@ unsigned long cmd_count(const char *arg, const char *what, unsigned long min,
 			unsigned long max);
 double cmd_seconds(const char *arg, const char *what, double min, double max);
 uint32_t cmd_port(const char *arg);
+/* "90", "90s", "10m", "2h", "1d": seconds, more than 0 (else usage). */
+double cmd_duration(const char *arg, const char *what);
 /* A device name (-d), kept in *NAMES (grown). */
 void cmd_device(const char *arg, const char ***names, size_t *n);
 

@@ -20,12 +20,21 @@
 #include "common.h"
 #include "top.h"
 
-enum { OPT_NO_COLOR = 256, OPT_FOLLOW, OPT_SM, OPT_SM_ISSM };
+enum {
+	OPT_NO_COLOR = 256,
+	OPT_FOLLOW,
+	OPT_SM,
+	OPT_SM_ISSM,
+	OPT_EXCLUDE_DEVICE,
+	OPT_FLAP_WINDOW,
+};
 enum { STOP_QUIT = IBVE_STOP_USER, STOP_FAIL };
 
 static const struct cmd_opt opts[] = {
 	{ 'd', "ib-dev", required_argument, "NAME",
 	  "only device NAME (repeatable)" },
+	{ OPT_EXCLUDE_DEVICE, "exclude-device", required_argument, "GLOB",
+	  "never open nor read devices matching GLOB (repeatable)" },
 	{ 'i', "ib-port", required_argument, "N", "only port N (repeatable)" },
 	{ 's', "delay", required_argument, "SECONDS",
 	  "refresh every SECONDS (default 1)" },
@@ -44,6 +53,8 @@ static const struct cmd_opt opts[] = {
 	  "also the subnet manager's events on InfiniBand\nports (SUBNET column; needs the umad device)" },
 	{ OPT_SM_ISSM, "sm-issm", no_argument, NULL,
 	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
+	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
+	  "a flap is a PORT_ERR then PORT_ACTIVE within it; FLAPS\ncounts those of the last DURATION (default 10m)" },
 	{ OPT_NO_COLOR, "no-color", no_argument, NULL,
 	  "no colours (also when NO_COLOR is set)" },
 };
@@ -64,8 +75,9 @@ static const struct cmd_spec spec = {
 
 struct top {
 	struct view v;
-	const char **names;
-	size_t nnames;
+	const char **names, **exclude;
+	size_t nnames, nexclude;
+	double flap_window;
 	bool sm, sm_issm, all, dirty;
 	int timerfd, error;
 };
@@ -123,6 +135,14 @@ static void parse(struct top *t, int argc, char **argv)
 			break;
 		case OPT_NO_COLOR:
 			no_color = true;
+			break;
+		case OPT_EXCLUDE_DEVICE:
+			cmd_device(arg, &t->exclude, &t->nexclude);
+			break;
+		case OPT_FLAP_WINDOW:
+			t->flap_window = cmd_duration(
+				arg,
+				"invalid duration '%s': e.g. 90s, 10m, 2h");
 			break;
 		}
 	}
@@ -260,6 +280,15 @@ static int on_signal(int signo, void *arg)
 	return 0;
 }
 
+static int exclude(struct top *t)
+{
+	ibve_ports_set_flap_window(t->v.ports, t->flap_window);
+	for (size_t i = 0; i < t->nexclude; i++)
+		if (ibve_pipeline_exclude_device(t->v.pl, t->exclude[i]))
+			return -1;
+	return 0;
+}
+
 static int add_sources(struct top *t)
 {
 	struct ibve_source_opts o = { .sz = sizeof(o),
@@ -304,7 +333,7 @@ static int setup(struct top *t)
 					    ? 0
 					    : IBVE_PORTS_SYSFS |
 						      IBVE_PORTS_COUNTERS)) ||
-	    ibve_pipeline_new(&v->pl))
+	    ibve_pipeline_new(&v->pl) || exclude(t))
 		return cmd_fail();
 	l = ibve_pipeline_loop(v->pl);
 	if (ibve_loop_add_signal(l, SIGINT, on_signal, t) ||
@@ -393,5 +422,6 @@ int main(int argc, char **argv)
 	free(t.v.order);
 	free(t.v.out);
 	free(t.names);
+	free(t.exclude);
 	return status;
 }

@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "tools.h"
+#include "watch.h"
 
 enum {
 	OPT_EXPECT = 256,
@@ -28,11 +29,19 @@ enum {
 	OPT_SM_ISSM,
 	OPT_PID,
 	OPT_COMM,
+	OPT_CHECK,
+	OPT_SPEC,
+	OPT_SPEC_FILE,
+	OPT_SINCE,
+	OPT_EXCLUDE_DEVICE,
+	OPT_FLAP_WINDOW,
 };
 
 static const struct cmd_opt opts[] = {
 	{ 'd', "ib-dev", required_argument, "NAME",
 	  "watch only device NAME (repeatable; default: all,\nand devices that appear later)" },
+	{ OPT_EXCLUDE_DEVICE, "exclude-device", required_argument, "GLOB",
+	  "never open nor read devices matching GLOB (repeatable)" },
 	{ 'i', "ib-port", required_argument, "N",
 	  "only events of port N (repeatable)" },
 	{ 'e', "event", required_argument, "LIST",
@@ -50,6 +59,16 @@ static const struct cmd_opt opts[] = {
 	{ 'r', "replay", required_argument, "FILE",
 	  "read events from FILE (- for standard input)" },
 	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
+	{ OPT_CHECK, "check", no_argument, NULL,
+	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
+	{ OPT_SPEC, "spec", required_argument, "SPEC",
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE)" },
+	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
+	  "with --check: the expectations of FILE, one a line" },
+	{ OPT_SINCE, "since", required_argument, "DURATION",
+	  "with --check: the history's window (-r or\n--metrics-state), e.g. 10m (default 10m)" },
+	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
+	  "a flap is a PORT_ERR then PORT_ACTIVE within it;\nmetrics count flaps (default 10m)" },
 	{ 'q', "quiet", no_argument, NULL,
 	  "no \"watching\" line on standard error" },
 	{ 'A', "all-processes", no_argument, NULL,
@@ -93,14 +112,18 @@ static const struct cmd_spec spec = {
 	"Watch the asynchronous events of RDMA devices.\n",
 	opts,
 	sizeof(opts) / sizeof(opts[0]),
-	"Exit status: 0 success, 1 expected event not seen, 2 usage error,\n"
-	"3 runtime failure, 4 malformed replay input.\n",
+	"Exit status: 0 success (--check: healthy), 1 expected event not seen\n"
+	"(--check: unhealthy), 2 usage error, 3 runtime failure, 4 malformed\n"
+	"replay input.\n",
 	features,
 };
 
 struct watch {
-	const char **names;
-	size_t nnames;
+	const char **names, **exclude;
+	size_t nnames, nexclude;
+	struct ibve_check *spec;
+	double since, flap_window;
+	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
 	const char *replay, *capture, *metrics, *state, *listen;
@@ -108,27 +131,6 @@ struct watch {
 	uint32_t port;
 	int facility;
 };
-
-static int parse_facility(const char *name)
-{
-	static const struct {
-		const char *name;
-		int value;
-	} f[] = {
-		{ "daemon", LOG_DAEMON },     { "user", LOG_USER },
-		{ "local0", LOG_LOCAL0 },     { "local1", LOG_LOCAL1 },
-		{ "local2", LOG_LOCAL2 },     { "local3", LOG_LOCAL3 },
-		{ "local4", LOG_LOCAL4 },     { "local5", LOG_LOCAL5 },
-		{ "local6", LOG_LOCAL6 },     { "local7", LOG_LOCAL7 },
-		{ "syslog", LOG_SYSLOG },     { "auth", LOG_AUTH },
-		{ "authpriv", LOG_AUTHPRIV },
-	};
-
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (strcmp(f[i].name, name) == 0)
-			return f[i].value;
-	return -1;
-}
 
 static void terms(struct ibve_filter **f, const char *list, bool exclude)
 {
@@ -153,11 +155,13 @@ static void parse(struct watch *w, int argc, char **argv)
 			ibve_filter_add_device(w->filter, arg);
 			break;
 		case 'i':
+			w->filtered = true;
 			w->port = cmd_port(arg);
 			ibve_filter_add_port(w->filter, w->port);
 			break;
 		case 'e':
 		case 'x':
+			w->filtered = true;
 			terms(&w->filter, arg, c == 'x');
 			break;
 		case OPT_EXPECT:
@@ -176,7 +180,7 @@ static void parse(struct watch *w, int argc, char **argv)
 				1e-9, 1e9);
 			break;
 		case OPT_SYSLOG:
-			w->facility = parse_facility(arg ? arg : "daemon");
+			w->facility = watch_facility(arg ? arg : "daemon");
 			if (w->facility < 0)
 				cmd_usage_error("unknown syslog facility '%s'",
 						arg);
@@ -213,6 +217,7 @@ static void parse(struct watch *w, int argc, char **argv)
 			w->all = true;
 			break;
 		case OPT_PID:
+			w->filtered = true;
 			ibve_filter_add_pid(
 				w->filter,
 				(uint32_t)cmd_count(
@@ -220,6 +225,7 @@ static void parse(struct watch *w, int argc, char **argv)
 					1, 4194304));
 			break;
 		case OPT_COMM:
+			w->filtered = true;
 			if (ibve_filter_add_comm(w->filter, arg))
 				cmd_usage_error("--comm: %s", ibve_errmsg());
 			break;
@@ -232,6 +238,33 @@ static void parse(struct watch *w, int argc, char **argv)
 		case OPT_METRICS_LISTEN:
 			w->listen = arg;
 			break;
+		case OPT_EXCLUDE_DEVICE:
+			cmd_device(arg, &w->exclude, &w->nexclude);
+			break;
+		case OPT_CHECK:
+			w->check = true;
+			break;
+		case OPT_SPEC:
+		case OPT_SPEC_FILE:
+			w->specs = true;
+			if ((!w->spec && ibve_check_new(&w->spec)) ||
+			    (c == OPT_SPEC ? ibve_check_add(w->spec, arg)
+					   : ibve_check_load(w->spec, arg)))
+				cmd_usage_error("--%s: %s",
+						c == OPT_SPEC ? "spec"
+							      : "spec-file",
+						ibve_errmsg());
+			break;
+		case OPT_SINCE:
+			w->since = cmd_duration(
+				arg,
+				"invalid duration '%s': e.g. 90s, 10m, 2h");
+			break;
+		case OPT_FLAP_WINDOW:
+			w->flap_window = cmd_duration(
+				arg,
+				"invalid duration '%s': e.g. 90s, 10m, 2h");
+			break;
 		}
 	}
 	if (optind < argc)
@@ -243,7 +276,16 @@ static void parse(struct watch *w, int argc, char **argv)
 	    (w->metrics || w->state || w->listen || w->facility >= 0))
 		cmd_usage_error(
 			"--list does not take metrics or syslog options");
-	if (w->state && !w->metrics && !w->listen)
+	if ((w->specs || w->since) && !w->check)
+		cmd_usage_error(
+			"--spec, --spec-file and --since go with --check");
+	if (w->check &&
+	    (w->list || w->capture || w->expect || w->run.count ||
+	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
+	     w->all || w->sm || w->mlx5 || w->filtered))
+		cmd_usage_error(
+			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
+	if (w->state && !w->metrics && !w->listen && !w->check)
 		cmd_usage_error(
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
 	if (w->mlx5 && (w->list || w->replay))
@@ -259,49 +301,12 @@ static void parse(struct watch *w, int argc, char **argv)
 			"--all-processes is for watching devices, not with --list or --replay");
 }
 
-/* -l: every device (or those named) with its ports, text or JSON. */
-static int list_devices(const struct watch *w)
+static int exclude(struct ibve_pipeline *p, const struct watch *w)
 {
-	struct ibve_device_info *list;
-	int n = ibve_device_list_get(&list), status = EXIT_OK;
-
-	if (n < 0)
-		return cmd_fail();
-	for (size_t k = 0; k < w->nnames; k++) {
-		int i;
-
-		for (i = 0; i < n && strcmp(list[i].name, w->names[k]); i++)
-			;
-		if (i == n) {
-			cmd_error("device '%s': no such RDMA device",
-				  w->names[k]);
-			status = EXIT_RUNTIME;
-		}
-	}
-	if (n == 0) {
-		cmd_error("no RDMA devices found");
-		status = EXIT_RUNTIME;
-	}
-	for (int i = 0; i < n && status == EXIT_OK; i++) {
-		bool want = !w->nnames;
-		int r;
-
-		for (size_t k = 0; k < w->nnames; k++)
-			want |= strcmp(list[i].name, w->names[k]) == 0;
-		if (want && (r = ibve_device_print(stdout, &list[i], w->port,
-						   w->json))) {
-			if (r != -EPIPE)
-				cmd_error("write to standard output: %s",
-					  strerror(-r));
-			status = r == -EPIPE ? EXIT_OK : EXIT_RUNTIME;
-		}
-	}
-	ibve_device_list_free(list, (size_t)n);
-	if (status == EXIT_OK && fflush(stdout) && errno != EPIPE) {
-		cmd_error("write to standard output: %s", strerror(errno));
-		status = EXIT_RUNTIME;
-	}
-	return status;
+	for (size_t i = 0; i < w->nexclude; i++)
+		if (ibve_pipeline_exclude_device(p, w->exclude[i]))
+			return -1;
+	return 0;
 }
 
 /* The sources: a capture, or every device and what goes with them. */
@@ -345,9 +350,14 @@ static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 
 	if (ibve_ports_new(ports, w->replay ? 0 : IBVE_PORTS_SYSFS))
 		return cmd_fail();
+	ibve_ports_set_flap_window(*ports, w->flap_window);
 	r = w->state ? ibve_metrics_load(*ports, w->state) : 0;
+	if (r == 1) { /* another boot's: said, and gone on with */
+		cmd_error("%s", ibve_errmsg());
+		r = 0;
+	}
 	if (r == -EINVAL) { /* "STATE:LINE: not a metrics state line" */
-		fprintf(stderr, "%s\n", ibve_errmsg());
+		cmd_error("%s", ibve_errmsg());
 		return EXIT_RUNTIME;
 	}
 	if ((r && r != -ENOENT) ||
@@ -388,6 +398,23 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	return EXIT_OK;
 }
 
+static int check(struct watch *w)
+{
+	struct check_opts o = {
+		.sel = { w->names, w->nnames, w->exclude, w->nexclude },
+		.replay = w->replay,
+		.state = w->state,
+		.since = w->since ? w->since : 600,
+		.json = w->json,
+	};
+
+	/* no spec: every port ACTIVE */
+	if (!w->spec && ibve_check_new(&w->spec))
+		return cmd_fail();
+	o.spec = w->spec;
+	return watch_check(&o);
+}
+
 static int on_signal(int signo, void *arg)
 {
 	(void)signo;
@@ -420,7 +447,14 @@ int main(int argc, char **argv)
 	parse(&w, argc, argv);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
 	if (w.list) {
-		status = list_devices(&w);
+		struct selection sel = { w.names, w.nnames, w.exclude,
+					 w.nexclude };
+
+		status = watch_list(&sel, w.port, w.json);
+		goto out;
+	}
+	if (w.check) {
+		status = check(&w);
 		goto out;
 	}
 	/* signals first: the threads of sources must not take them */
@@ -429,7 +463,7 @@ int main(int argc, char **argv)
 				 NULL) ||
 	    ibve_loop_add_signal(ibve_pipeline_loop(p), SIGTERM, on_signal,
 				 NULL) ||
-	    add_sources(p, &w)) {
+	    exclude(p, &w) || add_sources(p, &w)) {
 		status = cmd_fail();
 		goto out;
 	}
@@ -452,6 +486,8 @@ out:
 	ibve_ports_free(ports);
 	ibve_filter_free(w.filter);
 	ibve_filter_free(w.expect);
+	ibve_check_free(w.spec);
 	free(w.names);
+	free(w.exclude);
 	return status;
 }

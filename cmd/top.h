@@ -22,6 +22,8 @@ enum top_col {
 	COL_LINK,
 	COL_RATE,
 	COL_ADDRESS,
+	COL_DOWN_SINCE,
+	COL_FLAPS,
 	COL_DOWN,
 	COL_UP,
 	COL_LID,
@@ -107,6 +109,8 @@ void top_procs_free(struct top_procs *t);
 struct ibve_json;
 void top_procs_text(const struct view *v, struct ibve_buf *b);
 void top_procs_json(const struct view *v, struct ibve_json *j);
+/* The view V as one JSON object and a newline (ibve_buf_grow()'s shape). */
+size_t top_format_json(const void *arg, char *buf, size_t size);
 /* The same for ibve_buf_grow() (ARG: the view). */
 size_t top_procs_format(const void *arg, char *buf, size_t size);
 

@@ -27,6 +27,8 @@ static const struct {
 	[COL_LINK] = { "LINK", -4 },
 	[COL_RATE] = { "RATE", 6 },
 	[COL_ADDRESS] = { "LID/GID", -26 },
+	[COL_DOWN_SINCE] = { "DOWN SINCE", 10 },
+	[COL_FLAPS] = { "FLAPS", 5 },
 	[COL_DOWN] = { "DOWN", 5, IBVE_KIND_LINK_DOWN, true },
 	[COL_UP] = { "UP", 5, IBVE_KIND_LINK_UP, true },
 	[COL_LID] = { "LID", 4, IBVE_KIND_LID, true },
@@ -44,14 +46,6 @@ static const struct {
 	[COL_LAST] = { "LAST EVENT", -19 },
 	[COL_AGE] = { "AGE", 6 },
 	[COL_COUNTERS] = { "ERROR COUNTERS MOVED", -20 },
-};
-
-/* The kinds of the JSON "counts", in order. */
-static const enum ibve_kind json_kinds[] = {
-	IBVE_KIND_LINK_DOWN, IBVE_KIND_LINK_UP, IBVE_KIND_LID,
-	IBVE_KIND_PKEY,	     IBVE_KIND_SM,	IBVE_KIND_GID,
-	IBVE_KIND_REREG,     IBVE_KIND_FATAL,	IBVE_KIND_MODULE,
-	IBVE_KIND_TEMP,	     IBVE_KIND_SUBNET,	IBVE_KIND_OTHER,
 };
 
 const char *top_col_title(enum top_col col)
@@ -102,6 +96,10 @@ static void put_moved(struct ibve_buf *b, const struct ibve_port_row *p)
 	const struct ibve_counter **v;
 	size_t n = 0;
 
+	/* a counter that went backwards was reset: say so, first */
+	if (p->counter_resets)
+		ibve_buf_printf(b, "[%u reset%s] ", p->counter_resets,
+				p->counter_resets == 1 ? "" : "s");
 	if (!p->moved) {
 		ibve_buf_putc(b, '-');
 		return;
@@ -156,6 +154,20 @@ static void put_cell(struct ibve_buf *b, const struct ibve_port_row *p,
 		break;
 	case COL_ADDRESS:
 		ibve_buf_puts(b, p->address);
+		break;
+	case COL_DOWN_SINCE:
+		/* how long a port that is not up has been so; ">": at least */
+		if (!p->state_num || p->state_num == 4 || p->state_num == 5 ||
+		    (!p->since.tv_sec && !p->since.tv_nsec)) {
+			ibve_buf_putc(b, '-');
+			break;
+		}
+		if (p->since_start)
+			ibve_buf_putc(b, '>');
+		top_put_age(b, p->since_age);
+		break;
+	case COL_FLAPS:
+		ibve_buf_printf(b, "%u", p->flaps_window);
 		break;
 	case COL_TOTAL:
 		ibve_buf_printf(b, "%" PRIu64, p->total);
@@ -219,6 +231,13 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		break;
 	case COL_ADDRESS:
 		c = strcmp(a->address, b->address);
+		break;
+	case COL_DOWN_SINCE:
+		c = (a->since_age > b->since_age) -
+		    (a->since_age < b->since_age);
+		break;
+	case COL_FLAPS:
+		c = cmp_u64(a->flaps_window, b->flaps_window);
 		break;
 	case COL_TOTAL:
 		c = cmp_u64(a->total, b->total);
@@ -371,89 +390,13 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 	return ibve_buf_end(&b);
 }
 
-static void json_row(struct ibve_json *j, const struct ibve_port_row *p)
-{
-	char tmp[64];
-
-	ibve_json_open(j, NULL);
-	ibve_json_str(j, "device", p->device);
-	ibve_json_uint_or_null(j, "port", p->port);
-	ibve_json_str(j, "state", p->state);
-	ibve_json_str(j, "phys_state", p->phys_state);
-	ibve_json_str(j, "link_layer", p->link_layer);
-	ibve_json_str(j, "rate", p->rate);
-	ibve_json_str(j, "address", p->address);
-	ibve_json_open(j, "counts");
-	for (size_t k = 0; k < sizeof(json_kinds) / sizeof(json_kinds[0]); k++)
-		ibve_json_uint(j, ibve_kind_name(json_kinds[k]),
-			       p->counts[json_kinds[k]]);
-	ibve_json_close(j);
-	ibve_json_uint(j, "total", p->total);
-	ibve_json_uint(j, "per_minute", p->per_minute);
-	if (p->total) {
-		ibve_time_format(&p->last_time, tmp, sizeof(tmp));
-		ibve_json_str(j, "last_event", p->last_event);
-		ibve_json_str(j, "last_time", tmp);
-		ibve_json_double(j, "last_age", "%.3f", p->last_age);
-	} else {
-		ibve_json_null(j, "last_event");
-		ibve_json_null(j, "last_time");
-		ibve_json_null(j, "last_age");
-	}
-	ibve_json_open_array(j, "counters");
-	for (size_t c = 0; c < p->counter_count; c++) {
-		const struct ibve_counter *k = &p->counters[c];
-
-		ibve_json_open(j, NULL);
-		ibve_json_str(j, "name", k->name);
-		ibve_json_bool(j, "hw", k->hw);
-		ibve_json_uint(j, "value", k->value);
-		ibve_json_uint(j, "delta", k->delta);
-		ibve_json_double(j, "rate", "%.3f", k->rate);
-		ibve_json_bool(j, "changed", k->changed);
-		ibve_json_close(j);
-	}
-	ibve_json_close_array(j);
-	ibve_json_close(j);
-}
-
-static size_t format_json(const void *arg, char *buf, size_t size)
-{
-	const struct view *v = arg;
-	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
-	struct ibve_buf b = { buf, size, 0 };
-	struct ibve_json j;
-	char tmp[64];
-
-	ibve_json_init(&j, &b);
-	ibve_json_open(&j, NULL);
-	ibve_time_format(&s->now, tmp, sizeof(tmp));
-	ibve_json_str(&j, "time", tmp);
-	ibve_json_str_or_null(&j, "host", s->host);
-	ibve_json_str_or_null(&j, "kernel", s->kernel);
-	ibve_json_uint(&j, "devices", s->devices);
-	ibve_json_uint(&j, "ports", s->ports);
-	ibve_json_uint(&j, "events", s->events);
-	ibve_json_double(&j, "per_second", "%.3f", s->per_second);
-	ibve_json_double(&j, "uptime", "%.3f", s->uptime);
-	ibve_json_open_array(&j, "rows");
-	for (size_t i = 0; i < v->norder; i++)
-		json_row(&j, ibve_ports_at(v->ports, v->order[i]));
-	ibve_json_close_array(&j);
-	if (v->procs.n)
-		top_procs_json(v, &j);
-	ibve_json_close(&j);
-	ibve_buf_putc(&b, '\n');
-	return ibve_buf_end(&b);
-}
-
 bool top_print(struct view *v)
 {
 	size_t n;
 
 	top_order(v);
 	n = ibve_buf_grow(&v->out, &v->out_size,
-			  v->json ? format_json : format_text, v);
+			  v->json ? top_format_json : format_text, v);
 	if (n == (size_t)-1) {
 		errno = ENOMEM;
 		return false;

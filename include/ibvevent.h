@@ -166,6 +166,8 @@ enum ibve_field {
 	IBVE_FIELD_OWNER = 1u << 9,   /* kernel.pid, comm, cgroup */
 	IBVE_FIELD_KERNEL = 1u << 10, /* kernel.consumer */
 	IBVE_FIELD_AFTER = 1u << 11,  /* kernel.after, after_port, after_us */
+	IBVE_FIELD_DOWN = 1u << 12,   /* verbs.down_us */
+	IBVE_FIELD_RATES = 1u << 13,  /* verbs.nrates, verbs.rates */
 };
 
 struct ibve_mlx5_fields {
@@ -197,6 +199,24 @@ struct ibve_kernel_fields {
 	char after[IBVE_EVENT_NAME_MAX];
 	uint32_t after_port;
 	uint64_t after_us;
+};
+
+/* A port whose rate changed (DEVICE_SPEED_CHANGE): before and after. */
+struct ibve_rate_change {
+	uint32_t port;
+	char old_rate[28]; /* as sysfs says it: "100 Gb/sec (4X EDR)" */
+	char new_rate[28];
+};
+
+#define IBVE_RATES_MAX 8
+
+/* The verbs source's port and device records. */
+struct ibve_verbs_fields {
+	/* PORT_ACTIVE: how long the port was down (IBVE_FIELD_DOWN) */
+	uint64_t down_us;
+	/* DEVICE_SPEED_CHANGE: the ports whose rate changed (RATES) */
+	uint32_t nrates;
+	struct ibve_rate_change rates[IBVE_RATES_MAX];
 };
 
 /* Bytes of a record's per-source area: room for the fields of sources to come. */
@@ -232,6 +252,7 @@ struct ibve_event {
 		struct ibve_mlx5_fields mlx5;	  /* IBVE_FIELD_MLX5 */
 		struct ibve_sm_fields sm;	  /* IBVE_FIELD_SM */
 		struct ibve_kernel_fields kernel; /* OWNER, KERNEL, AFTER... */
+		struct ibve_verbs_fields verbs;	  /* DOWN, RATES */
 		unsigned char area[IBVE_EVENT_AREA];
 	};
 };
@@ -400,6 +421,13 @@ struct ibve_device_info {
  * to user space); free with ibve_device_list_free().
  */
 int ibve_device_list_get(struct ibve_device_info **list);
+/*
+ * The same, of the devices WANT says yes to (by name): the others are not
+ * opened nor read.
+ */
+int ibve_device_list_select(struct ibve_device_info **list,
+			    bool (*want)(const char *name, void *arg),
+			    void *arg);
 void ibve_device_list_free(struct ibve_device_info *list, size_t count);
 /*
  * Write D to F: text for people, or one JSON object on one line; PORT 0
@@ -547,6 +575,12 @@ size_t ibve_pipeline_describe(const struct ibve_pipeline *p, char *buf,
 /* Names of the devices open now, up to MAX; returns how many are open. */
 size_t ibve_pipeline_devices(const struct ibve_pipeline *p, const char **names,
 			     size_t max);
+
+/*
+ * Never open nor read devices matching GLOB (fnmatch(3)), in any source;
+ * records of them (a replay's) are dropped. Before ibve_pipeline_start().
+ */
+int ibve_pipeline_exclude_device(struct ibve_pipeline *p, const char *glob);
 
 /* The filter records pass to reach filtered sinks, --count and --expect. */
 void ibve_pipeline_set_filter(struct ibve_pipeline *p,
@@ -700,6 +734,17 @@ struct ibve_port_row {
 	size_t counter_count;
 	const struct ibve_counter *counters;
 	size_t moved; /* counters with delta > 0 */
+	/* health (rows are the table's: fields are added at the end) */
+	struct timespec since; /* up or down since then; 0: not known */
+	bool since_start;      /* since is the table's start: no change seen */
+	double since_age;      /* seconds since then, at the last sample */
+	double last_down; /* seconds the port was last down; 0: none seen */
+	uint64_t flaps;	  /* since start, or across restarts (state) */
+	unsigned int flaps_window; /* in the flap window, at the last sample */
+	double rate_gbps;	   /* the rate's number; 0 unknown */
+	struct timespec rate_changed; /* the last speed/width change; 0 none */
+	char old_rate[40];	      /* the rate before it */
+	unsigned int counter_resets;  /* counters seen going backwards */
 };
 
 struct ibve_ports_summary {
@@ -744,6 +789,11 @@ void ibve_ports_event(struct ibve_ports *t, const struct ibve_event *ev);
 void ibve_ports_sample(struct ibve_ports *t, const struct timespec *now);
 /* Zero the counts and take the counters' current values as the base. */
 void ibve_ports_reset(struct ibve_ports *t);
+/*
+ * A flap is a PORT_ERR followed by PORT_ACTIVE within SECONDS (default
+ * 600); flaps_window counts those of the last SECONDS.
+ */
+void ibve_ports_set_flap_window(struct ibve_ports *t, double seconds);
 /* Rows in (device, port) order. */
 size_t ibve_ports_count(const struct ibve_ports *t);
 const struct ibve_port_row *ibve_ports_at(const struct ibve_ports *t, size_t i);
@@ -757,13 +807,56 @@ const struct ibve_ports_summary *ibve_ports_summary(const struct ibve_ports *t);
 size_t ibve_metrics_format(const struct ibve_ports *t, char *buf, size_t size);
 /* Write the exposition to PATH atomically (temporary file, rename). */
 int ibve_metrics_write(const struct ibve_ports *t, const char *path);
-/* Keep the counters and last times across restarts (atomic, fsync'ed). */
+/*
+ * Keep the counters, last times and each port's health (since when, flaps)
+ * across restarts, with the boot they belong to (atomic, fsync'ed).
+ */
 int ibve_metrics_save(const struct ibve_ports *t, const char *path);
 /*
- * Add the counters of a saved state. -EINVAL: "PATH:LINE: not a metrics
- * state line" in ibve_errmsg().
+ * Add the counters of a saved state, and the ports' health to rows as they
+ * come. 0; 1 when it was saved in another boot: counters are kept, the
+ * ports' since times and recent flaps are not (why in ibve_errmsg());
+ * -EINVAL: "PATH:LINE: not a metrics state line" in ibve_errmsg().
  */
 int ibve_metrics_load(struct ibve_ports *t, const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Health checks: expected ports against a port table                  */
+
+struct ibve_check;
+
+/* A port that fails its expectations (port 0: the device). */
+struct ibve_check_problem {
+	char device[IBVE_NAME_MAX];
+	uint32_t port;
+	char brief[64]; /* its first reason, short: "DOWN", "rate 25<100 Gb/s" */
+	char what[448]; /* every reason, for people */
+};
+
+int ibve_check_new(struct ibve_check **c);
+void ibve_check_free(struct ibve_check *c);
+/*
+ * One line of a spec: "DEVICE[/PORT] [state=S] [rate>=GBPS] [link=L]
+ * [flaps<=N]" (DEVICE and PORT are globs; state ACTIVE unless said, "any"
+ * for none), or "exclude DEVICE" (a glob); '#' starts a comment. -EINVAL
+ * with the reason in ibve_errmsg().
+ */
+int ibve_check_add(struct ibve_check *c, const char *line);
+/* Every line of the file PATH; -EINVAL: "PATH:LINE: reason". */
+int ibve_check_load(struct ibve_check *c, const char *path);
+/* The spec's exclude globs, up to MAX; how many there are. */
+size_t ibve_check_excludes(const struct ibve_check *c, const char **globs,
+			   size_t max);
+/*
+ * Check T's ports as of its last sample (ibve_ports_sample(), with the flap
+ * window set to the history's) against the spec (none: every port of T
+ * ACTIVE): state, rate, link layer, flaps in the window, expected ports
+ * that are missing, and fatal events at or after FROM (NULL: none). The
+ * problems, valid until the next run or ibve_check_free(); how many.
+ */
+size_t ibve_check_run(struct ibve_check *c, const struct ibve_ports *t,
+		      const struct timespec *from,
+		      const struct ibve_check_problem **problems);
 
 #ifdef __cplusplus
 }

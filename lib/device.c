@@ -225,9 +225,16 @@ int ibve_device_list_error(int err)
 
 IBVE_EXPORT int ibve_device_list_get(struct ibve_device_info **out)
 {
+	return ibve_device_list_select(out, NULL, NULL);
+}
+
+IBVE_EXPORT int
+ibve_device_list_select(struct ibve_device_info **out,
+			bool (*want)(const char *name, void *arg), void *arg)
+{
 	struct ibv_device **list;
 	struct ibve_device_info *v;
-	int n;
+	int n, k = 0;
 
 	*out = NULL;
 	errno = 0;
@@ -240,10 +247,11 @@ IBVE_EXPORT int ibve_device_list_get(struct ibve_device_info **out)
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	for (int i = 0; i < n; i++)
-		query_device(list[i], &v[i]);
+		if (!want || want(ibv_get_device_name(list[i]), arg))
+			query_device(list[i], &v[k++]);
 	ibv_free_device_list(list);
 	*out = v;
-	return n;
+	return k;
 }
 
 IBVE_EXPORT void ibve_device_list_free(struct ibve_device_info *list,

@@ -14,6 +14,12 @@ struct ibv_device;
 
 #define IBVE_HOOKS_MAX 2
 
+/* What the source keeps of each port: for PORT_ACTIVE and speed changes. */
+struct ibve_port_track {
+	char rate[28];		 /* as last read; "" unknown */
+	struct timespec down_at; /* its PORT_ERR; 0: not known to be down */
+};
+
 /* An open device (or one closed after DEVICE_FATAL, ctx NULL). */
 struct ibve_slot {
 	bool used;
@@ -24,6 +30,8 @@ struct ibve_slot {
 	uint64_t guid;
 	struct ibv_context *ctx;
 	void *hook_data[IBVE_HOOKS_MAX]; /* each hook's own, by its id */
+	struct ibve_port_track *ports;	 /* [0] is port 1 */
+	uint32_t nports;
 };
 
 /* What another source does when devices are opened and closed. */

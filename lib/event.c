@@ -37,7 +37,8 @@
 
 /*
  * Verbs events carry their enum ibv_event_type number (rdma-core 44 has
- * 0..19). Newer numbers decode as UNKNOWN(n) and are still delivered.
+ * 0..19, rdma-core 62 adds 20). Newer numbers decode as UNKNOWN(n) and are
+ * still delivered.
  */
 static const struct ibve_event_desc event_table[] = {
 	VERBS(IBV_EVENT_CQ_ERR, "CQ_ERR", CQ, true, ERROR,
@@ -82,6 +83,10 @@ static const struct ibve_event_desc event_table[] = {
 	      "GID table of the port changed (address added or removed)"),
 	VERBS(IBV_EVENT_WQ_FATAL, "WQ_FATAL", WQ, true, ERROR,
 	      "catastrophic error on the work queue; it moved to the error state"),
+	/* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE; its port means nothing */
+	VERBS(IBVE_VERBS_DEVICE_SPEED_CHANGE, "DEVICE_SPEED_CHANGE", DEVICE,
+	      false, WARNING,
+	      "a link of the device retrained at another speed or width"),
 
 	/*
 	 * mlx5 event queue entry types (include/linux/mlx5/device.h). The
@@ -427,4 +432,35 @@ IBVE_EXPORT void ibve_event_from_verbs(struct ibve_event *ev,
 		/* Unknown: the union's meaning is unknown, read none of it. */
 		break;
 	}
+}
+
+void ibve_rates_diff(struct ibve_event *ev, const char (*old)[28],
+		     const char (*now)[28], uint32_t n)
+{
+	struct ibve_verbs_fields *v = &ev->verbs;
+
+	v->nrates = 0;
+	for (uint32_t i = 0; i < n && v->nrates < IBVE_RATES_MAX; i++) {
+		struct ibve_rate_change *c = &v->rates[v->nrates];
+
+		if (strcmp(old[i], now[i]) == 0)
+			continue;
+		c->port = i + 1;
+		ibve_strcpy(c->old_rate, old[i], sizeof(c->old_rate));
+		ibve_strcpy(c->new_rate, now[i], sizeof(c->new_rate));
+		v->nrates++;
+	}
+	if (v->nrates)
+		ev->fields |= IBVE_FIELD_RATES;
+}
+
+void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at)
+{
+	double s;
+
+	if (!down_at->tv_sec && !down_at->tv_nsec)
+		return;
+	s = ibve_ts_secs(down_at, &ev->time);
+	ev->verbs.down_us = s > 0 ? (uint64_t)(s * 1e6 + 0.5) : 0;
+	ev->fields |= IBVE_FIELD_DOWN;
 }

@@ -8,7 +8,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "fields.h"
+
+_Static_assert(sizeof(struct ibve_verbs_fields) <= IBVE_EVENT_AREA,
+	       "the verbs fields fit the per-source area");
 
 #define FAIL(...)                                   \
 	do {                                        \
@@ -54,6 +59,8 @@ const struct ibve_key_name ibve_keys[K_COUNT] = {
 	KEY(K_NETDEV, "netdev"),
 	KEY(K_NETDEV_INDEX, "netdev_index"),
 	KEY(K_LOST, "lost"),
+	KEY(K_DOWN_US, "down_us"),
+	KEY(K_RATES, "rates"),
 	KEY(K_GID, "gid"),
 	KEY(K_ISSUER_LID, "issuer_lid"),
 	KEY(K_PRODUCER_TYPE, "producer_type"),
@@ -468,6 +475,137 @@ static int lost_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return r < 0 ? r : 0;
 }
 
+/* --- verbs: down time, rate changes --------------------------------------- */
+
+/* The verbs source's fields share the area with other sources' fields. */
+static bool verbs_line(const struct ibve_event *ev)
+{
+	return ev->source == IBVE_SOURCE_VERBS;
+}
+
+static void down_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "down_us", ev->verbs.down_us);
+}
+
+/* A duration for people: "850 ms", "12.3 s", "4m05s", "2h10m". */
+static void put_duration(struct ibve_buf *b, uint64_t us)
+{
+	uint64_t s = us / 1000000;
+
+	if (us < 1000000)
+		ibve_buf_printf(b, "%" PRIu64 " ms", us / 1000);
+	else if (s < 60)
+		ibve_buf_printf(b, "%.1f s", (double)us / 1e6);
+	else if (s < 3600)
+		ibve_buf_printf(b, "%" PRIu64 "m%02" PRIu64 "s", s / 60,
+				s % 60);
+	else
+		ibve_buf_printf(b, "%" PRIu64 "h%02" PRIu64 "m", s / 3600,
+				s / 60 % 60);
+}
+
+static void down_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "down ");
+	put_duration(b, ev->verbs.down_us);
+}
+
+static int down_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		      char *err, size_t errlen)
+{
+	uint64_t u;
+	int r = ibve_get_uint(o, K_DOWN_US, UINT64_MAX, &u, err, errlen);
+
+	if (r <= 0 || !verbs_line(ev))
+		return r < 0 ? r : 0;
+	ev->verbs.down_us = u;
+	ev->fields |= IBVE_FIELD_DOWN;
+	return 0;
+}
+
+static void rates_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_key(j, "rates");
+	ibve_buf_putc(j->b, '[');
+	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
+		const struct ibve_rate_change *c = &ev->verbs.rates[i];
+
+		ibve_buf_printf(j->b, "%s{\"port\":%u,\"old\":", i ? "," : "",
+				c->port);
+		ibve_buf_json_str(j->b, c->old_rate);
+		ibve_buf_puts(j->b, ",\"new\":");
+		ibve_buf_json_str(j->b, c->new_rate);
+		ibve_buf_putc(j->b, '}');
+	}
+	ibve_buf_putc(j->b, ']');
+}
+
+static void rates_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
+		const struct ibve_rate_change *c = &ev->verbs.rates[i];
+
+		ibve_buf_printf(b, "%sport %u: ", i ? ", " : "", c->port);
+		ibve_buf_text_str(b, c->old_rate[0] ? c->old_rate : "?");
+		ibve_buf_puts(b, " -> ");
+		ibve_buf_text_str(b, c->new_rate[0] ? c->new_rate : "?");
+	}
+}
+
+/* One {"port":N,"old":"...","new":"..."} of "rates" into C. */
+static int rate_parse(struct json_object *x, struct ibve_rate_change *c,
+		      char *err, size_t errlen)
+{
+	struct json_object *p, *o, *n;
+	int64_t port;
+
+	if (!json_object_is_type(x, json_type_object) ||
+	    !json_object_object_get_ex(x, "port", &p) ||
+	    !json_object_is_type(p, json_type_int) ||
+	    !json_object_object_get_ex(x, "old", &o) ||
+	    !json_object_is_type(o, json_type_string) ||
+	    !json_object_object_get_ex(x, "new", &n) ||
+	    !json_object_is_type(n, json_type_string))
+		FAIL("\"rates\" holds {\"port\":N,\"old\":\"...\",\"new\":\"...\"}");
+	port = json_object_get_int64(p);
+	if (port < 1 || port > UINT16_MAX)
+		FAIL("\"rates\": port out of range");
+	c->port = (uint32_t)port;
+	if (ibve_copy_str(c->old_rate, sizeof(c->old_rate), "old",
+			  json_object_get_string(o), err, errlen) ||
+	    ibve_copy_str(c->new_rate, sizeof(c->new_rate), "new",
+			  json_object_get_string(n), err, errlen))
+		return -EINVAL;
+	return 0;
+}
+
+static int rates_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		       char *err, size_t errlen)
+{
+	struct json_object *a;
+	struct ibve_jval v;
+	size_t n;
+
+	o->get(o, K_RATES, &v);
+	if (v.type == J_ABSENT || v.type == J_NULL || !verbs_line(ev))
+		return 0;
+	a = (struct json_object *)v.obj;
+	if (v.type != J_OTHER || !a || !json_object_is_type(a, json_type_array))
+		FAIL("\"rates\" must be an array");
+	n = json_object_array_length(a);
+	if (n > IBVE_RATES_MAX)
+		FAIL("\"rates\" holds more than %d ports", IBVE_RATES_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (rate_parse(json_object_array_get_idx(a, i),
+			       &ev->verbs.rates[i], err, errlen))
+			return -EINVAL;
+	ev->verbs.nrates = (uint32_t)n;
+	if (n)
+		ev->fields |= IBVE_FIELD_RATES;
+	return 0;
+}
+
 /* --- sm: the notice's GID, issuer and producer --------------------------- */
 
 static void put_gid(struct ibve_buf *b, const uint8_t *gid)
@@ -625,6 +763,10 @@ const struct ibve_fieldspec ibve_fields[] = {
 	{ IBVE_FIELD_NETDEV, KEY_BIT(K_NETDEV) | KEY_BIT(K_NETDEV_INDEX),
 	  netdev_json, netdev_text, netdev_parse },
 	{ IBVE_FIELD_LOST, KEY_BIT(K_LOST), lost_json, lost_text, lost_parse },
+	{ IBVE_FIELD_DOWN, KEY_BIT(K_DOWN_US), down_json, down_text,
+	  down_parse },
+	{ IBVE_FIELD_RATES, KEY_BIT(K_RATES), rates_json, rates_text,
+	  rates_parse },
 	/* issuer_lid and producer_type mean nothing without a gid */
 	{ IBVE_FIELD_SM, KEY_BIT(K_GID), sm_json, sm_text, sm_parse },
 	{ IBVE_FIELD_MLX5, KEY_BIT(K_EQE), ibve_mlx5_json, ibve_mlx5_details,

@@ -36,6 +36,8 @@ enum ibve_key {
 	K_NETDEV,
 	K_NETDEV_INDEX,
 	K_LOST,
+	K_DOWN_US,
+	K_RATES,
 	K_GID,
 	K_ISSUER_LID,
 	K_PRODUCER_TYPE,
@@ -57,6 +59,8 @@ struct ibve_jval {
 	bool neg;      /* J_INT: below zero */
 	uint64_t u;    /* J_INT: magnitude */
 	const char *s; /* J_STRING, NUL-terminated */
+	/* J_OTHER (an array or object) from json-c: its json_object */
+	const void *obj;
 };
 
 /* A parsed line, whichever reader parsed it. */

@@ -74,6 +74,18 @@ struct ibve_port_attrs {
 	char address[48]; /* "LID 0x12" or the first GID as IPv6 */
 };
 
+/* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE, unknown to Debian 12's. */
+#define IBVE_VERBS_DEVICE_SPEED_CHANGE 20
+
+/*
+ * The rates of N ports before (OLD) and after (NOW), "" unknown: the ports
+ * whose rate changed go into EV (IBVE_FIELD_RATES, when any did).
+ */
+void ibve_rates_diff(struct ibve_event *ev, const char (*old)[28],
+		     const char (*now)[28], uint32_t n);
+/* PORT_ACTIVE at NOW after a PORT_ERR at DOWN_AT: the down time on EV. */
+void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at);
+
 int ibve_sysfs_read(const char *path, char *buf, size_t size);
 int ibve_sysfs_port(const char *device, uint32_t port,
 		    struct ibve_port_attrs *a);

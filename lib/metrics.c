@@ -136,6 +136,56 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		port_label(&b, p->port);
 		ibve_buf_printf(&b, "} %d\n", p->state_num);
 	}
+	family(&b, "rdma_port_state_since_timestamp_seconds", "gauge",
+	       "Since when the port has been up (ACTIVE) or not, in seconds since the epoch; the watcher's start when it saw no change.");
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct ibve_port_row *p = &m->rows[i].pub;
+
+		if (!p->port || (!p->since.tv_sec && !p->since.tv_nsec))
+			continue;
+		ibve_buf_puts(&b, "rdma_port_state_since_timestamp_seconds{");
+		label(&b, "device", p->device, true);
+		port_label(&b, p->port);
+		ibve_buf_printf(&b, "} %lld.%03ld\n",
+				(long long)p->since.tv_sec,
+				p->since.tv_nsec / 1000000);
+	}
+	family(&b, "rdma_port_flaps_total", "counter",
+	       "Port flaps: PORT_ERR followed by PORT_ACTIVE within the flap window.");
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct ibve_port_row *p = &m->rows[i].pub;
+
+		if (!p->port)
+			continue;
+		ibve_buf_puts(&b, "rdma_port_flaps_total{");
+		label(&b, "device", p->device, true);
+		port_label(&b, p->port);
+		ibve_buf_printf(&b, "} %" PRIu64 "\n", p->flaps);
+	}
+	family(&b, "rdma_port_last_down_duration_seconds", "gauge",
+	       "How long the port was down the last time it came back up.");
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct ibve_port_row *p = &m->rows[i].pub;
+
+		if (!p->port || p->last_down <= 0)
+			continue;
+		ibve_buf_puts(&b, "rdma_port_last_down_duration_seconds{");
+		label(&b, "device", p->device, true);
+		port_label(&b, p->port);
+		ibve_buf_printf(&b, "} %.3f\n", p->last_down);
+	}
+	family(&b, "rdma_port_rate_bytes_per_second", "gauge",
+	       "The port's current signalling rate (sysfs rate, or what a speed change said), in bytes per second.");
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct ibve_port_row *p = &m->rows[i].pub;
+
+		if (!p->port || p->rate_gbps <= 0)
+			continue;
+		ibve_buf_puts(&b, "rdma_port_rate_bytes_per_second{");
+		label(&b, "device", p->device, true);
+		port_label(&b, p->port);
+		ibve_buf_printf(&b, "} %.0f\n", p->rate_gbps * 1e9 / 8);
+	}
 	family(&b, "rdma_port_info", "gauge",
 	       "Port attributes as labels; the value is always 1.");
 	for (size_t i = 0; i < m->nrows; i++) {
@@ -231,11 +281,51 @@ IBVE_EXPORT int ibve_metrics_write(const struct ibve_ports *m, const char *path)
 	return r ? ibve_error(r, "write to %s: %s", path, strerror(-r)) : 0;
 }
 
-/* The state: one JSON object per counter. */
+/* A port's health as a state line. */
+static void format_port(struct ibve_buf *b, const struct ibve_row *r)
+{
+	const struct ibve_port_row *p = &r->pub;
+	char when[64];
+
+	ibve_buf_puts(b, "{\"device\":");
+	ibve_buf_json_str(b, p->device);
+	ibve_buf_printf(b, ",\"port\":%u,\"flaps\":%" PRIu64, p->port,
+			p->flaps);
+	if (r->up >= 0 && !p->since_start && p->since.tv_sec) {
+		ibve_time_format(&p->since, when, sizeof(when));
+		ibve_buf_printf(b, ",\"up\":%s,\"since\":\"%s\"",
+				r->up ? "true" : "false", when);
+	}
+	if (p->last_down > 0)
+		ibve_buf_printf(b, ",\"last_down\":%.6f", p->last_down);
+	ibve_buf_puts(b, ",\"flap_times\":[");
+	for (size_t k = 0; k < r->flap_n; k++) {
+		/* oldest first */
+		size_t at = (r->flap_head + IBVE_FLAPS_KEPT - r->flap_n + k) %
+			    IBVE_FLAPS_KEPT;
+
+		ibve_time_format(&r->flap_at[at], when, sizeof(when));
+		ibve_buf_printf(b, "%s\"%s\"", k ? "," : "", when);
+	}
+	ibve_buf_puts(b, "]}\n");
+}
+
+/*
+ * The state: the boot it belongs to, one JSON object per counter, one per
+ * port's health.
+ */
 static size_t format_state(const struct ibve_ports *m, char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
-	char when[64];
+	char when[64], boot[40];
+
+	ibve_boot_id(boot, sizeof(boot));
+	ibve_buf_puts(&b, "{\"boot_id\":");
+	ibve_buf_json_str(&b, boot);
+	ibve_buf_puts(&b, "}\n");
+	for (size_t i = 0; i < m->nrows; i++)
+		if (m->rows[i].pub.port)
+			format_port(&b, &m->rows[i]);
 
 	for (size_t i = 0; i < m->nseries; i++) {
 		const struct ibve_series *s = &m->series[i];
@@ -267,16 +357,65 @@ IBVE_EXPORT int ibve_metrics_save(const struct ibve_ports *m, const char *path)
 	return r ? ibve_error(r, "write to %s: %s", path, strerror(-r)) : 0;
 }
 
+/* A port's health line into the table's saved ports; false: not one. */
+static bool load_port(struct ibve_ports *m, struct json_object *o,
+		      bool same_boot)
+{
+	struct ibve_saved_port sp = { .up = -1 }, *v;
+	struct json_object *x;
+	const char *dev;
+	int64_t port, flaps;
+
+	if (!json_object_object_get_ex(o, "device", &x) ||
+	    !(dev = json_object_get_string(x)) || !*dev ||
+	    strlen(dev) >= sizeof(sp.device) ||
+	    !json_object_object_get_ex(o, "port", &x) ||
+	    (port = json_object_get_int64(x)) < 1 || port > UINT16_MAX ||
+	    !json_object_object_get_ex(o, "flaps", &x) ||
+	    (flaps = json_object_get_int64(x)) < 0)
+		return false;
+	ibve_strcpy(sp.device, dev, sizeof(sp.device));
+	sp.port = (uint32_t)port;
+	sp.flaps = (uint64_t)flaps;
+	if (json_object_object_get_ex(o, "last_down", &x))
+		sp.last_down = json_object_get_double(x);
+	/* times of another boot say nothing of this one's ports */
+	if (same_boot && json_object_object_get_ex(o, "since", &x) &&
+	    ibve_time_parse(json_object_get_string(x), &sp.since) == 0 &&
+	    json_object_object_get_ex(o, "up", &x))
+		sp.up = json_object_get_boolean(x);
+	if (same_boot && json_object_object_get_ex(o, "flap_times", &x) &&
+	    json_object_is_type(x, json_type_array)) {
+		size_t n = json_object_array_length(x);
+
+		for (size_t k = n > IBVE_FLAPS_KEPT ? n - IBVE_FLAPS_KEPT : 0;
+		     k < n; k++)
+			if (ibve_time_parse(
+				    json_object_get_string(
+					    json_object_array_get_idx(x, k)),
+				    &sp.flap_at[sp.flap_n]) == 0)
+				sp.flap_n++;
+	}
+	v = realloc(m->saved, (m->nsaved + 1) * sizeof(*v));
+	if (!v)
+		return true; /* out of memory: the port's health starts anew */
+	m->saved = v;
+	m->saved[m->nsaved++] = sp;
+	return true;
+}
+
 IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 {
 	FILE *f = fopen(path, "re");
-	char *line = NULL;
+	char *line = NULL, boot[40], saved_boot[40] = "";
 	size_t cap = 0;
 	unsigned long n = 0;
+	bool same_boot = true;
 	int r = 0;
 
 	if (!f)
 		return ibve_error(errno, "%s: %s", path, strerror(errno));
+	ibve_boot_id(boot, sizeof(boot));
 	while (getline(&line, &cap, f) > 0) {
 		struct json_object *o = json_tokener_parse(line), *v;
 		const char *dev, *ev;
@@ -285,6 +424,24 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 		struct timespec last = { 0, 0 };
 
 		n++;
+		if (o && json_object_object_get_ex(o, "boot_id", &v)) {
+			ibve_strcpy(saved_boot, json_object_get_string(v),
+				    sizeof(saved_boot));
+			same_boot = !*boot || strcmp(saved_boot, boot) == 0;
+			json_object_put(o);
+			continue;
+		}
+		if (o && json_object_object_get_ex(o, "flaps", &v)) {
+			bool ok = load_port(m, o, same_boot);
+
+			json_object_put(o);
+			if (ok)
+				continue;
+			r = ibve_error(EINVAL,
+				       "%s:%lu: not a metrics state line", path,
+				       n);
+			break;
+		}
 		if (!o || !json_object_object_get_ex(o, "device", &v) ||
 		    !(dev = json_object_get_string(v)) || !*dev ||
 		    !json_object_object_get_ex(o, "event", &v) ||
@@ -318,5 +475,12 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 	}
 	free(line);
 	fclose(f);
+	if (!r && !same_boot) {
+		ibve_error(
+			0,
+			"%s was saved in another boot (boot id %s): counts kept, the ports' since times and recent flaps start anew",
+			path, saved_boot);
+		return 1;
+	}
 	return r;
 }

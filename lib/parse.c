@@ -248,6 +248,7 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 		break;
 	default:
 		v->type = J_OTHER;
+		v->obj = x;
 		break;
 	}
 }

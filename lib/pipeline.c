@@ -7,6 +7,7 @@
  * host interface (source.h); sinks through theirs (sink.h).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,8 @@ struct ibve_pipeline {
 	char fail[512];
 	bool started;
 	const char *failed; /* the source start failed in */
+	char **exclude;	    /* device globs */
+	size_t nexclude;
 };
 
 /* --- the host ------------------------------------------------------------- */
@@ -103,6 +106,30 @@ static struct ibve_event *next_slot(struct ibve_pipeline *p)
 		}
 	}
 	return &p->q[p->qhead + p->qlen++];
+}
+
+static bool host_excluded(void *ctx, const char *device)
+{
+	const struct ibve_pipeline *p = ctx;
+
+	for (size_t i = 0; i < p->nexclude; i++)
+		if (fnmatch(p->exclude[i], device, 0) == 0)
+			return true;
+	return false;
+}
+
+IBVE_EXPORT int ibve_pipeline_exclude_device(struct ibve_pipeline *p,
+					     const char *glob)
+{
+	char **v = realloc(p->exclude, (p->nexclude + 1) * sizeof(*v));
+
+	if (!v)
+		return ibve_error(ENOMEM, "out of memory");
+	p->exclude = v;
+	if (!(v[p->nexclude] = strdup(glob)))
+		return ibve_error(ENOMEM, "out of memory");
+	p->nexclude++;
+	return 0;
 }
 
 static struct ibve_event *host_emit(void *ctx)
@@ -286,6 +313,7 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 		.done = host_done,
 		.fail = host_fail,
 		.clock = host_clock,
+		.excluded = host_excluded,
 	};
 	return 0;
 }
@@ -305,6 +333,9 @@ IBVE_EXPORT void ibve_pipeline_free(struct ibve_pipeline *p)
 	free(p->sinks);
 	free(p->in);
 	free(p->q);
+	for (size_t i = 0; i < p->nexclude; i++)
+		free(p->exclude[i]);
+	free(p->exclude);
 	ibve_loop_free(p->loop);
 	if (p->epfd >= 0)
 		close(p->epfd);
@@ -583,6 +614,8 @@ static int pass(struct ibve_pipeline *p, const struct ibve_event *ev)
 	bool shown = !p->filter || ibve_filter_match(p->filter, ev);
 	int r;
 
+	if (p->nexclude && host_excluded(p, ev->device))
+		return 0; /* a replay's, or a source's that sees every device */
 	observe(p, ev);
 	for (size_t i = 0; i < p->nsinks; i++) {
 		if (!shown && !(p->sinks[i].flags & IBVE_SINK_ALL))

@@ -35,6 +35,7 @@ IBVE_EXPORT int ibve_ports_new(struct ibve_ports **out, unsigned int flags)
 	if (!t)
 		return ibve_error(ENOMEM, "out of memory");
 	t->flags = flags;
+	t->flap_window = 600;
 	if (flags & IBVE_PORTS_RECENT) {
 		t->recent = calloc(IBVE_RECENT, sizeof(*t->recent));
 		if (!t->recent) {
@@ -66,7 +67,31 @@ IBVE_EXPORT void ibve_ports_free(struct ibve_ports *t)
 	free(t->series);
 	free(t->devs);
 	free(t->recent);
+	free(t->saved);
 	free(t);
+}
+
+IBVE_EXPORT void ibve_ports_set_flap_window(struct ibve_ports *t,
+					    double seconds)
+{
+	if (seconds > 0)
+		t->flap_window = seconds;
+}
+
+void ibve_boot_id(char *buf, size_t size)
+{
+	if (ibve_sysfs_read("/proc/sys/kernel/random/boot_id", buf, size))
+		buf[0] = '\0';
+}
+
+bool ibve_counter_advance(uint64_t prev, uint64_t now, uint64_t *cur)
+{
+	if (now >= prev) {
+		*cur += now - prev;
+		return false;
+	}
+	*cur += now; /* reset (driver reload, wrap): counting from 0 again */
+	return true;
 }
 
 /* Room for one more element of SIZE at index AT of *V (*N of *CAP). */
@@ -178,6 +203,7 @@ static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 	fix_counters(t);
 	ibve_strcpy(r->pub.device, device, sizeof(r->pub.device));
 	r->pub.port = port;
+	r->up = -1;
 	strcpy(r->pub.state, "-");
 	strcpy(r->pub.phys_state, "-");
 	strcpy(r->pub.link_layer, "-");
@@ -207,14 +233,60 @@ static void show_attrs(struct ibve_row *r)
 		ibve_strcpy(p->address, r->a.address, sizeof(p->address));
 }
 
-static void read_attrs(struct ibve_row *r)
+/* Read R's attributes at NOW: a rate that changed is the last change. */
+static void read_attrs(struct ibve_row *r, const struct timespec *now)
 {
 	struct ibve_port_attrs a = { 0 };
 
 	if (ibve_sysfs_port(r->pub.device, r->pub.port, &a))
 		return;
+	if (r->a.rate[0] && a.rate[0] && strcmp(r->a.rate, a.rate)) {
+		r->pub.rate_changed = *now;
+		ibve_strcpy(r->pub.old_rate, r->a.rate,
+			    sizeof(r->pub.old_rate));
+	}
 	r->a = a;
 	show_attrs(r);
+	r->pub.rate_gbps = strtod(a.rate, NULL);
+}
+
+static struct timespec wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts;
+}
+
+/* A saved port's health for a new row, as far as it still holds. */
+static void restore(struct ibve_ports *t, struct ibve_row *r,
+		    const struct timespec *now)
+{
+	struct ibve_port_row *p = &r->pub;
+	int up = ibve_state_up(p->state_num);
+
+	r->up = up;
+	if (up >= 0) {
+		p->since = t->started ? t->start : *now;
+		p->since_start = true;
+	}
+	for (size_t i = 0; i < t->nsaved; i++) {
+		const struct ibve_saved_port *sp = &t->saved[i];
+
+		if (key_cmp(sp->device, sp->port, p->device, p->port))
+			continue;
+		p->flaps = sp->flaps;
+		p->last_down = sp->last_down;
+		for (size_t k = 0; k < sp->flap_n; k++)
+			r->flap_at[k] = sp->flap_at[k];
+		r->flap_n = sp->flap_n;
+		r->flap_head = sp->flap_n % IBVE_FLAPS_KEPT;
+		/* the same state as when saved: since then, exactly */
+		if (sp->up >= 0 && sp->up == up) {
+			p->since = sp->since;
+			p->since_start = false;
+		}
+	}
 }
 
 /*
@@ -298,13 +370,18 @@ static void read_counters(struct ibve_row *r, double dt, bool first)
 			 p->device, p->port, c->hw ? "hw_counters" : "counters",
 			 c->name);
 		if (ibve_sysfs_read(path, v, sizeof(v)) == 0) {
+			uint64_t before;
+
 			now = strtoull(v, NULL, 0);
 			if (first)
 				r->base[i] = c->value = now;
+			before = c->delta;
+			/* never a negative delta: backwards is a reset */
+			if (ibve_counter_advance(c->value, now, &c->delta))
+				p->counter_resets++;
 			c->changed = now != c->value;
-			c->rate = dt > 0 ? (double)(now - c->value) / dt : 0;
+			c->rate = dt > 0 ? (double)(c->delta - before) / dt : 0;
 			c->value = now;
-			c->delta = now - r->base[i];
 		}
 		if (c->delta)
 			p->moved++;
@@ -351,10 +428,13 @@ static int read_ports(struct ibve_ports *t, const char *device)
 		if (!isdigit((unsigned char)e->d_name[0]) || *end ||
 		    find_row(t, device, (uint32_t)port))
 			continue;
+		struct timespec now = wall_now();
+
 		r = add_row(t, device, (uint32_t)port);
 		if (!r)
 			break;
-		read_attrs(r);
+		read_attrs(r, &now);
+		restore(t, r, &now);
 		if (t->flags & IBVE_PORTS_COUNTERS)
 			find_counters(r);
 	}
@@ -529,6 +609,78 @@ static void derive_state(struct ibve_row *r, const struct ibve_event *ev)
 	strcpy(r->pub.state, up ? "ACTIVE" : "DOWN");
 }
 
+static void push_flap(struct ibve_row *r, const struct timespec *when)
+{
+	r->flap_at[r->flap_head] = *when;
+	r->flap_head = (r->flap_head + 1) % IBVE_FLAPS_KEPT;
+	if (r->flap_n < IBVE_FLAPS_KEPT)
+		r->flap_n++;
+	r->pub.flaps++;
+}
+
+static bool ts_zero(const struct timespec *ts)
+{
+	return !ts->tv_sec && !ts->tv_nsec;
+}
+
+/* What a verbs port event says of R's health: since when, downs, flaps. */
+static void health(struct ibve_ports *t, struct ibve_row *r,
+		   const struct ibve_event *ev)
+{
+	struct ibve_port_row *p = &r->pub;
+	double down = -1;
+
+	if (ev->source != IBVE_SOURCE_VERBS || !ev->desc)
+		return;
+	if (strcmp(ev->name, "PORT_ERR") == 0) {
+		if (r->up != 0) {
+			r->up = 0;
+			p->since = ev->time;
+			p->since_start = false;
+		}
+		if (ts_zero(&r->down_at))
+			r->down_at = ev->time;
+		return;
+	}
+	if (strcmp(ev->name, "PORT_ACTIVE") != 0)
+		return;
+	if (!ts_zero(&r->down_at))
+		down = ibve_ts_secs(&r->down_at, &ev->time);
+	else if (ev->fields & IBVE_FIELD_DOWN)
+		down = (double)ev->verbs.down_us / 1e6;
+	if (down >= 0) {
+		p->last_down = down;
+		if (down <= t->flap_window)
+			push_flap(r, &ev->time);
+	}
+	r->down_at = (struct timespec){ 0, 0 };
+	if (r->up != 1) {
+		r->up = 1;
+		p->since = ev->time;
+		p->since_start = false;
+	}
+}
+
+/* A speed change names the ports whose rate changed. */
+static void rates_changed(struct ibve_ports *t, const struct ibve_event *ev)
+{
+	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
+		const struct ibve_rate_change *c = &ev->verbs.rates[i];
+		struct ibve_row *r = find_row(t, ev->device, c->port);
+
+		if (!r)
+			continue;
+		r->pub.rate_changed = ev->time;
+		ibve_strcpy(r->pub.old_rate, c->old_rate,
+			    sizeof(r->pub.old_rate));
+		if (!(t->flags & IBVE_PORTS_SYSFS)) {
+			ibve_strcpy(r->pub.rate, c->new_rate,
+				    sizeof(r->pub.rate));
+			r->pub.rate_gbps = strtod(c->new_rate, NULL);
+		}
+	}
+}
+
 /* A device came or went: its presence, and live its rows. */
 static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
 		    const struct ibve_event *ev)
@@ -598,18 +750,30 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		if (!r && live && ev->source == IBVE_SOURCE_SM &&
 		    read_ports(t, ev->device) == 0)
 			r = find_row(t, ev->device, ev->port);
-		if (!r && !live)
-			r = add_row(t, ev->device, ev->port);
+		if (!r && !live && (r = add_row(t, ev->device, ev->port)))
+			restore(t, r, &ev->time);
 		if (!r)
 			return;
 		count(t, r, ev, k);
 		if (ev->cls != IBVE_CLASS_PORT || (d && !d->present))
 			return;
 		if (live)
-			read_attrs(r); /* the event says it changed */
+			read_attrs(r,
+				   &ev->time); /* the event says it changed */
 		else
 			derive_state(r, ev);
+		health(t, r, ev);
 		return;
+	}
+	if (ev->source == IBVE_SOURCE_VERBS &&
+	    (ev->fields & IBVE_FIELD_RATES)) {
+		/* a capture: the ports it names are ports of the device */
+		for (uint32_t i = 0; !live && i < ev->verbs.nrates; i++)
+			if (!find_row(t, ev->device, ev->verbs.rates[i].port) &&
+			    (r = add_row(t, ev->device,
+					 ev->verbs.rates[i].port)))
+				restore(t, r, &ev->time);
+		rates_changed(t, ev);
 	}
 	/* About the whole device: every port of it shows it. */
 	for (size_t i = row_lower(t, ev->device, 0);
@@ -639,16 +803,33 @@ IBVE_EXPORT void ibve_ports_sample(struct ibve_ports *t,
 
 		if (i == 0 || strcmp(p->device, t->rows[i - 1].pub.device))
 			t->sum.devices++;
-		if (t->flags & IBVE_PORTS_SYSFS)
-			read_attrs(r);
+		if (t->flags & IBVE_PORTS_SYSFS) {
+			int up;
+
+			read_attrs(r, now);
+			/* a change no event told of: since now, about */
+			up = ibve_state_up(p->state_num);
+			if (up >= 0 && r->up >= 0 && up != r->up) {
+				p->since = *now;
+				p->since_start = false;
+			}
+			if (up >= 0)
+				r->up = up;
+		}
 		if (t->flags & IBVE_PORTS_COUNTERS)
 			read_counters(r, dt, false);
+		p->flaps_window = 0;
+		for (size_t f = 0; f < r->flap_n; f++)
+			p->flaps_window += ibve_ts_secs(&r->flap_at[f], now) <
+					   t->flap_window;
 		for (size_t b = 0; b < IBVE_BUCKETS; b++)
 			if (r->bucket_sec[b] > now->tv_sec - IBVE_BUCKETS &&
 			    r->bucket_sec[b] <= now->tv_sec)
 				pm += r->bucket_n[b];
 		p->per_minute = pm;
 		p->last_age = p->total ? ibve_ts_secs(&p->last_time, now) : 0;
+		p->since_age =
+			ts_zero(&p->since) ? 0 : ibve_ts_secs(&p->since, now);
 	}
 	t->sum.ports = t->nrows;
 	t->sum.per_second =

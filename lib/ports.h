@@ -18,13 +18,31 @@ struct ibve_series {
 	struct timespec last;
 };
 
+#define IBVE_FLAPS_KEPT 64 /* flap times kept per port */
+
 struct ibve_row {
 	struct ibve_port_row pub; /* first: handed out as is */
+	int up;			  /* -1 unknown, 0 down, 1 up (for since) */
+	struct timespec down_at;  /* its PORT_ERR while down; 0: none */
+	struct timespec flap_at[IBVE_FLAPS_KEPT]; /* ring, newest at head-1 */
+	size_t flap_head, flap_n;
 	struct ibve_port_attrs a; /* as read, "" where unreadable */
 	int64_t bucket_sec[IBVE_BUCKETS];
 	uint32_t bucket_n[IBVE_BUCKETS];
 	struct ibve_counter *counters;
 	uint64_t *base; /* counter values at start or reset */
+};
+
+/* A port's health from a state file, for its row when it comes. */
+struct ibve_saved_port {
+	char device[IBVE_NAME_MAX];
+	uint32_t port;
+	uint64_t flaps;
+	int up; /* -1: no since (another boot) */
+	struct timespec since;
+	double last_down;
+	struct timespec flap_at[IBVE_FLAPS_KEPT];
+	size_t flap_n;
 };
 
 struct ibve_dev {
@@ -47,7 +65,22 @@ struct ibve_ports {
 	struct timespec start, prev;
 	bool started, sampled;
 	struct ibve_ports_summary sum;
+	double flap_window;
+	struct ibve_saved_port *saved;
+	size_t nsaved;
 };
+
+/* The up-ness of a verbs port state: ACTIVE and ACTIVE_DEFER are up. */
+static inline int ibve_state_up(int state)
+{
+	return state ? state == 4 || state == 5 : -1;
+}
+
+/* This boot's id ("" when unknown), into BUF of 40 bytes. */
+void ibve_boot_id(char *buf, size_t size);
+/* Add to CUR the move of a counter from PREV to NOW: a counter that went
+ * backwards was reset (NOW counts from 0); true then. */
+bool ibve_counter_advance(uint64_t prev, uint64_t now, uint64_t *cur);
 
 /* The series of (DEV, PORT, EVENT, SEV), made when new; NULL: no memory. */
 struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,

@@ -32,6 +32,8 @@ struct ibve_host {
 	void (*fail)(void *ctx, int err);
 	/* A replay's clock reached NOW: records before it were emitted. */
 	int (*clock)(void *ctx, const struct timespec *now);
+	/* DEVICE is excluded: never opened nor read, its records dropped. */
+	bool (*excluded)(void *ctx, const char *device);
 };
 
 /* A formatted note through the host. */

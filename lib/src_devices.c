@@ -74,12 +74,81 @@ int ibve_devices_hook(struct ibve_src *s, const struct ibve_dev_hooks *h)
 
 bool ibve_devices_watched(const struct ibve_src *s, const char *name)
 {
+	if (s->h.excluded(s->h.ctx, name))
+		return false;
 	if (s->all)
 		return true;
 	for (size_t i = 0; i < s->nwatch; i++)
 		if (strcmp(s->watch[i], name) == 0)
 			return true;
 	return false;
+}
+
+/* Each port's rate now, from sysfs (the device is open, so it is there). */
+static void read_rates(const struct ibve_slot *d, char (*rates)[28])
+{
+	for (uint32_t p = 1; p <= d->nports; p++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/rate",
+			 d->name, p);
+		if (ibve_sysfs_read(path, rates[p - 1], sizeof(rates[0])))
+			rates[p - 1][0] = '\0';
+	}
+}
+
+/* What is kept of D's ports: how many, their rates. */
+static void track_ports(struct ibve_slot *d)
+{
+	uint32_t n = 0;
+	char rates[IBVE_RATES_MAX * 32][28];
+	struct ibv_device_attr a;
+
+	free(d->ports);
+	d->ports = NULL;
+	d->nports = 0;
+	if (ibv_query_device(d->ctx, &a) == 0)
+		n = a.phys_port_cnt;
+	if (!n || n > ARRAY_SIZE(rates) ||
+	    !(d->ports = calloc(n, sizeof(*d->ports))))
+		return;
+	d->nports = n;
+	read_rates(d, rates);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(d->ports[i].rate, rates[i], sizeof(rates[i]));
+}
+
+/* What a port or device event says of D's ports, and they of it. */
+static void track_event(struct ibve_slot *d, struct ibve_event *ev)
+{
+	struct ibve_port_track *t = ev->port && ev->port <= d->nports
+					    ? &d->ports[ev->port - 1]
+					    : NULL;
+
+	if (ev->source != IBVE_SOURCE_VERBS || !d->nports)
+		return;
+	if (ev->code == IBV_EVENT_PORT_ERR && t) {
+		if (!t->down_at.tv_sec && !t->down_at.tv_nsec)
+			t->down_at = ev->time;
+	} else if (ev->code == IBV_EVENT_PORT_ACTIVE && t) {
+		char path[512];
+
+		ibve_event_set_down(ev, &t->down_at);
+		t->down_at = (struct timespec){ 0, 0 };
+		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/rate",
+			 d->name, ev->port);
+		if (ibve_sysfs_read(path, t->rate, sizeof(t->rate)))
+			t->rate[0] = '\0';
+	} else if (ev->code == IBVE_VERBS_DEVICE_SPEED_CHANGE) {
+		char old[IBVE_RATES_MAX * 32][28], now[IBVE_RATES_MAX * 32][28];
+
+		for (uint32_t i = 0; i < d->nports; i++)
+			memcpy(old[i], d->ports[i].rate, sizeof(old[i]));
+		read_rates(d, now);
+		ibve_rates_diff(ev, old, now, d->nports);
+		for (uint32_t i = 0; i < d->nports; i++)
+			memcpy(d->ports[i].rate, now[i], sizeof(now[i]));
+	}
 }
 
 static struct ibve_slot *new_slot(struct ibve_src *s)
@@ -100,6 +169,7 @@ static struct ibve_slot *new_slot(struct ibve_src *s)
 			return NULL;
 		s->nslots++;
 	}
+	free(s->slots[i]->ports);
 	memset(s->slots[i], 0, sizeof(*s->slots[i]));
 	s->slots[i]->index = i;
 	return s->slots[i];
@@ -180,6 +250,7 @@ static int open_into(struct ibve_src *s, struct ibve_slot *d,
 	ibve_strcpy(d->name, ibv_get_device_name(dev), sizeof(d->name));
 	ibve_strcpy(d->chardev, dev->dev_name, sizeof(d->chardev));
 	d->guid = be64toh(ibv_get_device_guid(dev));
+	track_ports(d);
 	r = watch_context(s, d);
 	if (r) {
 		release(s, d);
@@ -285,6 +356,7 @@ static int start_borrowed(struct ibve_src *s)
 		    sizeof(d->name));
 	ibve_strcpy(d->chardev, d->ctx->device->dev_name, sizeof(d->chardev));
 	d->guid = be64toh(ibv_get_device_guid(d->ctx->device));
+	track_ports(d);
 	r = watch_context(s, d);
 	if (r) {
 		d->used = false;
@@ -316,7 +388,8 @@ static int start(struct ibve_src *s)
 		struct ibve_slot *d;
 		int k, r;
 
-		if (ibve_devices_find(s, s->watch[w]))
+		if (ibve_devices_find(s, s->watch[w]) ||
+		    s->h.excluded(s->h.ctx, s->watch[w]))
 			continue;
 		for (k = 0; k < n; k++)
 			if (strcmp(ibv_get_device_name(list[k]), s->watch[w]) ==
@@ -360,9 +433,11 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 		if (ev)
 			ibve_event_from_verbs(ev, &ae, d->name, d->guid);
 		ibv_ack_async_event(&ae);
+		if (ev)
+			track_event(d, ev);
 		/* DEVICE_FATAL ends the stream: a later rescan or uevent
 		 * brings a new instance back. */
-		if (ev && ev->desc && ev->cls == IBVE_CLASS_DEVICE) {
+		if (ev && ev->code == IBV_EVENT_DEVICE_FATAL) {
 			if (!d->borrowed)
 				release(s, d);
 			break;
@@ -417,6 +492,7 @@ static void destroy(struct ibve_src *s)
 	for (size_t i = 0; i < s->nslots; i++) {
 		if (s->slots[i]->used)
 			release(s, s->slots[i]);
+		free(s->slots[i]->ports);
 		free(s->slots[i]);
 	}
 	free(s->slots);

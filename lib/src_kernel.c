@@ -287,6 +287,8 @@ static void cgroup_path(struct ibve_src *s, uint64_t id, char *out, size_t size)
 
 static bool wanted(const struct ibve_src *s, const char *device)
 {
+	if (s->h.excluded(s->h.ctx, device))
+		return false;
 	for (size_t i = 0; i < s->nnames; i++)
 		if (strcmp(s->names[i], device) == 0)
 			return true;

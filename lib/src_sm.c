@@ -421,6 +421,8 @@ static void arm(struct ibve_src *sm)
 
 static bool wanted(const struct ibve_src *sm, const char *ca)
 {
+	if (sm->h.excluded(sm->h.ctx, ca))
+		return false;
 	for (size_t i = 0; i < sm->nnames; i++)
 		if (strcmp(sm->names[i], ca) == 0)
 			return true;

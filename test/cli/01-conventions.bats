@@ -93,8 +93,10 @@ man_page() {
 			COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
 			"_$1"; printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/completions/ibvevent" "$@"
 	}
-	run comp ibv_eventwatch --ex
-	assert_output $'--exclude\n--expect'
+	run comp ibv_eventwatch --exp
+	assert_equal "$output" --expect
+	run comp ibv_eventwatch --exc
+	assert_output $'--exclude\n--exclude-device'
 	run comp ibv_eventwatch -e PORT_A
 	assert_output PORT_ACTIVE
 	run comp ibv_eventwatch -x PORT_ERR,sever

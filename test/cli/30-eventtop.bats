@@ -138,12 +138,12 @@ row_order() {
 }
 
 @test "screen: the table, its header and the footer's keys" {
-	start_screen
+	TM_COLS=200 start_screen # wide enough for every column
 	run tm_screen
 	assert_line --index 0 --regexp '^ ibv_eventtop - replay of .*ib-fabric.jsonl - 03:15:12 of capture \(end\)'
 	assert_line --index 1 --regexp '^ 2 devices, 2 ports, 28 events'
 	assert_line --regexp '^DEVICE +PORT STATE +PHYS'
-	assert_line --regexp '^mlx5_0 +1 ACTIVE .* UNKNOWN\(20\) +1h30m -$'
+	assert_line --regexp '^mlx5_0 +1 ACTIVE .* UNKNOWN\(21\) +1h30m -$'
 	assert_line --regexp '^ q Quit  h Help  < > Sort'
 }
 

@@ -63,6 +63,36 @@ static void rebuild_verbs(const struct ibve_event *r, struct ibve_event *l)
 		break;
 	}
 	ibve_event_from_verbs(l, &ae, r->device, r->node_guid);
+	l->time = r->time;
+	/* what the source adds from the ports it keeps track of */
+	if (r->fields & IBVE_FIELD_RATES) {
+		char old[IBVE_RATES_MAX * 4][28] = { { 0 } };
+		char now[IBVE_RATES_MAX * 4][28] = { { 0 } };
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < r->verbs.nrates; i++) {
+			const struct ibve_rate_change *c = &r->verbs.rates[i];
+
+			if (c->port > IBVE_RATES_MAX * 4)
+				continue;
+			memcpy(old[c->port - 1], c->old_rate, sizeof(old[0]));
+			memcpy(now[c->port - 1], c->new_rate, sizeof(now[0]));
+			n = c->port > n ? c->port : n;
+		}
+		ibve_rates_diff(l, old, now, n);
+	}
+	if (r->fields & IBVE_FIELD_DOWN) {
+		struct timespec at = r->time;
+		uint64_t us = r->verbs.down_us;
+
+		at.tv_sec -= (time_t)(us / 1000000);
+		at.tv_nsec -= (long)(us % 1000000) * 1000;
+		if (at.tv_nsec < 0) {
+			at.tv_nsec += 1000000000;
+			at.tv_sec--;
+		}
+		ibve_event_set_down(l, &at);
+	}
 }
 
 static void rebuild_mlx5(const struct ibve_event *r, struct ibve_event *l)

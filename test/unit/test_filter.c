@@ -51,7 +51,7 @@ static void test_terms(void)
 	struct ibve_event pact = mk("mlx5_0", 1, IBVE_SOURCE_VERBS, 9);
 	struct ibve_event cqerr = mk("mlx5_0", 0, IBVE_SOURCE_VERBS, 0);
 	struct ibve_event fatal = mk("mlx5_0", 0, IBVE_SOURCE_VERBS, 8);
-	struct ibve_event unk = mk("mlx5_0", 0, IBVE_SOURCE_VERBS, 20);
+	struct ibve_event unk = mk("mlx5_0", 0, IBVE_SOURCE_VERBS, 21);
 	struct ibve_event added = mk("mlx5_0", 0, IBVE_SOURCE_HOTPLUG, 0);
 
 	ok(passes(NULL, NULL, &perr), "an empty filter passes everything");
@@ -71,8 +71,8 @@ static void test_terms(void)
 		   passes("device", NULL, &added) &&
 		   !passes("qp", NULL, &cqerr),
 	   "classes cq and device");
-	ok(passes("unknown", NULL, &unk) && passes("UNKNOWN(20)", NULL, &unk) &&
-		   !passes("UNKNOWN(21)", NULL, &unk),
+	ok(passes("unknown", NULL, &unk) && passes("UNKNOWN(21)", NULL, &unk) &&
+		   !passes("UNKNOWN(22)", NULL, &unk),
 	   "unknown events by class or by UNKNOWN(n)");
 	ok(passes("hotplug", NULL, &added) && !passes("hotplug", NULL, &perr) &&
 		   passes("verbs", NULL, &perr),

@@ -117,9 +117,9 @@ static void test_text(void)
 	   "text escapes terminal controls in names: %s", buf);
 
 	ev = base();
-	ibve_event_set_code(&ev, IBVE_SOURCE_VERBS, 20);
+	ibve_event_set_code(&ev, IBVE_SOURCE_VERBS, 21);
 	ibve_event_format_text(&ev, buf, sizeof(buf), 0);
-	ok(strstr(buf, "UNKNOWN(20)          warning "),
+	ok(strstr(buf, "UNKNOWN(21)          warning "),
 	   "unknown events print: %s", buf);
 }
 
@@ -183,16 +183,16 @@ static void test_parse(void)
 	ok(ibve_event_parse_json(line, strlen(line), &ev) == 0 &&
 		   strcmp(ev.name, "DEVICE_FATAL") == 0 && ev.port == 0,
 	   "a code without a name, unknown fields ignored");
-	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"DEVICE_SPEED_CHANGE\",\"code\":20,\"class\":\"port\",\"severity\":\"info\"}";
+	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":1,\"event\":\"PLANE_CHANGE\",\"code\":22,\"class\":\"port\",\"severity\":\"info\"}";
 	ok(ibve_event_parse_json(line, strlen(line), &ev) == 0 &&
-		   strcmp(ev.name, "DEVICE_SPEED_CHANGE") == 0 &&
+		   strcmp(ev.name, "PLANE_CHANGE") == 0 &&
 		   ev.cls == IBVE_CLASS_PORT &&
-		   ev.severity == IBVE_SEVERITY_INFO && ev.code == 20 &&
+		   ev.severity == IBVE_SEVERITY_INFO && ev.code == 22 &&
 		   !ev.desc,
 	   "a name from a newer version is kept with its class and severity");
-	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":null,\"event\":\"UNKNOWN(20)\"}";
+	line = "{\"time\":\"2026-11-21T10:00:00Z\",\"device\":\"d\",\"port\":null,\"event\":\"UNKNOWN(21)\"}";
 	ok(ibve_event_parse_json(line, strlen(line), &ev) == 0 &&
-		   ev.code == 20 && strcmp(ev.name, "UNKNOWN(20)") == 0,
+		   ev.code == 21 && strcmp(ev.name, "UNKNOWN(21)") == 0,
 	   "UNKNOWN(n) gives its code back");
 
 	static const struct {

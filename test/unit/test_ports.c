@@ -4,10 +4,12 @@
  * per-minute window, ages, order, presence, reset; which counters are
  * errors.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "ibvevent.h"
 #include "internal.h"
+#include "ports.h"
 #include "tap.h"
 
 static struct ibve_event ev(const char *dev, uint32_t port, int code, time_t t)
@@ -222,9 +224,147 @@ static void test_many(void)
 	ibve_ports_free(t);
 }
 
+/* Port health from a capture's records: since, downs, flaps, windows. */
+static void test_health(void)
+{
+	struct ibve_ports *t = table(0);
+	const struct ibve_port_row *p;
+	struct ibve_event e;
+	struct timespec now = { 2000, 0 };
+
+	ibve_ports_set_flap_window(t, 60);
+	e = ev("rxe0", 1, 9, 100); /* PORT_ACTIVE, nothing before */
+	ibve_ports_event(t, &e);
+	p = row(t, "rxe0", 1);
+	ok(p && p->flaps == 0 && p->last_down == 0 && p->since.tv_sec == 100,
+	   "up without a down seen: up since then, no flap");
+	for (time_t k = 0; k < 3; k++) { /* three quick flaps */
+		e = ev("rxe0", 1, 10, 1000 + 10 * k);
+		ibve_ports_event(t, &e);
+		e = ev("rxe0", 1, 9, 1002 + 10 * k);
+		ibve_ports_event(t, &e);
+	}
+	e = ev("rxe0", 1, 10, 1100); /* down 120 s: a drop, not a flap */
+	ibve_ports_event(t, &e);
+	p = row(t, "rxe0", 1);
+	ok(p->since.tv_sec == 1100 && !p->since_start &&
+		   strcmp(p->state, "DOWN") == 0,
+	   "down since its PORT_ERR");
+	e = ev("rxe0", 1, 10, 1150); /* a repeat while down moves nothing */
+	ibve_ports_event(t, &e);
+	ok(row(t, "rxe0", 1)->since.tv_sec == 1100,
+	   "a second PORT_ERR while down keeps since");
+	e = ev("rxe0", 1, 9, 1220);
+	ibve_ports_event(t, &e);
+	p = row(t, "rxe0", 1);
+	is_int((int)p->flaps, 3, "3 flaps: down and up within the window");
+	ok(p->last_down == 120 && p->since.tv_sec == 1220,
+	   "the last down lasted 120 s; up since 1220");
+	now.tv_sec = 1040;
+	ibve_ports_sample(t, &now);
+	is_int((int)row(t, "rxe0", 1)->flaps_window, 3,
+	       "all 3 in the last 60 s at 1040");
+	now.tv_sec = 1081;
+	ibve_ports_sample(t, &now);
+	is_int((int)row(t, "rxe0", 1)->flaps_window, 1,
+	       "one left in the window at 1081");
+
+	/* a PORT_ACTIVE that says how long it was down, its PORT_ERR unseen */
+	e = ev("rxe1", 1, 9, 500);
+	e.verbs.down_us = 1500000;
+	e.fields |= IBVE_FIELD_DOWN;
+	ibve_ports_event(t, &e);
+	p = row(t, "rxe1", 1);
+	ok(p->flaps == 1 && p->last_down == 1.5,
+	   "down_us of the record: a flap of 1.5 s");
+
+	/* a speed change names its ports */
+	memset(&e, 0, sizeof(e));
+	e = ev("rxe1", 0, 20, 600);
+	e.verbs.nrates = 1;
+	e.verbs.rates[0].port = 1;
+	strcpy(e.verbs.rates[0].old_rate, "200 Gb/sec (4X HDR)");
+	strcpy(e.verbs.rates[0].new_rate, "100 Gb/sec (2X HDR)");
+	e.fields |= IBVE_FIELD_RATES;
+	ibve_ports_event(t, &e);
+	p = row(t, "rxe1", 1);
+	ok(p->rate_changed.tv_sec == 600 &&
+		   strcmp(p->old_rate, "200 Gb/sec (4X HDR)") == 0 &&
+		   strcmp(p->rate, "100 Gb/sec (2X HDR)") == 0 &&
+		   p->rate_gbps == 100,
+	   "DEVICE_SPEED_CHANGE: the port's old and new rate");
+	ibve_ports_free(t);
+}
+
+static void test_counter_advance(void)
+{
+	uint64_t d = 5;
+
+	ok(!ibve_counter_advance(10, 15, &d) && d == 10,
+	   "a counter that moved on adds its move");
+	ok(ibve_counter_advance(15, 3, &d) && d == 13,
+	   "one that went backwards was reset: it adds what it counts now");
+	ok(!ibve_counter_advance(3, 3, &d) && d == 13, "one that stood: 0");
+}
+
+static void test_check(void)
+{
+	struct ibve_ports *t = table(0);
+	struct ibve_check *c = NULL;
+	const struct ibve_check_problem *p;
+	struct ibve_event e;
+	struct timespec now = { 2000, 0 }, from = { 1000, 0 };
+	size_t n;
+
+	ok(ibve_check_new(&c) == 0, "a check");
+	ok(ibve_check_add(c, "rxe0 rate>=x") == -EINVAL &&
+		   strstr(ibve_errmsg(), "rate>="),
+	   "a bad rate is refused: %s", ibve_errmsg());
+	ok(ibve_check_add(c, "rxe0 speed=1") == -EINVAL,
+	   "an unknown condition is refused");
+	ok(ibve_check_add(c, "exclude a b") == -EINVAL,
+	   "exclude takes one glob");
+	e = ev("rxe0", 1, 10, 1500); /* PORT_ERR */
+	ibve_ports_event(t, &e);
+	e = ev("rxe1", 1, 9, 1500); /* PORT_ACTIVE */
+	ibve_ports_event(t, &e);
+	ibve_ports_sample(t, &now);
+	n = ibve_check_run(c, t, NULL, &p);
+	ok(n == 1 && strcmp(p[0].device, "rxe0") == 0 && p[0].port == 1 &&
+		   strcmp(p[0].brief, "DOWN") == 0 &&
+		   strcmp(p[0].what, "state DOWN, expected ACTIVE") == 0,
+	   "no spec: every port ACTIVE; rxe0/1 is not (%s)",
+	   n ? p[0].what : "none");
+	ok(ibve_check_add(c, "  # a comment") == 0 &&
+		   ibve_check_add(c, "rxe1/1 state=ACTIVE rate>=100") == 0 &&
+		   ibve_check_add(c, "mlx5_*/1 link=ib") == 0 &&
+		   ibve_check_add(c, "exclude rxe9") == 0,
+	   "a spec");
+	n = ibve_check_run(c, t, NULL, &p);
+	ok(n == 2 && strcmp(p[0].device, "rxe1") == 0 &&
+		   strcmp(p[0].what,
+			  "rate unknown, expected at least 100 Gb/s") == 0 &&
+		   strcmp(p[1].device, "mlx5_*") == 0 && p[1].port == 1 &&
+		   strcmp(p[1].brief, "missing") == 0,
+	   "only the spec's ports: rxe1/1's rate, mlx5_*/1 missing");
+	e = ev("rxe1", 0, 8, 1600); /* DEVICE_FATAL */
+	ibve_ports_event(t, &e);
+	n = ibve_check_run(c, t, &from, &p);
+	ok(n == 3 && strcmp(p[2].brief, "DEVICE_FATAL") == 0,
+	   "a fatal event in the window fails its device");
+	from.tv_sec = 1601;
+	ok(ibve_check_run(c, t, &from, &p) == 2,
+	   "one before the window does not");
+	ibve_check_free(c);
+	ibve_ports_free(t);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
+	test_health();
+	test_counter_advance();
+	test_check();
 	test_error_counters();
 	test_model();
 	test_kinds();

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* ibv_eventwatch's parts: the health check (--check). */
+#ifndef IBVE_WATCH_H
+#define IBVE_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ibvevent.h"
+
+/* The devices asked for: -d (none: all), less --exclude-device. */
+struct selection {
+	const char *const *names;
+	size_t nnames;
+	const char *const *exclude;
+	size_t nexclude;
+};
+
+struct check_opts {
+	struct selection sel;	 /* -d, --exclude-device */
+	struct ibve_check *spec; /* --spec, --spec-file */
+	const char *replay;	 /* -r: history from a capture */
+	const char *state;	 /* --metrics-state: the watcher's history */
+	double since;		 /* the history's window, seconds */
+	bool json;
+};
+
+/* Whether device DEV is selected (ARG: a struct selection). */
+bool watch_selected(const char *dev, void *arg);
+/* -l: the selected devices with their ports; an exit status. */
+int watch_list(const struct selection *sel, uint32_t port, bool json);
+/* LOG_DAEMON ... of a facility's NAME; -1 when it is not one. */
+int watch_facility(const char *name);
+
+/* --check: the exit status (0 healthy, 1 not, 3 runtime, 4 bad input). */
+int watch_check(const struct check_opts *o);
+
+#endif

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibv_eventwatch --check: the ports of this host against what is expected,
+ * once, from sysfs alone (no device is opened, no counter read), with the
+ * history of a capture or of the running watcher's state. The first line
+ * is short enough for a scheduler's drain reason.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "common.h"
+#include "watch.h"
+
+#define REASON_MAX 60 /* the first line: a Slurm drain reason */
+
+/* Selected, and not excluded by the spec either. */
+static bool selected(const struct check_opts *o, const char *dev)
+{
+	const char *globs[64];
+	size_t n = ibve_check_excludes(o->spec, globs, 64);
+	bool want = watch_selected(dev, (void *)&o->sel);
+
+	for (size_t i = 0; i < n && i < 64; i++)
+		want &= fnmatch(globs[i], dev, 0) != 0;
+	return want;
+}
+
+/* The selected devices' rows, read from sysfs; how many devices. */
+static int add_devices(const struct check_opts *o, struct ibve_ports *t)
+{
+	DIR *d = opendir("/sys/class/infiniband");
+	struct dirent *e;
+	int n = 0;
+
+	for (size_t i = 0; i < o->sel.nnames; i++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
+			 o->sel.names[i]);
+		if (access(path, F_OK)) {
+			cmd_error("device '%s': no such RDMA device",
+				  o->sel.names[i]);
+			if (d)
+				closedir(d);
+			return -ENODEV;
+		}
+	}
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !selected(o, e->d_name))
+			continue;
+		if (ibve_ports_add_device(t, e->d_name, 0) == -ENOMEM) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The capture's records into T: its history. An exit status. */
+static int read_capture(const struct check_opts *o, struct ibve_ports *t)
+{
+	struct ibve_source_opts so = { .sz = sizeof(so), .path = o->replay };
+	struct ibve_run_opts ro = { .sz = sizeof(ro) };
+	struct ibve_pipeline *p = NULL;
+	struct ibve_sink *s;
+	int status = EXIT_OK, r;
+
+	if (ibve_pipeline_new(&p) ||
+	    ibve_pipeline_add_source(p, "replay", &so)) {
+		ibve_pipeline_free(p);
+		return cmd_fail();
+	}
+	for (size_t i = 0; i < o->sel.nexclude; i++)
+		ibve_pipeline_exclude_device(p, o->sel.exclude[i]);
+	ibve_pipeline_set_notes(p, cmd_notes, NULL);
+	if (ibve_sink_ports(&s, t) || ibve_pipeline_add_sink(p, s, 0) ||
+	    ibve_pipeline_start(p)) {
+		status = cmd_fail();
+	} else if ((r = ibve_pipeline_run(p, &ro)) < 0) {
+		status = cmd_fail();
+	} else if (ibve_pipeline_bad_input(p)) {
+		status = EXIT_BAD_INPUT;
+	}
+	ibve_pipeline_free(p);
+	return status;
+}
+
+static void port_name(char *buf, size_t size,
+		      const struct ibve_check_problem *p)
+{
+	if (p->port)
+		snprintf(buf, size, "%s/%u", p->device, p->port);
+	else
+		snprintf(buf, size, "%s", p->device);
+}
+
+/* The first line: "rxe0/1 DOWN", "+2 more" when there are more. */
+static void reason(char *buf, const struct ibve_check_problem *p, size_t n)
+{
+	char name[IBVE_NAME_MAX + 16], more[32] = "", all[256];
+	size_t len;
+
+	port_name(name, sizeof(name), p);
+	if (n > 1)
+		snprintf(more, sizeof(more), " (+%zu more)", n - 1);
+	snprintf(all, sizeof(all), "%s %s%s", name, p->brief, more);
+	len = strlen(all) > REASON_MAX ? REASON_MAX : strlen(all);
+	memcpy(buf, all, len);
+	buf[len] = '\0';
+}
+
+static int report(const struct check_opts *o, const struct ibve_ports *t,
+		  const struct ibve_check_problem *p, size_t n, int ndev)
+{
+	char first[REASON_MAX + 1] = "", name[IBVE_NAME_MAX + 16];
+
+	if (!ndev)
+		snprintf(first, sizeof(first), "no RDMA devices");
+	else if (n)
+		reason(first, p, n);
+	if (o->json) {
+		char out[65536];
+		struct ibve_buf b = { out, sizeof(out), 0 };
+		struct ibve_json j;
+
+		ibve_json_init(&j, &b);
+		ibve_json_open(&j, NULL);
+		ibve_json_bool(&j, "healthy", !first[0]);
+		ibve_json_str_or_null(&j, "reason", first);
+		ibve_json_uint(&j, "ports", ibve_ports_count(t));
+		ibve_json_open_array(&j, "problems");
+		for (size_t i = 0; i < n; i++) {
+			ibve_json_open(&j, NULL);
+			ibve_json_str(&j, "device", p[i].device);
+			ibve_json_uint_or_null(&j, "port", p[i].port);
+			ibve_json_str(&j, "brief", p[i].brief);
+			ibve_json_str(&j, "what", p[i].what);
+			ibve_json_close(&j);
+		}
+		ibve_json_close_array(&j);
+		ibve_json_close(&j);
+		ibve_buf_putc(&b, '\n');
+		fwrite(out, 1, ibve_buf_end(&b) < sizeof(out) ? b.len : 0,
+		       stdout);
+	} else if (first[0]) {
+		printf("%s\n", first);
+		for (size_t i = 0; i < n; i++) {
+			port_name(name, sizeof(name), &p[i]);
+			printf("%s: %s\n", name, p[i].what);
+		}
+	}
+	if (fflush(stdout)) {
+		cmd_error("write to standard output: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return first[0] ? EXIT_NOT_MET : EXIT_OK;
+}
+
+int watch_check(const struct check_opts *o)
+{
+	struct ibve_ports *t = NULL;
+	const struct ibve_check_problem *p;
+	struct timespec now, from;
+	int status = EXIT_OK, ndev, r;
+	size_t n;
+
+	if (ibve_ports_new(&t, IBVE_PORTS_SYSFS))
+		return cmd_fail();
+	/* the watcher's state first: its ports' health goes to their rows */
+	if (o->state && (r = ibve_metrics_load(t, o->state)) < 0) {
+		fprintf(stderr, "%s: %s\n", cmd_prog, ibve_errmsg());
+		ibve_ports_free(t);
+		return EXIT_RUNTIME;
+	} else if (o->state && r == 1) {
+		cmd_error("%s", ibve_errmsg());
+	}
+	ibve_ports_set_flap_window(t, o->since);
+	ndev = add_devices(o, t);
+	if (ndev < 0) {
+		ibve_ports_free(t);
+		return EXIT_RUNTIME;
+	}
+	if (o->replay && (status = read_capture(o, t)) != EXIT_OK &&
+	    status != EXIT_BAD_INPUT) {
+		ibve_ports_free(t);
+		return status;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	ibve_ports_sample(t, &now);
+	from = now;
+	from.tv_sec -= (time_t)o->since;
+	n = ibve_check_run(o->spec, t, o->replay || o->state ? &from : NULL,
+			   &p);
+	r = report(o, t, p, n, ndev);
+	ibve_ports_free(t);
+	return status == EXIT_BAD_INPUT && r == EXIT_OK ? status : r;
+}

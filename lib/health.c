@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Health checks: which ports are expected and how (a spec), checked against
+ * a port table (ports.c) as of its last sample, history included: flaps in
+ * the window and fatal events. One problem per failing port, with a short
+ * reason a scheduler can show (a Slurm drain reason) and a long one.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "ports.h"
+
+struct expect {
+	char dev[IBVE_NAME_MAX]; /* glob */
+	char port[16];		 /* glob; "*" every port */
+	int state;		 /* 0: any; else a verbs state */
+	double rate;		 /* at least, Gb/s; 0: any */
+	char link[16];		 /* "": any */
+	long flaps;		 /* at most; -1: any */
+	bool matched;
+};
+
+struct ibve_check {
+	struct expect *ex;
+	size_t nex;
+	char **exclude;
+	size_t nexclude;
+	struct ibve_check_problem *out;
+	size_t nout, cap;
+};
+
+IBVE_EXPORT int ibve_check_new(struct ibve_check **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : ibve_error(ENOMEM, "out of memory");
+}
+
+IBVE_EXPORT void ibve_check_free(struct ibve_check *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nexclude; i++)
+		free(c->exclude[i]);
+	free(c->exclude);
+	free(c->ex);
+	free(c->out);
+	free(c);
+}
+
+static int parse_state(const char *s)
+{
+	static const char *const names[] = {
+		"any", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"
+	};
+
+	for (int i = 0; i < (int)ARRAY_SIZE(names); i++)
+		if (strcasecmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const char *link_name(const char *s)
+{
+	if (strcasecmp(s, "ib") == 0 || strcasecmp(s, "infiniband") == 0)
+		return "InfiniBand";
+	if (strcasecmp(s, "eth") == 0 || strcasecmp(s, "ethernet") == 0 ||
+	    strcasecmp(s, "roce") == 0)
+		return "Ethernet";
+	return NULL;
+}
+
+/* One condition word of an expectation into E. */
+static int condition(struct expect *e, const char *w)
+{
+	char *end;
+
+	if (strncmp(w, "state=", 6) == 0) {
+		if ((e->state = parse_state(w + 6)) < 0)
+			return ibve_error(
+				EINVAL,
+				"'%s': state is one of DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER, any",
+				w);
+		return 0;
+	}
+	if (strncmp(w, "rate>=", 6) == 0) {
+		e->rate = strtod(w + 6, &end);
+		if (end == w + 6 || !(e->rate > 0) ||
+		    (*end && strcasecmp(end, "G") && strcasecmp(end, "Gb") &&
+		     strcasecmp(end, "Gbps")))
+			return ibve_error(
+				EINVAL,
+				"'%s': rate>= takes Gb/s, e.g. rate>=200", w);
+		return 0;
+	}
+	if (strncmp(w, "link=", 5) == 0) {
+		const char *l = link_name(w + 5);
+
+		if (!l)
+			return ibve_error(
+				EINVAL,
+				"'%s': link is InfiniBand (ib) or Ethernet (eth)",
+				w);
+		ibve_strcpy(e->link, l, sizeof(e->link));
+		return 0;
+	}
+	if (strncmp(w, "flaps<=", 7) == 0) {
+		e->flaps = strtol(w + 7, &end, 10);
+		if (end == w + 7 || *end || e->flaps < 0)
+			return ibve_error(
+				EINVAL,
+				"'%s': flaps<= takes a count, e.g. flaps<=2",
+				w);
+		return 0;
+	}
+	return ibve_error(
+		EINVAL,
+		"'%s': not a condition (state=, rate>=, link=, flaps<=)", w);
+}
+
+IBVE_EXPORT int ibve_check_add(struct ibve_check *c, const char *line)
+{
+	char buf[1024], *save = NULL, *w, *slash;
+	struct expect e = { .state = 4, .flaps = -1 }, *v;
+
+	if (strlen(line) >= sizeof(buf))
+		return ibve_error(EINVAL, "line too long");
+	ibve_strcpy(buf, line, sizeof(buf));
+	if ((w = strchr(buf, '#')))
+		*w = '\0';
+	w = strtok_r(buf, " \t\r\n", &save);
+	if (!w)
+		return 0; /* blank or a comment */
+	if (strcmp(w, "exclude") == 0) {
+		char **x;
+
+		if (!(w = strtok_r(NULL, " \t\r\n", &save)) ||
+		    strtok_r(NULL, " \t\r\n", &save))
+			return ibve_error(EINVAL,
+					  "exclude takes one device glob");
+		x = realloc(c->exclude, (c->nexclude + 1) * sizeof(*x));
+		if (!x)
+			return ibve_error(ENOMEM, "out of memory");
+		c->exclude = x;
+		if (!(x[c->nexclude] = strdup(w)))
+			return ibve_error(ENOMEM, "out of memory");
+		c->nexclude++;
+		return 0;
+	}
+	slash = strchr(w, '/');
+	if (slash)
+		*slash++ = '\0';
+	if (!*w || strlen(w) >= sizeof(e.dev) ||
+	    (slash && (!*slash || strlen(slash) >= sizeof(e.port))))
+		return ibve_error(EINVAL, "'%s': not DEVICE[/PORT]", line);
+	ibve_strcpy(e.dev, w, sizeof(e.dev));
+	ibve_strcpy(e.port, slash ? slash : "*", sizeof(e.port));
+	while ((w = strtok_r(NULL, " \t\r\n", &save)))
+		if (condition(&e, w))
+			return -EINVAL;
+	v = realloc(c->ex, (c->nex + 1) * sizeof(*v));
+	if (!v)
+		return ibve_error(ENOMEM, "out of memory");
+	c->ex = v;
+	c->ex[c->nex++] = e;
+	return 0;
+}
+
+IBVE_EXPORT int ibve_check_load(struct ibve_check *c, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long n = 0;
+	int r = 0;
+
+	if (!f)
+		return ibve_error(errno, "%s: %s", path, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		n++;
+		if ((r = ibve_check_add(c, line))) {
+			char why[512];
+
+			ibve_strcpy(why, ibve_errmsg(), sizeof(why));
+			r = ibve_error(-r, "%s:%lu: %s", path, n, why);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+IBVE_EXPORT size_t ibve_check_excludes(const struct ibve_check *c,
+				       const char **globs, size_t max)
+{
+	for (size_t i = 0; i < c->nexclude && i < max; i++)
+		globs[i] = c->exclude[i];
+	return c->nexclude;
+}
+
+static struct ibve_check_problem *problem(struct ibve_check *c,
+					  const char *device, uint32_t port)
+{
+	struct ibve_check_problem *p;
+
+	for (size_t i = 0; i < c->nout; i++)
+		if (strcmp(c->out[i].device, device) == 0 &&
+		    c->out[i].port == port)
+			return &c->out[i];
+	if (c->nout == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+
+		p = realloc(c->out, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		c->out = p;
+		c->cap = cap;
+	}
+	p = &c->out[c->nout++];
+	memset(p, 0, sizeof(*p));
+	ibve_strcpy(p->device, device, sizeof(p->device));
+	p->port = port;
+	return p;
+}
+
+/* Add one reason to the port's problem: BRIEF for the first line. */
+static void say(struct ibve_check *c, const char *device, uint32_t port,
+		const char *brief, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void say(struct ibve_check *c, const char *device, uint32_t port,
+		const char *brief, const char *fmt, ...)
+{
+	struct ibve_check_problem *p = problem(c, device, port);
+	size_t n;
+	va_list ap;
+
+	if (!p)
+		return;
+	if (!p->brief[0])
+		ibve_strcpy(p->brief, brief, sizeof(p->brief));
+	n = strlen(p->what);
+	if (n && n + 2 < sizeof(p->what)) {
+		strcpy(p->what + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(p->what + n, sizeof(p->what) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void check_port(struct ibve_check *c, const struct expect *e,
+		       const struct ibve_port_row *r)
+{
+	char brief[64];
+
+	if (e->state && r->state_num != e->state) {
+		snprintf(brief, sizeof(brief), "%s", r->state);
+		say(c, r->device, r->port, brief, "state %s, expected %s",
+		    r->state, ibve_port_state_name(e->state));
+	}
+	if (e->rate > 0 && r->rate_gbps < e->rate) {
+		snprintf(brief, sizeof(brief), "rate %g<%g Gb/s", r->rate_gbps,
+			 e->rate);
+		say(c, r->device, r->port, brief,
+		    "rate %s, expected at least %g Gb/s",
+		    r->rate_gbps > 0 ? r->rate : "unknown", e->rate);
+	}
+	if (e->link[0] && strcmp(r->link_layer, e->link)) {
+		snprintf(brief, sizeof(brief), "link %s", r->link_layer);
+		say(c, r->device, r->port, brief, "link layer %s, expected %s",
+		    r->link_layer, e->link);
+	}
+	if (e->flaps >= 0 && r->flaps_window > (unsigned long)e->flaps) {
+		snprintf(brief, sizeof(brief), "%u flaps", r->flaps_window);
+		say(c, r->device, r->port, brief,
+		    "%u flaps in the window, at most %ld", r->flaps_window,
+		    e->flaps);
+	}
+}
+
+static bool glob_match(const char *glob, const char *s)
+{
+	return fnmatch(glob, s, 0) == 0;
+}
+
+IBVE_EXPORT size_t ibve_check_run(struct ibve_check *c,
+				  const struct ibve_ports *t,
+				  const struct timespec *from,
+				  const struct ibve_check_problem **out)
+{
+	static const struct expect every = { "*", "*", 4, 0, "", -1, false };
+	const struct expect *ex = c->nex ? c->ex : &every;
+	size_t nex = c->nex ? c->nex : 1;
+
+	c->nout = 0;
+	for (size_t k = 0; k < c->nex; k++)
+		c->ex[k].matched = false;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct ibve_port_row *r = &t->rows[i].pub;
+		char port[16];
+
+		if (!r->port)
+			continue;
+		snprintf(port, sizeof(port), "%u", r->port);
+		for (size_t k = 0; k < nex; k++) {
+			if (!glob_match(ex[k].dev, r->device) ||
+			    !glob_match(ex[k].port, port))
+				continue;
+			if (c->nex)
+				c->ex[k].matched = true;
+			check_port(c, &ex[k], r);
+		}
+	}
+	/* expected ports that are not there */
+	for (size_t k = 0; k < c->nex; k++) {
+		const struct expect *e = &c->ex[k];
+		bool number = strspn(e->port, "0123456789") == strlen(e->port);
+
+		if (!e->matched)
+			say(c, e->dev,
+			    number ? (uint32_t)strtoul(e->port, NULL, 10) : 0,
+			    "missing", "expected, not found");
+	}
+	/* fatal events in the window */
+	for (size_t i = 0; from && i < t->nseries; i++) {
+		const struct ibve_series *s = &t->series[i];
+		char when[64];
+
+		if (s->severity != IBVE_SEVERITY_FATAL || !s->count ||
+		    ibve_ts_before(&s->last, from))
+			continue;
+		ibve_time_format(&s->last, when, sizeof(when));
+		say(c, s->device, s->port, s->event, "%s at %s", s->event,
+		    when);
+	}
+	*out = c->out;
+	return c->nout;
+}
