@@ -42,7 +42,7 @@ int watch_list(const struct selection *sel, uint32_t port, bool json)
 			status = EXIT_RUNTIME;
 		}
 	}
-	if (n == 0) {
+	if (n == 0 && status == EXIT_OK) {
 		cmd_error("no RDMA devices found");
 		status = EXIT_RUNTIME;
 	}

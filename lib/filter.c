@@ -306,6 +306,21 @@ static bool owner_match(const struct ibve_filter *f,
 	return pid && comm;
 }
 
+bool ibve_filter_match_identity(const struct ibve_filter *f,
+				const struct ibve_event *ev)
+{
+	if (!device_match(f, ev->device))
+		return false;
+	if (f->inc.n && !set_match(&f->inc, ev))
+		return false;
+	return !set_match(&f->exc, ev);
+}
+
+bool ibve_filter_has_identity(const struct ibve_filter *f)
+{
+	return f->inc.n || f->exc.n || f->ndevices;
+}
+
 IBVE_EXPORT bool ibve_filter_match_port(const struct ibve_filter *f,
 					const char *device, uint32_t port)
 {

@@ -74,6 +74,15 @@ struct ibve_port_attrs {
 	char address[48]; /* "LID 0x12" or the first GID as IPv6 */
 };
 
+/*
+ * The part of a filter a record's identity decides: its device, and the
+ * include and exclude terms (name, class, source, severity). Whether F has
+ * any such part.
+ */
+bool ibve_filter_match_identity(const struct ibve_filter *f,
+				const struct ibve_event *ev);
+bool ibve_filter_has_identity(const struct ibve_filter *f);
+
 /* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE, unknown to Debian 12's. */
 #define IBVE_VERBS_DEVICE_SPEED_CHANGE 20
 

@@ -707,3 +707,164 @@ bool ibve_parse_fast_takes(const char *line, size_t len)
 	pthread_once(&by_hash_once, build_by_hash);
 	return fast_ok && fast_object(&f, line, line + len);
 }
+
+/* ------------------------------------------------------------------ */
+/* The prefilter: a record's identity from one pass over its bytes     */
+
+/* What one pass found: the string values of the keys that say who. */
+enum { ID_DEVICE, ID_EVENT, ID_SOURCE, ID_COUNT };
+
+struct ident {
+	const char *v[ID_COUNT]; /* NULL: not in the line */
+	size_t n[ID_COUNT];
+};
+
+/* Key K (KLEN bytes) with string value V (N; NULL: not a string). */
+static bool take(struct ident *id, const char *k, size_t klen, const char *v,
+		 size_t n)
+{
+	int w;
+
+	/* by length first: most keys are none of ours */
+	if (klen == 6 && memcmp(k, "device", 6) == 0)
+		w = ID_DEVICE;
+	else if (klen == 5 && memcmp(k, "event", 5) == 0)
+		w = ID_EVENT;
+	else if (klen == 6 && memcmp(k, "source", 6) == 0)
+		w = ID_SOURCE;
+	else if (klen == 3 && memcmp(k, "eqe", 3) == 0)
+		return false; /* an mlx5 entry says what it is */
+	else
+		return true;
+	if (id->v[w] || !v)
+		return false; /* twice, or not a string */
+	id->v[w] = v;
+	id->n[w] = n;
+	return true;
+}
+
+/* Past white space, if any (most lines have none). */
+#define WS(p, end)                             \
+	do {                                   \
+		if ((p) < (end) && ws(*(p)))   \
+			(p) = skip_ws(p, end); \
+	} while (0)
+
+/*
+ * One pass over LINE (no backslash in it): the top-level keys and their
+ * string values. False when the pass cannot tell what the parser would
+ * make of it (nesting, repeated keys of ours, an mlx5 entry, odd syntax).
+ */
+static bool scan_ident(const char *p, const char *end, struct ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	WS(p, end);
+	if (p >= end || *p++ != '{')
+		return false;
+	for (;;) {
+		const char *k, *ke, *v = NULL, *ve = NULL;
+		size_t klen;
+
+		WS(p, end);
+		if (p >= end || *p != '"')
+			return false;
+		k = p + 1;
+		ke = memchr(k, '"', (size_t)(end - k));
+		if (!ke)
+			return false;
+		klen = (size_t)(ke - k);
+		p = ke + 1;
+		WS(p, end);
+		if (p >= end || *p++ != ':')
+			return false;
+		WS(p, end);
+		if (p >= end)
+			return false;
+		if (*p == '"') {
+			v = p + 1;
+			ve = memchr(v, '"', (size_t)(end - v));
+			if (!ve)
+				return false;
+			p = ve + 1;
+		} else if (*p == '{' || *p == '[') {
+			return false; /* "rates" and the like: the parser's */
+		} else {
+			while (p < end && *p != ',' && *p != '}')
+				p++;
+		}
+		if (!take(id, k, klen, v, v ? (size_t)(ve - v) : 0))
+			return false;
+		WS(p, end);
+		if (p < end && *p == ',') {
+			p++;
+			continue;
+		}
+		return p < end && *p == '}' && skip_ws(p + 1, end) == end;
+	}
+}
+
+/* V (N bytes) as a C string in BUF of SIZE; false when it cannot be. */
+static bool copy_plain(char *buf, size_t size, const char *v, size_t n)
+{
+	if (n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] >= 0x80)
+			return false; /* the parser would refuse or rewrite it */
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* The table row of a name, through a small cache: names repeat. */
+static const struct ibve_event_desc *lookup_cached(const char *name, size_t n)
+{
+	static __thread struct {
+		char name[IBVE_EVENT_NAME_MAX + 16];
+		const struct ibve_event_desc *d;
+	} cache[64];
+	unsigned int h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	h %= 64u;
+
+	if (strcmp(cache[h].name, name) != 0) {
+		ibve_strcpy(cache[h].name, name, sizeof(cache[h].name));
+		cache[h].d = ibve_event_desc_lookup(name);
+	}
+	return cache[h].d;
+}
+
+bool ibve_prefilter_line(const struct ibve_filter *f, const char *line,
+			 size_t len)
+{
+	const struct ibve_event_desc *d, *own;
+	char name[IBVE_EVENT_NAME_MAX + 16], src[16];
+	struct ibve_event ev;
+	struct ident id;
+	int src_id = IBVE_SOURCE_VERBS;
+
+	/* escapes and anything the one pass cannot read: the parser's */
+	if (memchr(line, '\\', len) || !scan_ident(line, line + len, &id) ||
+	    !id.v[ID_DEVICE] || !id.v[ID_EVENT] ||
+	    !copy_plain(ev.device, sizeof(ev.device), id.v[ID_DEVICE],
+			id.n[ID_DEVICE]) ||
+	    !copy_plain(name, sizeof(name), id.v[ID_EVENT], id.n[ID_EVENT]))
+		return true;
+	if (id.v[ID_SOURCE] &&
+	    (!copy_plain(src, sizeof(src), id.v[ID_SOURCE], id.n[ID_SOURCE]) ||
+	     (src_id = ibve_source_parse(src)) < 0))
+		return true;
+	d = lookup_cached(name, id.n[ID_EVENT]);
+	if (!d || strcmp(d->name, "EVENTS_LOST") == 0)
+		return true; /* a newer name, UNKNOWN(n): what the line says */
+	/* what parse_identity() makes of a known name */
+	own = id.v[ID_SOURCE] ? ibve_event_desc_of((enum ibve_source)src_id, d)
+			      : NULL;
+	if (own)
+		ibve_event_set_code(&ev, (enum ibve_source)src_id, own->code);
+	else
+		ibve_event_set_code(&ev, d->source, d->code);
+	return ibve_filter_match_identity(f, &ev);
+}

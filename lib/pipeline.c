@@ -132,6 +132,22 @@ IBVE_EXPORT int ibve_pipeline_exclude_device(struct ibve_pipeline *p,
 	return 0;
 }
 
+static const struct ibve_filter *host_needed(void *ctx)
+{
+	const struct ibve_pipeline *p = ctx;
+
+	/* a caller that reads gets every record, whatever the filter */
+	if (!p->run || !p->filter || !ibve_filter_has_identity(p->filter))
+		return NULL;
+	for (size_t i = 0; i < p->nsinks; i++)
+		if (p->sinks[i].flags & IBVE_SINK_ALL)
+			return NULL;
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->observe && p->in[i].started)
+			return NULL;
+	return p->filter;
+}
+
 static struct ibve_event *host_emit(void *ctx)
 {
 	struct ibve_event *ev = next_slot(ctx);
@@ -314,6 +330,7 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 		.fail = host_fail,
 		.clock = host_clock,
 		.excluded = host_excluded,
+		.needed = host_needed,
 	};
 	return 0;
 }

@@ -34,6 +34,13 @@ struct ibve_host {
 	int (*clock)(void *ctx, const struct timespec *now);
 	/* DEVICE is excluded: never opened nor read, its records dropped. */
 	bool (*excluded)(void *ctx, const char *device);
+	/*
+	 * The filter every record must pass to be of use, when nothing takes
+	 * records the filter refuses (no sink of all records, no source that
+	 * observes them, a run rather than reads); else NULL. Asked again
+	 * before each batch.
+	 */
+	const struct ibve_filter *(*needed)(void *ctx);
 };
 
 /* A formatted note through the host. */

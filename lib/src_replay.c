@@ -41,6 +41,7 @@ struct ibve_src {
 	char *buf;
 	size_t cap, start, end; /* unread bytes are buf[start..end) */
 	unsigned long line;
+	const struct ibve_filter *needed; /* for this batch, or NULL */
 	struct json_tokener *tok;
 	/* the capture's clock (with a step) */
 	bool clock_set, held, ended;
@@ -167,12 +168,15 @@ static int fill(struct ibve_src *r)
 
 /*
  * Next record. Returns 1 with EV filled, 0 at end of input, -EAGAIN when
- * no complete line is available yet, -EINVAL for a malformed line (reason
- * in ERR; reading may go on), or another -errno on a read error.
+ * no complete line is available yet, -EBUSY after many lines no one needs,
+ * -EINVAL for a malformed line (reason in ERR; reading may go on), or
+ * another -errno on a read error.
  */
 static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 		       size_t errlen)
 {
+	unsigned int skips = 0;
+
 	for (;;) {
 		char *line = r->buf + r->start;
 		size_t avail = r->end - r->start;
@@ -222,6 +226,13 @@ static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 		if (memchr(line, '\0', len)) {
 			snprintf(err, errlen, "NUL byte in the line");
 			return -EINVAL;
+		}
+		/* a record no one would take: not parsed at all */
+		if (r->needed && !ibve_prefilter_line(r->needed, line, len)) {
+			/* a batch's worth: the loop gets its turn */
+			if (++skips == 256)
+				return -EBUSY;
+			continue;
 		}
 		return ibve_parse_line(&r->tok, line, len, ev, err, errlen)
 			       ? -EINVAL
@@ -284,11 +295,15 @@ static bool read_batch(struct ibve_src *r)
 	struct ibve_event ev;
 	char err[256], note[512];
 
+	/* the capture's clock steps on records: every one counts then */
+	r->needed = r->step ? NULL : r->h.needed(r->h.ctx);
 	for (int n = 0; n < BATCH && !r->held && !r->ended; n++) {
 		int rc = next_record(r, &ev, err, sizeof(err));
 
 		if (rc == -EAGAIN)
 			return false;
+		if (rc == -EBUSY)
+			continue;
 		if (rc == 0) {
 			end(r);
 			return false;

@@ -174,6 +174,36 @@ quiet_pipe() {
 	[ "$(wc -l <"$cap")" -eq $((2 * $(wc -l <"$FABRIC"))) ] # appends
 }
 
+@test "the prefilter: the same records as the full parse; a malformed line it skips is not named" {
+	# -w takes every record: the prefilter is off, every line parsed;
+	# the records are the same (what is said of malformed lines is not)
+	for cap in "$FABRIC" "$CAPTURES"/*.jsonl; do
+		for f in PORT_ERR qp 'severity>=error' kernel mlx5 'UNKNOWN(21)' device; do
+			diff -u <(ibv_eventwatch -r "$cap" -j -e "$f" -w /dev/null 2>/dev/null) \
+				<(ibv_eventwatch -r "$cap" -j -e "$f" 2>/dev/null) ||
+				fail "$cap -e $f: not the same"
+		done
+		diff -u <(ibv_eventwatch -r "$cap" -j -d mlx5_1 -x port -w /dev/null 2>/dev/null) \
+			<(ibv_eventwatch -r "$cap" -j -d mlx5_1 -x port 2>/dev/null)
+	done
+	bad=$BATS_TEST_TMPDIR/bad.jsonl
+	{
+		echo '{"time":"yesterday","device":"rxe0","port":1,"event":"PORT_ACTIVE"}'
+		echo '{"time":"2026-05-01T10:00:00Z","device":"rxe0","port":1,"event":"PORT_ERR"}'
+	} >"$bad"
+	# the bad line is a PORT_ACTIVE: -e PORT_ERR skips it unread
+	run ibv_eventwatch -r "$bad" -e PORT_ERR
+	assert_success
+	assert_output --partial 'rxe0/1     PORT_ERR'
+	refute_output --partial 'yesterday'
+	# when it may be wanted, it is read, and named
+	run ibv_eventwatch -r "$bad" -e port
+	assert_failure 4
+	assert_line --index 0 "$bad:1: \"time\" is not an RFC 3339 time: \"yesterday\""
+	run ibv_eventwatch -r "$bad" -e PORT_ERR -w /dev/null
+	assert_failure 4
+}
+
 @test "malformed lines: FILE:LINE: reason on stderr, good lines kept, status 4" {
 	run --separate-stderr ibv_eventwatch -r "$CAPTURES/malformed.jsonl" -j
 	assert_failure 4
