@@ -82,8 +82,11 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-TOOL_LIBS := $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null) \
-	$(shell pkg-config --libs libibverbs 2>/dev/null)
+# libmicrohttpd is loaded (dlopen) when --metrics-listen serves, by the
+# name its library gives itself, so a start does not load GnuTLS.
+MHD_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir $(TOOL_PKGS) 2>/dev/null)/libmicrohttpd.so" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+TOOL_LIBS := $(shell pkg-config --libs libibverbs 2>/dev/null)
 
 CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
@@ -134,7 +137,8 @@ $(B)/obj/lib/%.o: lib/%.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_co
 $(B)/obj/tools/%.o: %.c $(wildcard include/*.h lib/*.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib \
+		$(if $(MHD_SONAME),-DIBVE_MHD_SONAME='"$(MHD_SONAME)"') $(CFLAGS) -c $< -o $@
 
 $(TOOLS_A): $(TOOLS_OBJS)
 	@mkdir -p $(dir $@)

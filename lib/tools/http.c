@@ -3,7 +3,13 @@
  * /metrics over HTTP with libmicrohttpd, driven from the caller's poll
  * loop: MHD's epoll fd is polled with the rest, and MHD asks for a
  * wakeup only while connections are open, so an idle server is idle.
+ *
+ * libmicrohttpd is loaded when a server is first made, not when the
+ * program starts: it brings GnuTLS and its kin (a dozen libraries and
+ * their constructors), which every start of the watcher paid for, used or
+ * not, and most starts (health checks, replays) never serve HTTP.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -17,6 +23,62 @@
 #include "internal.h"
 #include "tools.h"
 
+#ifndef IBVE_MHD_SONAME
+#define IBVE_MHD_SONAME "libmicrohttpd.so.12"
+#endif
+
+/* The functions used, resolved at the first ibve_http_new(). */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+static int mhd_load(void)
+{
+	static const char *const names[] = {
+		"MHD_start_daemon",
+		"MHD_stop_daemon",
+		"MHD_get_daemon_info",
+		"MHD_get_timeout",
+		"MHD_run",
+		"MHD_create_response_from_buffer",
+		"MHD_add_response_header",
+		"MHD_queue_response",
+		"MHD_destroy_response",
+	};
+	void **fn = (void **)&mhd;
+	void *h;
+
+	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) *
+						 sizeof(void *),
+		       "one name per function");
+	if (mhd.start_daemon)
+		return 0;
+	h = dlopen(IBVE_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return ibve_error(ENOENT, "cannot load %s: %s", IBVE_MHD_SONAME,
+				  dlerror());
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		void *f = dlsym(h, names[i]);
+
+		if (!f) {
+			dlclose(h);
+			memset(&mhd, 0, sizeof(mhd));
+			return ibve_error(ENOENT, "%s has no %s", IBVE_MHD_SONAME,
+					  names[i]);
+		}
+		memcpy(&fn[i], &f, sizeof(f));
+	}
+	return 0; /* kept loaded: its daemons may outlive one server */
+}
+
 struct ibve_http {
 	struct MHD_Daemon *d;
 	const struct ibve_ports *m;
@@ -26,7 +88,7 @@ struct ibve_http {
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 			     char *body, size_t len, const char *type)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(
+	struct MHD_Response *r = mhd.create_response_from_buffer(
 		len, body, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ok;
 
@@ -34,9 +96,9 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", type);
-	ok = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	mhd.add_response_header(r, "Content-Type", type);
+	ok = mhd.queue_response(c, status, r);
+	mhd.destroy_response(r);
 	return ok;
 }
 
@@ -112,6 +174,8 @@ int ibve_http_new(struct ibve_http **out, const char *addr,
 		return ibve_error(EINVAL,
 				  "'%s' is not HOST:PORT, [HOST]:PORT or :PORT",
 				  addr);
+	if ((r = mhd_load()))
+		return r;
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r)
 		return ibve_error(EINVAL, "%s: %s", addr, gai_strerror(r));
@@ -122,7 +186,7 @@ int ibve_http_new(struct ibve_http **out, const char *addr,
 	}
 	h->m = m;
 	errno = 0;
-	h->d = MHD_start_daemon(
+	h->d = mhd.start_daemon(
 		MHD_USE_EPOLL | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
@@ -134,7 +198,7 @@ int ibve_http_new(struct ibve_http **out, const char *addr,
 		return ibve_error(r, "%s: cannot listen: %s", addr,
 				  strerror(r));
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	info = mhd.get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 	h->fd = info ? info->epoll_fd : -1;
 	if (h->fd < 0) {
 		ibve_http_free(h);
@@ -150,7 +214,7 @@ void ibve_http_free(struct ibve_http *h)
 	if (!h)
 		return;
 	if (h->d)
-		MHD_stop_daemon(h->d);
+		mhd.stop_daemon(h->d);
 	free(h);
 }
 
@@ -159,7 +223,7 @@ static int http_timeout(void *arg)
 	struct ibve_http *h = arg;
 	MHD_UNSIGNED_LONG_LONG ms;
 
-	if (MHD_get_timeout(h->d, &ms) != MHD_YES)
+	if (mhd.get_timeout(h->d, &ms) != MHD_YES)
 		return -1;
 	return ms > 86400000 ? 86400000 : (int)ms;
 }
@@ -168,7 +232,7 @@ static void http_run(void *arg)
 {
 	struct ibve_http *h = arg;
 
-	MHD_run(h->d);
+	mhd.run(h->d);
 }
 
 static int on_http(int fd, short revents, void *arg)

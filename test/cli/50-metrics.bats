@@ -197,6 +197,25 @@ YML
 	done
 	run curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
+	# libmicrohttpd (and GnuTLS with it) is loaded now, for serving...
+	grep -q '/libmicrohttpd\.so' "/proc/$(bg_pid watch)/maps"
+}
+
+@test "a watcher that serves no HTTP loads neither libmicrohttpd nor GnuTLS" {
+	run ldd "$BUILD/bin/ibv_eventwatch"
+	assert_success
+	refute_output --partial microhttpd
+	refute_output --partial gnutls
+	fifo=$BATS_TEST_TMPDIR/events
+	mkfifo "$fifo"
+	exec 5<>"$fifo"
+	bg_start watch 0 ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null 5>&-
+	head -n 1 "$FABRIC" >&5
+	wait_for "$M" 'rdma_async_events_total' 10
+	run grep -cE '/lib(microhttpd|gnutls)\.so' "/proc/$(bg_pid watch)/maps"
+	assert_output 0
+	exec 5>&-
+	bg_wait watch 0
 }
 
 @test "metrics and syslog usage errors" {

@@ -5,7 +5,7 @@
 
 load ../test_helper
 
-@test "bench/run --smoke writes all six figures beside their anchors" {
+@test "bench/run --smoke writes every figure beside its anchor, every goal judged" {
 	[ "${IBVEVENT_VALGRIND:-}" != 1 ] ||
 		skip "the benchmarks measure the plain build, not memcheck's"
 	[ "${IBVEVENT_SANITIZED:-}" != 1 ] ||
@@ -33,8 +33,10 @@ load ../test_helper
 	assert_line --regexp "^\| hooks held, the watcher stopped \(its ring full, drops counted\) \| $num \|$"
 	assert_line --regexp "^\| system calls over [0-9]+ idle seconds \| $num \|$"
 	assert_line --regexp "^\| start-up to \"watching\" \(BPF load and attach\), ms \| $num \|$"
+	# the start-up's profile: what loading costs, ours and the anchor's
+	assert_line --regexp "^[0-9]+ instructions \(ibv_eventwatch -V\) against [0-9]+\$"
 	# every goal is judged, one way or the other
-	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 6 ]
+	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 7 ]
 	# and the figures above are numbers, not empty cells
 	run grep -E '[^|] \|  *\|' "$out"
 	assert_failure
