@@ -83,6 +83,16 @@ bool ibve_filter_match_identity(const struct ibve_filter *f,
 				const struct ibve_event *ev);
 bool ibve_filter_has_identity(const struct ibve_filter *f);
 
+struct ibv_async_event;
+
+/*
+ * ibve_event_from_verbs() into a record the pipeline made: already zeroed,
+ * its time set (a storm is not zeroed and timed twice).
+ */
+void ibve_event_fill_verbs(struct ibve_event *ev,
+			   const struct ibv_async_event *ae, const char *device,
+			   uint64_t node_guid);
+
 /* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE, unknown to Debian 12's. */
 #define IBVE_VERBS_DEVICE_SPEED_CHANGE 20
 

@@ -431,7 +431,7 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 		}
 		ev = s->h.emit(s->h.ctx);
 		if (ev)
-			ibve_event_from_verbs(ev, &ae, d->name, d->guid);
+			ibve_event_fill_verbs(ev, &ae, d->name, d->guid);
 		ibv_ack_async_event(&ae);
 		if (ev)
 			track_event(d, ev);

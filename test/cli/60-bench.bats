@@ -20,6 +20,8 @@ load ../test_helper
 	assert_line --regexp "^\| ibv_asyncwatch -d rxe0 \(anchor\) \| $num \| $num \|$"
 	assert_line --regexp "^\| libibvevent \(ibv_eventinject\) \| $num \| $num-$num \|$"
 	assert_line --regexp "^\| read-and-ack floor \(anchor\) \| $num \| $num-$num \|$"
+	assert_line --regexp "^\| libibvevent \(ibv_eventinject\) \| [0-9]+ \|$"
+	assert_line --regexp "^\| read-and-ack floor \(anchor\) \| [0-9]+ \|$"
 	assert_line --regexp "^\| ibv_eventwatch \| $num \| $num \| $num \|$"
 	assert_line --regexp "^\| grep -c \(anchor\) \| $num \| $num \| $num \|$"
 	assert_line --regexp "^\| jq \(anchor\) \| $num \| $num \| $num \|$"
