@@ -32,6 +32,7 @@ struct ibve_slot {
 	void *hook_data[IBVE_HOOKS_MAX]; /* each hook's own, by its id */
 	struct ibve_port_track *ports;	 /* [0] is port 1 */
 	uint32_t nports;
+	bool ports_pending; /* not read yet: after start-up */
 };
 
 /* What another source does when devices are opened and closed. */

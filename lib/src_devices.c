@@ -13,6 +13,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <sys/timerfd.h>
 
 #include <infiniband/verbs.h>
 
@@ -31,7 +34,10 @@ struct ibve_src {
 	struct ibve_dev_hooks hooks[IBVE_HOOKS_MAX];
 	size_t nhooks;
 	bool no_rdma; /* every device: the kernel offers no RDMA at all */
+	int lazy_fd;  /* a timerfd: the ports' rates, read after start-up */
 };
+
+#define C_LAZY UINT32_MAX /* the cookie of lazy_fd */
 
 static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
@@ -42,6 +48,7 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 	if (!s)
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
+	s->lazy_fd = -1;
 	if (o->context) {
 		s->borrowed = o->context;
 		if (o->ndevices)
@@ -118,6 +125,47 @@ static void track_ports(struct ibve_slot *d)
 		memcpy(d->ports[i].rate, rates[i], sizeof(rates[i]));
 }
 
+/*
+ * The ports' rates are read once the loop runs, not before the first line
+ * (start-up does only what "watching" needs): a timer that fires at once.
+ */
+static void later(struct ibve_src *s, struct ibve_slot *d)
+{
+	struct itimerspec its = { .it_value = { 0, 1 } };
+
+	d->ports_pending = true;
+	if (s->lazy_fd < 0) {
+		s->lazy_fd = timerfd_create(CLOCK_MONOTONIC,
+					    TFD_CLOEXEC | TFD_NONBLOCK);
+		if (s->lazy_fd < 0 ||
+		    s->h.watch(s->h.ctx, s->lazy_fd, s, C_LAZY)) {
+			if (s->lazy_fd >= 0)
+				close(s->lazy_fd);
+			s->lazy_fd = -1;
+			track_ports(d); /* now, then */
+			d->ports_pending = false;
+			return;
+		}
+	}
+	timerfd_settime(s->lazy_fd, 0, &its, NULL);
+}
+
+static void lazy(struct ibve_src *s)
+{
+	uint64_t ticks;
+
+	if (read(s->lazy_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	for (size_t i = 0; i < s->nslots; i++) {
+		struct ibve_slot *d = s->slots[i];
+
+		if (d->used && d->ctx && d->ports_pending) {
+			track_ports(d);
+			d->ports_pending = false;
+		}
+	}
+}
+
 /* What a port or device event says of D's ports, and they of it. */
 static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 {
@@ -125,7 +173,15 @@ static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 					    ? &d->ports[ev->port - 1]
 					    : NULL;
 
-	if (ev->source != IBVE_SOURCE_VERBS || !d->nports)
+	if (ev->source != IBVE_SOURCE_VERBS)
+		return;
+	if (d->ports_pending) { /* an event before the timer: now, then */
+		track_ports(d);
+		d->ports_pending = false;
+		t = ev->port && ev->port <= d->nports ? &d->ports[ev->port - 1]
+						      : NULL;
+	}
+	if (!d->nports)
 		return;
 	if (ev->code == IBV_EVENT_PORT_ERR && t) {
 		if (!t->down_at.tv_sec && !t->down_at.tv_nsec)
@@ -250,7 +306,7 @@ static int open_into(struct ibve_src *s, struct ibve_slot *d,
 	ibve_strcpy(d->name, ibv_get_device_name(dev), sizeof(d->name));
 	ibve_strcpy(d->chardev, dev->dev_name, sizeof(d->chardev));
 	d->guid = be64toh(ibv_get_device_guid(dev));
-	track_ports(d);
+	later(s, d);
 	r = watch_context(s, d);
 	if (r) {
 		release(s, d);
@@ -356,7 +412,7 @@ static int start_borrowed(struct ibve_src *s)
 		    sizeof(d->name));
 	ibve_strcpy(d->chardev, d->ctx->device->dev_name, sizeof(d->chardev));
 	d->guid = be64toh(ibv_get_device_guid(d->ctx->device));
-	track_ports(d);
+	later(s, d);
 	r = watch_context(s, d);
 	if (r) {
 		d->used = false;
@@ -418,6 +474,10 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 {
 	struct ibve_slot *d = cookie < s->nslots ? s->slots[cookie] : NULL;
 
+	if (cookie == C_LAZY) {
+		lazy(s);
+		return false;
+	}
 	while (d && d->used && d->ctx) {
 		struct ibv_async_event ae;
 		struct ibve_event *ev;
@@ -495,6 +555,8 @@ static void destroy(struct ibve_src *s)
 		free(s->slots[i]->ports);
 		free(s->slots[i]);
 	}
+	if (s->lazy_fd >= 0)
+		close(s->lazy_fd);
 	free(s->slots);
 	free(s->watch);
 	free(s);
