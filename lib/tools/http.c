@@ -57,7 +57,7 @@ static int mhd_load(void)
 	void *h;
 
 	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) *
-						 sizeof(void *),
+					      sizeof(void *),
 		       "one name per function");
 	if (mhd.start_daemon)
 		return 0;
@@ -71,8 +71,8 @@ static int mhd_load(void)
 		if (!f) {
 			dlclose(h);
 			memset(&mhd, 0, sizeof(mhd));
-			return ibve_error(ENOENT, "%s has no %s", IBVE_MHD_SONAME,
-					  names[i]);
+			return ibve_error(ENOENT, "%s has no %s",
+					  IBVE_MHD_SONAME, names[i]);
 		}
 		memcpy(&fn[i], &f, sizeof(f));
 	}
