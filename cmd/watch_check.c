@@ -172,19 +172,21 @@ int watch_check(const struct check_opts *o)
 	struct ibve_ports *t = NULL;
 	const struct ibve_check_problem *p;
 	struct timespec now, from;
-	int status = EXIT_OK, ndev, r;
+	int status = EXIT_OK, ndev, r = 0;
 	size_t n;
 
 	if (ibve_ports_new(&t, IBVE_PORTS_SYSFS))
 		return cmd_fail();
 	/* the watcher's state first: its ports' health goes to their rows */
-	if (o->state && (r = ibve_metrics_load(t, o->state)) < 0) {
-		fprintf(stderr, "%s: %s\n", cmd_prog, ibve_errmsg());
+	if (o->state)
+		r = ibve_metrics_load(t, o->state);
+	if (r < 0) {
+		cmd_error("%s", ibve_errmsg());
 		ibve_ports_free(t);
 		return EXIT_RUNTIME;
-	} else if (o->state && r == 1) {
-		cmd_error("%s", ibve_errmsg());
 	}
+	if (r == 1) /* another boot's: said, and gone on with */
+		cmd_error("%s", ibve_errmsg());
 	ibve_ports_set_flap_window(t, o->since);
 	ndev = add_devices(o, t);
 	if (ndev < 0) {
