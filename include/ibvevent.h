@@ -578,7 +578,8 @@ size_t ibve_pipeline_devices(const struct ibve_pipeline *p, const char **names,
 
 /*
  * Never open nor read devices matching GLOB (fnmatch(3)), in any source;
- * records of them (a replay's) are dropped. Before ibve_pipeline_start().
+ * records of them (a replay's) reach no sink and no stop condition (a
+ * caller that reads still gets them). Before ibve_pipeline_start().
  */
 int ibve_pipeline_exclude_device(struct ibve_pipeline *p, const char *glob);
 
