@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ibv_eventwatch's parts: the health check (--check). */
+/* ibv_eventwatch's parts: the options, the health check (--check). */
 #ifndef IBVE_WATCH_H
 #define IBVE_WATCH_H
 
@@ -8,6 +8,24 @@
 #include <stdint.h>
 
 #include "ibvevent.h"
+
+/* What the options ask for (watch_opts.c). */
+struct watch {
+	const char **names, **exclude;
+	size_t nnames, nexclude;
+	struct ibve_check *spec;
+	double since, flap_window;
+	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
+	struct ibve_filter *filter, *expect;
+	struct ibve_run_opts run;
+	const char *replay, *capture, *metrics, *state, *listen;
+	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all;
+	uint32_t port;
+	int facility;
+};
+
+/* Parse ARGV into W; a usage error exits 2 with the reason. */
+void watch_parse(struct watch *w, int argc, char **argv);
 
 /* The devices asked for: -d (none: all), less --exclude-device. */
 struct selection {

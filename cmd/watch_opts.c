@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibv_eventwatch's options: the table that drives getopt and --help, and
+ * what each option sets in struct watch, with the combinations refused.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "watch.h"
+
+enum {
+	OPT_EXPECT = 256,
+	OPT_NO_COLOR,
+	OPT_MLX5,
+	OPT_METRICS_FILE,
+	OPT_METRICS_STATE,
+	OPT_METRICS_LISTEN,
+	OPT_SYSLOG,
+	OPT_SM,
+	OPT_SM_ISSM,
+	OPT_PID,
+	OPT_COMM,
+	OPT_CHECK,
+	OPT_SPEC,
+	OPT_SPEC_FILE,
+	OPT_SINCE,
+	OPT_EXCLUDE_DEVICE,
+	OPT_FLAP_WINDOW,
+};
+
+static const struct cmd_opt opts[] = {
+	{ 'd', "ib-dev", required_argument, "NAME",
+	  "watch only device NAME (repeatable; default: all,\nand devices that appear later)" },
+	{ OPT_EXCLUDE_DEVICE, "exclude-device", required_argument, "GLOB",
+	  "never open nor read devices matching GLOB (repeatable)" },
+	{ 'i', "ib-port", required_argument, "N",
+	  "only events of port N (repeatable)" },
+	{ 'e', "event", required_argument, "LIST",
+	  "only these events: names (PORT_ERR, any case, with or\nwithout IBV_EVENT_), classes (device,port,qp,cq,srq,wq),\nsources (verbs,hotplug,mlx5,sm,kernel) or severity>=warning" },
+	{ 'x', "exclude", required_argument, "LIST",
+	  "not these events (same terms as -e)" },
+	{ 'j', "json", no_argument, NULL, "JSON Lines: one object per event" },
+	{ 'n', "count", required_argument, "N",
+	  "exit after N events that pass the filters" },
+	{ 't', "timeout", required_argument, "SECONDS", "exit after SECONDS" },
+	{ OPT_EXPECT, "expect", required_argument, "LIST",
+	  "exit 0 at the first such event, 1 if the timeout\npasses or the replay ends first" },
+	{ 'w', "write", required_argument, "FILE",
+	  "also append every event to FILE as JSON Lines" },
+	{ 'r', "replay", required_argument, "FILE",
+	  "read events from FILE (- for standard input)" },
+	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
+	{ OPT_CHECK, "check", no_argument, NULL,
+	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
+	{ OPT_SPEC, "spec", required_argument, "SPEC",
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE)" },
+	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
+	  "with --check: the expectations of FILE, one a line" },
+	{ OPT_SINCE, "since", required_argument, "DURATION",
+	  "with --check: the history's window (-r or\n--metrics-state), e.g. 10m (default 10m)" },
+	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
+	  "a flap is a PORT_ERR then PORT_ACTIVE within it;\nmetrics count flaps (default 10m)" },
+	{ 'q', "quiet", no_argument, NULL,
+	  "no \"watching\" line on standard error" },
+	{ 'A', "all-processes", no_argument, NULL,
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF\nand CAP_PERFMON)" },
+	{ OPT_PID, "pid", required_argument, "PID",
+	  "only events of objects of process PID (repeatable)" },
+	{ OPT_COMM, "comm", required_argument, "NAME",
+	  "only events of objects of processes called NAME\n(repeatable)" },
+	{ OPT_MLX5, "mlx5", no_argument, NULL,
+	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them" },
+	{ OPT_SM, "sm", no_argument, NULL,
+	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)" },
+	{ OPT_SM_ISSM, "sm-issm", no_argument, NULL,
+	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
+	{ OPT_METRICS_FILE, "metrics-file", required_argument, "FILE",
+	  "keep Prometheus metrics of every event in FILE" },
+	{ OPT_METRICS_STATE, "metrics-state", required_argument, "FILE",
+	  "keep the metrics' counters across restarts in FILE" },
+	{ OPT_METRICS_LISTEN, "metrics-listen", required_argument, "ADDR",
+	  "serve them at http://ADDR/metrics (:PORT: loopback)" },
+	{ OPT_SYSLOG, "syslog", optional_argument, "FACILITY",
+	  "also log each event shown to syslog (default daemon)" },
+	{ OPT_NO_COLOR, "no-color", no_argument, NULL,
+	  "no colours (also when NO_COLOR is set)" },
+};
+
+static const char *features(void)
+{
+	static const char *const f[] = {
+		"mlx5 DEVX events: no, all processes (eBPF): no",
+		"mlx5 DEVX events: yes, all processes (eBPF): no",
+		"mlx5 DEVX events: no, all processes (eBPF): yes",
+		"mlx5 DEVX events: yes, all processes (eBPF): yes",
+	};
+
+	return f[ibve_features() & (IBVE_FEATURE_MLX5 | IBVE_FEATURE_KERNEL)];
+}
+
+static const struct cmd_spec spec = {
+	"[OPTIONS]",
+	"Watch the asynchronous events of RDMA devices.\n",
+	opts,
+	sizeof(opts) / sizeof(opts[0]),
+	"Exit status: 0 success (--check: healthy), 1 expected event not seen\n"
+	"(--check: unhealthy), 2 usage error, 3 runtime failure, 4 malformed\n"
+	"replay input.\n",
+	features,
+};
+
+static void terms(struct ibve_filter **f, const char *list, bool exclude)
+{
+	if (!*f)
+		*f = cmd_filter();
+	if (ibve_filter_add_terms(*f, list, exclude))
+		cmd_usage_error("%s", ibve_errmsg());
+}
+
+void watch_parse(struct watch *w, int argc, char **argv)
+{
+	const char *arg;
+	int c;
+
+	w->facility = -1;
+	w->run.sz = sizeof(w->run);
+	w->filter = cmd_filter();
+	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
+		switch (c) {
+		case 'd':
+			cmd_device(arg, &w->names, &w->nnames);
+			ibve_filter_add_device(w->filter, arg);
+			break;
+		case 'i':
+			w->filtered = true;
+			w->port = cmd_port(arg);
+			ibve_filter_add_port(w->filter, w->port);
+			break;
+		case 'e':
+		case 'x':
+			w->filtered = true;
+			terms(&w->filter, arg, c == 'x');
+			break;
+		case OPT_EXPECT:
+			terms(&w->expect, arg, false);
+			w->run.expect = w->expect;
+			break;
+		case 'n':
+			w->run.count = cmd_count(
+				arg, "invalid count '%s': a positive number", 1,
+				ULONG_MAX);
+			break;
+		case 't':
+			w->run.timeout = cmd_seconds(
+				arg,
+				"invalid timeout '%s': seconds, more than 0",
+				1e-9, 1e9);
+			break;
+		case OPT_SYSLOG:
+			w->facility = watch_facility(arg ? arg : "daemon");
+			if (w->facility < 0)
+				cmd_usage_error("unknown syslog facility '%s'",
+						arg);
+			break;
+		/* the options that only take their argument or say yes */
+		case 'j':
+			w->json = true;
+			break;
+		case 'w':
+			w->capture = arg;
+			break;
+		case 'r':
+			w->replay = arg;
+			break;
+		case 'l':
+			w->list = true;
+			break;
+		case 'q':
+			w->quiet = true;
+			break;
+		case OPT_NO_COLOR:
+			w->no_color = true;
+			break;
+		case OPT_MLX5:
+			w->mlx5 = true;
+			break;
+		case OPT_SM:
+			w->sm = true;
+			break;
+		case OPT_SM_ISSM:
+			w->sm_issm = true;
+			break;
+		case 'A':
+			w->all = true;
+			break;
+		case OPT_PID:
+			w->filtered = true;
+			ibve_filter_add_pid(
+				w->filter,
+				(uint32_t)cmd_count(
+					arg, "invalid pid '%s': a process id",
+					1, 4194304));
+			break;
+		case OPT_COMM:
+			w->filtered = true;
+			if (ibve_filter_add_comm(w->filter, arg))
+				cmd_usage_error("--comm: %s", ibve_errmsg());
+			break;
+		case OPT_METRICS_FILE:
+			w->metrics = arg;
+			break;
+		case OPT_METRICS_STATE:
+			w->state = arg;
+			break;
+		case OPT_METRICS_LISTEN:
+			w->listen = arg;
+			break;
+		case OPT_EXCLUDE_DEVICE:
+			cmd_device(arg, &w->exclude, &w->nexclude);
+			break;
+		case OPT_CHECK:
+			w->check = true;
+			break;
+		case OPT_SPEC:
+		case OPT_SPEC_FILE:
+			w->specs = true;
+			if ((!w->spec && ibve_check_new(&w->spec)) ||
+			    (c == OPT_SPEC ? ibve_check_add(w->spec, arg)
+					   : ibve_check_load(w->spec, arg)))
+				cmd_usage_error("--%s: %s",
+						c == OPT_SPEC ? "spec"
+							      : "spec-file",
+						ibve_errmsg());
+			break;
+		case OPT_SINCE:
+			w->since = cmd_duration(
+				arg,
+				"invalid duration '%s': e.g. 90s, 10m, 2h");
+			break;
+		case OPT_FLAP_WINDOW:
+			w->flap_window = cmd_duration(
+				arg,
+				"invalid duration '%s': e.g. 90s, 10m, 2h");
+			break;
+		}
+	}
+	if (optind < argc)
+		cmd_usage_error("unexpected argument '%s'", argv[optind]);
+	if (w->list && (w->replay || w->capture || w->expect))
+		cmd_usage_error(
+			"--list cannot be combined with --replay, --write or --expect");
+	if (w->list &&
+	    (w->metrics || w->state || w->listen || w->facility >= 0))
+		cmd_usage_error(
+			"--list does not take metrics or syslog options");
+	if ((w->specs || w->since) && !w->check)
+		cmd_usage_error(
+			"--spec, --spec-file and --since go with --check");
+	if (w->check &&
+	    (w->list || w->capture || w->expect || w->run.count ||
+	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
+	     w->all || w->sm || w->mlx5 || w->filtered))
+		cmd_usage_error(
+			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
+	if (w->state && !w->metrics && !w->listen && !w->check)
+		cmd_usage_error(
+			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
+	if (w->mlx5 && (w->list || w->replay))
+		cmd_usage_error(
+			"--mlx5 is for watching devices, not with --list or --replay");
+	if (w->sm_issm && !w->sm)
+		cmd_usage_error("--sm-issm goes with --sm");
+	if (w->sm && (w->list || w->replay))
+		cmd_usage_error(
+			"--sm is for watching devices, not with --list or --replay");
+	if (w->all && (w->list || w->replay))
+		cmd_usage_error(
+			"--all-processes is for watching devices, not with --list or --replay");
+}
