@@ -116,7 +116,9 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	libbpf-dev bpftool \
 	jq strace libmicrohttpd-dev prometheus prometheus-node-exporter \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
-	libibumad-dev ibsim-utils opensm infiniband-diags
+	libibumad-dev ibsim-utils opensm infiniband-diags \
+	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
+	python3-jsonschema
 
 .PHONY: all deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
