@@ -22,14 +22,19 @@ int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
 int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 		      size_t errlen);
 /*
- * Before parsing LINE: false when F cannot pass its record, as its event,
- * source and device, found by a byte search, say; true when it may, or
- * when the search cannot tell (escapes, nested objects, repeated keys, no
- * event name, an mlx5 entry, a name this version does not know). Exact
- * for the lines ibve_parse_line() reads; a malformed line it refuses is
- * not parsed, so not named.
+ * The replay's prefilter (prefilter.c). Before parsing LINE: false when F
+ * cannot pass its record, as its event, source and device, found by a
+ * byte search, say; true when it may, or when the search cannot tell
+ * (escapes, nested objects, repeated keys, no event name, an mlx5 entry,
+ * a name this version does not know). Exact for the lines
+ * ibve_parse_line() reads; a malformed line it refuses is not parsed, so
+ * not named. PF keeps what F made of each identity seen (a new F starts
+ * afresh).
  */
-bool ibve_prefilter_line(const struct ibve_filter *f, const char *line,
-			 size_t len);
+struct ibve_prefilter;
+int ibve_prefilter_new(struct ibve_prefilter **pf); /* 0, or -1: no memory */
+void ibve_prefilter_free(struct ibve_prefilter *pf);
+bool ibve_prefilter_line(struct ibve_prefilter *pf, const struct ibve_filter *f,
+			 const char *line, size_t len);
 
 #endif

@@ -42,6 +42,7 @@ struct ibve_src {
 	size_t cap, start, end; /* unread bytes are buf[start..end) */
 	unsigned long line;
 	const struct ibve_filter *needed; /* for this batch, or NULL */
+	struct ibve_prefilter *pf;	  /* NULL: every line parsed */
 	struct json_tokener *tok;
 	/* the capture's clock (with a step) */
 	bool clock_set, held, ended;
@@ -93,7 +94,7 @@ static int start(struct ibve_src *r)
 	}
 	r->cap = CHUNK * 2;
 	r->buf = malloc(r->cap);
-	if (!r->buf)
+	if (!r->buf || ibve_prefilter_new(&r->pf))
 		return ibve_error(ENOMEM, "out of memory");
 	if (r->paced) {
 		struct itimerspec its = { 0 };
@@ -126,6 +127,7 @@ static void destroy(struct ibve_src *r)
 		close(r->pace_fd);
 	if (r->tok)
 		json_tokener_free(r->tok);
+	ibve_prefilter_free(r->pf);
 	free(r->buf);
 	free(r->path);
 	free(r);
@@ -223,16 +225,17 @@ static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 			if (i == len)
 				continue;
 		}
-		if (memchr(line, '\0', len)) {
-			snprintf(err, errlen, "NUL byte in the line");
-			return -EINVAL;
-		}
 		/* a record no one would take: not parsed at all */
-		if (r->needed && !ibve_prefilter_line(r->needed, line, len)) {
+		if (r->needed && r->pf &&
+		    !ibve_prefilter_line(r->pf, r->needed, line, len)) {
 			/* a batch's worth: the loop gets its turn */
 			if (++skips == 256)
 				return -EBUSY;
 			continue;
+		}
+		if (memchr(line, '\0', len)) {
+			snprintf(err, errlen, "NUL byte in the line");
+			return -EINVAL;
 		}
 		return ibve_parse_line(&r->tok, line, len, ev, err, errlen)
 			       ? -EINVAL

@@ -34,6 +34,8 @@ static const struct {
 };
 
 static struct ibve_filter *made[sizeof(filters) / sizeof(filters[0])];
+/* with what each made of the identities seen before: the cache too */
+static struct ibve_prefilter *pf[sizeof(filters) / sizeof(filters[0])];
 
 static void make_filters(void)
 {
@@ -44,7 +46,8 @@ static void make_filters(void)
 		    (filters[i].exc &&
 		     ibve_filter_add_terms(made[i], filters[i].exc, true)) ||
 		    (filters[i].device &&
-		     ibve_filter_add_device(made[i], filters[i].device)))
+		     ibve_filter_add_device(made[i], filters[i].device)) ||
+		    ibve_prefilter_new(&pf[i]))
 			abort();
 	}
 }
@@ -65,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
 		if (ibve_filter_match(made[i], &ev) &&
-		    !ibve_prefilter_line(made[i], line, size)) {
+		    !ibve_prefilter_line(pf[i], made[i], line, size)) {
 			fprintf(stderr,
 				"fuzz_prefilter: refused a line filter %zu passes: %.*s\n",
 				i, (int)size, line);

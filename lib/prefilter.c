@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The replay's prefilter: before a line is parsed, whether the filter can
+ * pass its record at all, from its bytes. One pass finds the values of
+ * "device", "event" and "source" (the identity every filter but the
+ * port's and the owner's looks at); what the filter makes of an identity
+ * is kept in a small cache keyed by those bytes, since a capture repeats
+ * a few hundred identities over millions of lines.
+ *
+ * It may only say no when the parser would read the line into a record
+ * the filter refuses; anything the pass cannot be sure of (escapes,
+ * nesting, repeated keys, odd syntax, a name it does not know) is a yes,
+ * and the parser decides.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "parse.h"
+
+/* What one pass found: the string values of the keys that say who. */
+enum { ID_DEVICE, ID_EVENT, ID_SOURCE, ID_COUNT };
+
+struct ident {
+	const char *v[ID_COUNT]; /* NULL: not in the line */
+	size_t n[ID_COUNT];
+	const char *end; /* of the line */
+};
+
+/*
+ * The members the writer always puts first, in its order: what comes
+ * before each value (a literal) and what the value is. The literals
+ * include the closing quote of the string before them.
+ */
+enum vtype { V_STR, V_NUM, V_STR_OR_NULL };
+
+static const struct lead {
+	const char *lit;
+	unsigned char len;
+	enum vtype type;
+	signed char id;
+} leads[] = {
+#define L(s, type, id)                     \
+	{                                  \
+		s, sizeof(s) - 1, type, id \
+	}
+	L("{\"time\":\"", V_STR, -1),
+	L("\",\"device\":\"", V_STR, ID_DEVICE),
+	L("\",\"port\":", V_NUM, -1),
+	L(",\"event\":\"", V_STR, ID_EVENT),
+	L("\",\"code\":", V_NUM, -1),
+	L(",\"class\":\"", V_STR, -1),
+	L("\",\"severity\":\"", V_STR, -1),
+	L("\",\"affiliated\":", V_NUM, -1),
+	L(",\"source\":\"", V_STR, ID_SOURCE),
+	L("\",\"node_guid\":", V_STR_OR_NULL, -1),
+#undef L
+};
+
+#define NLEADS (sizeof(leads) / sizeof(leads[0]))
+
+/* Up to 16 bytes as two words, and the mask of the bytes that count. */
+struct words {
+	uint64_t w[2], m[2];
+};
+
+static struct words lead_words[NLEADS];
+static pthread_once_t lead_once = PTHREAD_ONCE_INIT;
+
+static void make_lead_words(void)
+{
+	for (size_t i = 0; i < NLEADS; i++) {
+		unsigned char b[16] = { 0 }, m[16] = { 0 };
+
+		memcpy(b, leads[i].lit, leads[i].len);
+		memset(m, 0xff, leads[i].len);
+		memcpy(lead_words[i].w, b, 16);
+		memcpy(lead_words[i].m, m, 16);
+	}
+}
+
+/* Whether the 16 bytes at P begin with the bytes of W. */
+static bool words_at(const char *p, const struct words *w)
+{
+	uint64_t x[2];
+
+	memcpy(x, p, 16);
+	return ((x[0] & w->m[0]) ^ w->w[0]) == 0 &&
+	       ((x[1] & w->m[1]) ^ w->w[1]) == 0;
+}
+
+/* Past white space, if any (lines of our own have none). */
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* Which of ours the key K (KLEN bytes) is: ID_*, -1 none, -2 give up. */
+static int key_kind(const char *k, size_t klen)
+{
+	switch (klen) {
+	case 3:
+		/* an mlx5 entry says what it is: the parser's */
+		return memcmp(k, "eqe", 3) == 0 ? -2 : -1;
+	case 5:
+		return memcmp(k, "event", 5) == 0 ? ID_EVENT : -1;
+	case 6:
+		if (memcmp(k, "device", 6) == 0)
+			return ID_DEVICE;
+		return memcmp(k, "source", 6) == 0 ? ID_SOURCE : -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * One pass over a line (no backslash in it), from P at a key: the
+ * top-level keys and the string values of ours. False when the pass
+ * cannot tell what the parser would make of it (nesting, a key of ours
+ * twice or not a string, an mlx5 entry, odd syntax).
+ */
+static bool members(const char *p, const char *end, struct ident *id)
+{
+	for (;;) {
+		const char *k, *ke, *v = NULL, *ve = NULL;
+		int kind;
+
+		if (p < end && *p != '"')
+			p = skip_ws(p, end);
+		if (p >= end || *p != '"')
+			return false;
+		k = p + 1;
+		ke = memchr(k, '"', (size_t)(end - k));
+		if (!ke || (kind = key_kind(k, (size_t)(ke - k))) == -2)
+			return false;
+		p = skip_ws(ke + 1, end);
+		if (p >= end || *p++ != ':')
+			return false;
+		if (p < end && *p != '"')
+			p = skip_ws(p, end);
+		if (p >= end)
+			return false;
+		if (*p == '"') {
+			v = p + 1;
+			ve = memchr(v, '"', (size_t)(end - v));
+			if (!ve)
+				return false;
+			p = ve + 1;
+		} else if (*p == '{' || *p == '[') {
+			return false; /* "rates" and the like: the parser's */
+		} else {
+			while (p < end && *p != ',' && *p != '}')
+				p++;
+		}
+		if (kind >= 0) {
+			if (id->v[kind] || !v)
+				return false; /* twice, or not a string */
+			id->v[kind] = v;
+			id->n[kind] = (size_t)(ve - v);
+		}
+		if (p < end && *p != ',' && *p != '}')
+			p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p++;
+			continue;
+		}
+		return p < end && *p == '}' && skip_ws(p + 1, end) == end;
+	}
+}
+
+static bool scan(const char *p, const char *end, struct ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->end = end;
+	p = skip_ws(p, end);
+	if (p >= end || *p++ != '{')
+		return false;
+	return members(p, end, id);
+}
+
+/*
+ * A line as the writer lays it out (no white space; no backslash, which
+ * the caller checked): its leading members read in order, each value's
+ * end found by one search, then the rest as scan() reads it. False when
+ * it is laid out otherwise: scan() reads it then.
+ */
+static bool scan_ours(const char *p, const char *end, struct ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->end = end;
+	for (size_t l = 0; l < NLEADS; l++) {
+		const char *v;
+
+		if (end - p < 17 || !words_at(p, &lead_words[l]))
+			return false;
+		v = p + leads[l].len;
+		if (leads[l].type == V_STR_OR_NULL) {
+			if (*v == 'n')
+				p = v; /* null: up to the comma */
+			else if (*v == '"')
+				v++;
+			else
+				return false;
+		}
+		if (leads[l].type == V_NUM || p == v) {
+			while (v < end && *v != ',' && *v != '}')
+				v++;
+			p = v;
+		} else {
+			/* at the closing quote: the next lead begins with it */
+			p = memchr(v, '"', (size_t)(end - v));
+			if (!p)
+				return false;
+			if (leads[l].id >= 0) {
+				id->v[leads[l].id] = v;
+				id->n[leads[l].id] = (size_t)(p - v);
+			}
+		}
+	}
+	if (p < end && *p == '"')
+		p++; /* node_guid was a string */
+	if (p < end && *p == '}')
+		return p + 1 == end;
+	/* the other members: none of ours again, no nesting, no eqe */
+	return p < end && *p == ',' && members(p + 1, end, id);
+}
+
+/* V (N bytes) as a C string in BUF of SIZE; false when it cannot be. */
+static bool copy_plain(char *buf, size_t size, const char *v, size_t n)
+{
+	if (n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] >= 0x80)
+			return false; /* the parser would refuse or rewrite it */
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* What F makes of an identity: whether its record may pass. */
+static bool decide(const struct ibve_filter *f, const struct ident *id)
+{
+	const struct ibve_event_desc *d, *own;
+	char name[IBVE_EVENT_NAME_MAX + 16], src[16];
+	struct ibve_event ev;
+	int src_id = IBVE_SOURCE_VERBS;
+
+	if (!copy_plain(ev.device, sizeof(ev.device), id->v[ID_DEVICE],
+			id->n[ID_DEVICE]) ||
+	    !copy_plain(name, sizeof(name), id->v[ID_EVENT], id->n[ID_EVENT]))
+		return true;
+	if (id->v[ID_SOURCE] && (!copy_plain(src, sizeof(src), id->v[ID_SOURCE],
+					     id->n[ID_SOURCE]) ||
+				 (src_id = ibve_source_parse(src)) < 0))
+		return true;
+	d = ibve_event_desc_lookup(name);
+	if (!d || strcmp(d->name, "EVENTS_LOST") == 0)
+		return true; /* a newer name, UNKNOWN(n): what the line says */
+	/* what the parser makes of a known name */
+	own = id->v[ID_SOURCE] ? ibve_event_desc_of((enum ibve_source)src_id, d)
+			       : NULL;
+	if (own)
+		ibve_event_set_code(&ev, (enum ibve_source)src_id, own->code);
+	else
+		ibve_event_set_code(&ev, d->source, d->code);
+	return ibve_filter_match_identity(f, &ev);
+}
+
+/*
+ * The cache: the identity's bytes (device, event, source, each after its
+ * length; a source that is absent differs from an empty one) to what the
+ * filter made of them. Open addressing over a table of entries whose keys
+ * live in an arena; when either fills, it starts again.
+ */
+#define PF_SLOTS 4096 /* a power of two; at most 3/4 used */
+#define PF_ARENA (64 * 1024)
+#define PF_FIELD 48 /* longer values are decided each time */
+
+struct entry {
+	uint32_t fp;  /* the hash; 0: empty */
+	uint16_t off; /* of the key in the arena */
+	uint8_t len;  /* of the key */
+	bool pass;
+};
+
+struct ibve_prefilter {
+	const struct ibve_filter *f; /* the one the cache is of */
+	size_t used, nentries;
+	struct entry slot[PF_SLOTS];
+	char arena[PF_ARENA + 16]; /* 16: a word read past a key */
+};
+
+int ibve_prefilter_new(struct ibve_prefilter **pf)
+{
+	pthread_once(&lead_once, make_lead_words);
+	*pf = calloc(1, sizeof(**pf));
+	return *pf ? 0 : -1;
+}
+
+void ibve_prefilter_free(struct ibve_prefilter *pf)
+{
+	free(pf);
+}
+
+static void forget(struct ibve_prefilter *pf)
+{
+	memset(pf->slot, 0, sizeof(pf->slot));
+	pf->used = pf->nentries = 0;
+}
+
+/* The first N (<= 8) bytes at S as a word, the rest zero. */
+static uint64_t load(const char *s, size_t n, const char *end)
+{
+	uint64_t w = 0;
+
+	if (end - s < 8) {
+		memcpy(&w, s, n);
+		return w;
+	}
+	memcpy(&w, s, 8); /* one load; then only the N bytes kept */
+	if (n == 8)
+		return w;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return n ? w & ~0ull << (64 - 8 * n) : 0;
+#else
+	return w & ((1ull << (8 * n)) - 1);
+#endif
+}
+
+/* A hash of the identity: the first and last 8 bytes of each value. */
+static uint32_t hash(const struct ident *id)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < ID_COUNT; i++) {
+		const char *v = id->v[i];
+		size_t n = id->n[i];
+		uint64_t a, b = 0;
+
+		if (!v) {
+			h = (h ^ 0xff) * 0xff51afd7ed558ccdull;
+			continue;
+		}
+		if (n > 8) {
+			memcpy(&a, v, 8);
+			memcpy(&b, v + n - 8, 8);
+		} else {
+			a = load(v, n, id->end);
+		}
+		h = (h ^ a ^ n) * 0xff51afd7ed558ccdull;
+		h = (h ^ b ^ (h >> 29)) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 32;
+	return (uint32_t)h | 1; /* never 0: that is an empty slot */
+}
+
+/* Whether the N bytes at A (in the arena) and B (in the line) agree. */
+static bool same_bytes(const char *a, const char *b, size_t n, const char *end)
+{
+	if (n > 16)
+		return memcmp(a, b, n) == 0;
+	if (n > 8)
+		return load(a, 8, a + 8) == load(b, 8, end) &&
+		       load(a + 8, n - 8, a + 16) == load(b + 8, n - 8, end);
+	return load(a, n, a + 8) == load(b, n, end);
+}
+
+/* Whether entry E's key is the identity's. */
+static bool same(const struct ibve_prefilter *pf, const struct entry *e,
+		 const struct ident *id)
+{
+	const char *k = pf->arena + e->off;
+
+	for (int i = 0; i < ID_COUNT; i++) {
+		size_t n = id->v[i] ? id->n[i] + 1 : 0;
+
+		if ((unsigned char)*k != n)
+			return false;
+		if (n > 1 && !same_bytes(k + 1, id->v[i], n - 1, id->end))
+			return false;
+		k += n ? n : 1;
+	}
+	return true;
+}
+
+/* Keep what was decided for the identity, if there is room. */
+static void keep(struct ibve_prefilter *pf, struct entry *e, uint32_t fp,
+		 const struct ident *id, bool pass)
+{
+	size_t len = 0;
+	char *k;
+
+	for (int i = 0; i < ID_COUNT; i++) {
+		if (id->n[i] > PF_FIELD)
+			return;
+		len += 1 + (id->v[i] ? id->n[i] : 0);
+	}
+	if (pf->used + len > PF_ARENA || pf->nentries >= PF_SLOTS / 4 * 3)
+		return;
+	k = pf->arena + pf->used;
+	e->fp = fp;
+	e->off = (uint16_t)pf->used;
+	e->len = (uint8_t)len;
+	e->pass = pass;
+	for (int i = 0; i < ID_COUNT; i++) {
+		size_t n = id->v[i] ? id->n[i] : 0;
+
+		*k++ = (char)(id->v[i] ? n + 1 : 0);
+		memcpy(k, id->v[i] ? id->v[i] : "", n);
+		k += n;
+	}
+	pf->used += len;
+	pf->nentries++;
+}
+
+bool ibve_prefilter_line(struct ibve_prefilter *pf, const struct ibve_filter *f,
+			 const char *line, size_t len)
+{
+	struct ident id;
+	uint32_t fp;
+	bool pass;
+
+	/* escapes and anything the one pass cannot read: the parser's */
+	if (memchr(line, '\\', len) ||
+	    (!scan_ours(line, line + len, &id) &&
+	     !scan(line, line + len, &id)) ||
+	    !id.v[ID_DEVICE] || !id.v[ID_EVENT])
+		return true;
+	if (pf->f != f) { /* another filter: nothing known */
+		forget(pf);
+		pf->f = f;
+	}
+	fp = hash(&id);
+	for (uint32_t i = fp;; i++) {
+		struct entry *e = &pf->slot[i & (PF_SLOTS - 1)];
+
+		if (!e->fp) {
+			pass = decide(f, &id);
+			if (pf->used + 3 * (PF_FIELD + 1) > PF_ARENA ||
+			    pf->nentries >= PF_SLOTS / 4 * 3) {
+				forget(pf); /* full: start again */
+				e = &pf->slot[fp & (PF_SLOTS - 1)];
+			}
+			keep(pf, e, fp, &id, pass);
+			return pass;
+		}
+		if (e->fp == fp && same(pf, e, &id))
+			return e->pass;
+	}
+}
