@@ -13,28 +13,6 @@
 #include "buf.h"
 #include "internal.h"
 
-void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n)
-{
-	if (b->len < b->size) {
-		size_t room = b->size - b->len;
-
-		memcpy(b->p + b->len, s, n < room ? n : room);
-	}
-	b->len += n;
-}
-
-void ibve_buf_putc(struct ibve_buf *b, char c)
-{
-	if (b->len < b->size)
-		b->p[b->len] = c;
-	b->len++;
-}
-
-void ibve_buf_puts(struct ibve_buf *b, const char *s)
-{
-	ibve_buf_put(b, s, strlen(s));
-}
-
 void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
 {
 	size_t room = b->len < b->size ? b->size - b->len : 0;
@@ -75,6 +53,13 @@ size_t ibve_buf_grow(char **buf, size_t *size,
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* Bytes a JSON string holds as they are: printable ASCII but " and \\. */
+static const bool json_plain[256] = {
+	[0x20 ... 0x21] = true, /* '"' is 0x22 */
+	[0x23 ... 0x5b] = true, /* '\\' is 0x5c */
+	[0x5d ... 0x7e] = true,
+};
+
 void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -84,8 +69,7 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 		size_t run = 0;
 
 		/* Copy plain runs in one go. */
-		while (p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
-		       p[run] != '\\')
+		while (json_plain[p[run]])
 			run++;
 		if (run) {
 			ibve_buf_put(b, (const char *)p, run);
@@ -162,15 +146,15 @@ void ibve_json_init(struct ibve_json *j, struct ibve_buf *b)
 	j->first[0] = true;
 }
 
-void ibve_json_key(struct ibve_json *j, const char *key)
+void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
+			bool comma)
 {
-	if (!j->first[j->depth])
+	if (comma)
 		ibve_buf_putc(j->b, ',');
-	j->first[j->depth] = false;
 	if (key) {
 		ibve_buf_putc(j->b, '"');
-		ibve_buf_puts(j->b, key);
-		ibve_buf_puts(j->b, "\":");
+		ibve_buf_put(j->b, key, n);
+		ibve_buf_put(j->b, "\":", 2);
 	}
 }
 
@@ -207,20 +191,6 @@ void ibve_json_close_array(struct ibve_json *j)
 		j->depth--;
 }
 
-void ibve_json_str(struct ibve_json *j, const char *key, const char *s)
-{
-	ibve_json_key(j, key);
-	ibve_buf_json_str(j->b, s);
-}
-
-void ibve_json_name(struct ibve_json *j, const char *key, const char *s)
-{
-	ibve_json_key(j, key);
-	ibve_buf_putc(j->b, '"');
-	ibve_buf_puts(j->b, s);
-	ibve_buf_putc(j->b, '"');
-}
-
 void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s)
 {
 	if (s && *s)
@@ -229,16 +199,15 @@ void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s)
 		ibve_json_null(j, key);
 }
 
-void ibve_json_uint(struct ibve_json *j, const char *key, uint64_t v)
+void ibve_buf_uint(struct ibve_buf *b, uint64_t v)
 {
 	char d[24];
 	int i = (int)sizeof(d);
 
-	ibve_json_key(j, key);
 	do
 		d[--i] = (char)('0' + v % 10);
 	while (v /= 10);
-	ibve_buf_put(j->b, d + i, sizeof(d) - (size_t)i);
+	ibve_buf_put(b, d + i, sizeof(d) - (size_t)i);
 }
 
 void ibve_json_int(struct ibve_json *j, const char *key, int64_t v)
@@ -257,16 +226,6 @@ void ibve_json_uint_or_null(struct ibve_json *j, const char *key, uint64_t v)
 		ibve_json_uint(j, key, v);
 	else
 		ibve_json_null(j, key);
-}
-
-void ibve_json_bool(struct ibve_json *j, const char *key, bool v)
-{
-	ibve_json_raw(j, key, v ? "true" : "false");
-}
-
-void ibve_json_null(struct ibve_json *j, const char *key)
-{
-	ibve_json_raw(j, key, "null");
 }
 
 void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,

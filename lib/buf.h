@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A caller's buffer; LEN may exceed SIZE: the length that was needed. */
 struct ibve_buf {
@@ -17,9 +18,33 @@ struct ibve_buf {
 	size_t len;
 };
 
-void ibve_buf_putc(struct ibve_buf *b, char c);
-void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n);
-void ibve_buf_puts(struct ibve_buf *b, const char *s);
+/*
+ * The small writes are inline: every record makes dozens of them, and a
+ * length known where they are called (a literal) folds away.
+ */
+static inline void ibve_buf_put(struct ibve_buf *b, const char *s, size_t n)
+{
+	if (b->len + n <= b->size)
+		memcpy(b->p + b->len, s, n);
+	else if (b->len < b->size)
+		memcpy(b->p + b->len, s, b->size - b->len);
+	b->len += n;
+}
+
+static inline void ibve_buf_putc(struct ibve_buf *b, char c)
+{
+	if (b->len < b->size)
+		b->p[b->len] = c;
+	b->len++;
+}
+
+static inline void ibve_buf_puts(struct ibve_buf *b, const char *s)
+{
+	ibve_buf_put(b, s, strlen(s));
+}
+
+/* V in decimal. */
+void ibve_buf_uint(struct ibve_buf *b, uint64_t v);
 void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* S as a JSON string, quotes included. */
@@ -51,30 +76,89 @@ struct ibve_json {
 };
 
 void ibve_json_init(struct ibve_json *j, struct ibve_buf *b);
+/* The key of N bytes (KEY NULL: a value in an array), after a comma. */
+void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
+			bool comma);
+
+static inline void ibve_json_key_n(struct ibve_json *j, const char *key,
+				   size_t n)
+{
+	struct ibve_buf *b = j->b;
+	bool comma = !j->first[j->depth];
+
+	j->first[j->depth] = false;
+	if (key && b->len + n + 4 <= b->size) { /* room: one write */
+		char *p = b->p + b->len;
+
+		*p = ',';
+		p += comma;
+		*p++ = '"';
+		memcpy(p, key, n);
+		p[n] = '"';
+		p[n + 1] = ':';
+		b->len = (size_t)(p + n + 2 - b->p);
+		return;
+	}
+	ibve_json_key_slow(j, key, n, comma);
+}
+
+/* The key alone; the value follows with ibve_buf_*(). */
+static inline void ibve_json_key(struct ibve_json *j, const char *key)
+{
+	ibve_json_key_n(j, key, key ? strlen(key) : 0);
+}
+
 void ibve_json_open(struct ibve_json *j, const char *key); /* { */
 void ibve_json_close(struct ibve_json *j);		   /* } */
 void ibve_json_open_array(struct ibve_json *j, const char *key);
 void ibve_json_close_array(struct ibve_json *j);
-void ibve_json_str(struct ibve_json *j, const char *key, const char *s);
+static inline void ibve_json_str(struct ibve_json *j, const char *key,
+				 const char *s)
+{
+	ibve_json_key(j, key);
+	ibve_buf_json_str(j->b, s);
+}
 /*
  * A string of the library's own making, with nothing to escape: a name
  * from a table, a time or GUID it formatted. Never one read from outside.
  */
-void ibve_json_name(struct ibve_json *j, const char *key, const char *s);
+static inline void ibve_json_name(struct ibve_json *j, const char *key,
+				  const char *s)
+{
+	ibve_json_key(j, key);
+	ibve_buf_putc(j->b, '"');
+	ibve_buf_puts(j->b, s);
+	ibve_buf_putc(j->b, '"');
+}
 /* A string, or null when S is NULL or empty. */
 void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s);
-void ibve_json_uint(struct ibve_json *j, const char *key, uint64_t v);
+static inline void ibve_json_uint(struct ibve_json *j, const char *key,
+				  uint64_t v)
+{
+	ibve_json_key(j, key);
+	ibve_buf_uint(j->b, v);
+}
 void ibve_json_int(struct ibve_json *j, const char *key, int64_t v);
 /* An unsigned number, or null when V is 0. */
 void ibve_json_uint_or_null(struct ibve_json *j, const char *key, uint64_t v);
-void ibve_json_bool(struct ibve_json *j, const char *key, bool v);
-void ibve_json_null(struct ibve_json *j, const char *key);
+static inline void ibve_json_bool(struct ibve_json *j, const char *key, bool v)
+{
+	ibve_json_key(j, key);
+	if (v)
+		ibve_buf_put(j->b, "true", 4);
+	else
+		ibve_buf_put(j->b, "false", 5);
+}
+
+static inline void ibve_json_null(struct ibve_json *j, const char *key)
+{
+	ibve_json_key(j, key);
+	ibve_buf_put(j->b, "null", 4);
+}
 /* A number printed with FMT ("%.3f", "%g"). */
 void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,
 		      double v);
 /* Something already JSON (a number printed elsewhere). */
 void ibve_json_raw(struct ibve_json *j, const char *key, const char *text);
-/* The key alone; the value follows with ibve_buf_*(). */
-void ibve_json_key(struct ibve_json *j, const char *key);
 
 #endif

@@ -258,6 +258,8 @@ static int upper(int c)
 /* ASCII only, whatever the locale: names are ASCII. */
 static bool same_name(const char *a, const char *b)
 {
+	if (strcmp(a, b) == 0)
+		return true; /* the spelling of the table: most lines */
 	for (; *a && *b; a++, b++)
 		if (upper((unsigned char)*a) != upper((unsigned char)*b))
 			return false;
@@ -268,8 +270,9 @@ static uint32_t name_hash(const char *s)
 {
 	uint32_t h = 2166136261u;
 
+	/* | 0x20: a letter hashes the same in either case */
 	for (; *s; s++)
-		h = (h ^ (uint32_t)upper((unsigned char)*s)) * 16777619u;
+		h = (h ^ ((uint32_t)(unsigned char)*s | 0x20)) * 16777619u;
 	return h;
 }
 

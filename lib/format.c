@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 
 #include "internal.h"
@@ -37,15 +38,33 @@ static void put_digits(char *p, uint64_t v, int width)
 		p[i] = (char)('0' + v % 10);
 }
 
-/* Written for every record, so without gmtime_r() and printf(). */
+/*
+ * Written for every record, so without gmtime_r() and printf(); the date
+ * and time of the last second written are kept (records come in bursts
+ * within a second), so most records only write their nanoseconds.
+ */
 IBVE_EXPORT size_t ibve_time_format(const struct timespec *ts, char *buf,
 				    size_t size)
 {
+	static __thread struct {
+		time_t sec;
+		bool set;
+		char s[19];
+	} last;
 	struct ibve_buf b = { buf, size, 0 };
 	int64_t days = ts->tv_sec / 86400, sec = ts->tv_sec % 86400, y;
 	unsigned int m, d;
 	char s[30];
 
+	if (last.set && last.sec == ts->tv_sec && ts->tv_nsec >= 0 &&
+	    ts->tv_nsec <= 999999999) {
+		memcpy(s, last.s, sizeof(last.s));
+		s[19] = '.';
+		put_digits(s + 20, (uint64_t)ts->tv_nsec, 9);
+		s[29] = 'Z';
+		ibve_buf_put(&b, s, sizeof(s));
+		return ibve_buf_end(&b);
+	}
 	if (sec < 0) {
 		sec += 86400;
 		days--;
@@ -73,6 +92,9 @@ IBVE_EXPORT size_t ibve_time_format(const struct timespec *ts, char *buf,
 	s[19] = '.';
 	put_digits(s + 20, (uint64_t)ts->tv_nsec, 9);
 	s[29] = 'Z';
+	memcpy(last.s, s, sizeof(last.s));
+	last.sec = ts->tv_sec;
+	last.set = true;
 	ibve_buf_put(&b, s, sizeof(s));
 	return ibve_buf_end(&b);
 }
@@ -103,13 +125,76 @@ static time_t days_from_civil(int y, int m, int d)
 	return (time_t)era * 146097 + doe - 719468;
 }
 
+/* The value of the N (<= 9) digits at S, or -1. */
+static long digits_at(const char *s, int n)
+{
+	long v = 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned int c = (unsigned char)s[i] - (unsigned int)'0';
+
+		if (c > 9)
+			return -1;
+		v = v * 10 + c;
+	}
+	return v;
+}
+
+static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+/*
+ * The form the writer puts, "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ": 1 read into
+ * TS, 0 another form (the general reader's), -EINVAL out of range.
+ */
+static int time_parse_ours(const char *s, struct timespec *ts)
+{
+	/* the last date and time read, and its second: lines come in bursts */
+	static __thread struct {
+		char s[19];
+		time_t sec;
+		bool set;
+	} last;
+	long y, mo, d, h, mi, sec, ns;
+
+	if (s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+	    s[16] != ':' || s[19] != '.' || s[29] != 'Z')
+		return 0;
+	if (last.set && memcmp(s, last.s, sizeof(last.s)) == 0) {
+		if ((ns = digits_at(s + 20, 9)) < 0)
+			return -EINVAL;
+		ts->tv_sec = last.sec;
+		ts->tv_nsec = ns;
+		return 1;
+	}
+	y = digits_at(s, 4);
+	mo = digits_at(s + 5, 2);
+	d = digits_at(s + 8, 2);
+	h = digits_at(s + 11, 2);
+	mi = digits_at(s + 14, 2);
+	sec = digits_at(s + 17, 2);
+	ns = digits_at(s + 20, 9);
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 ||
+	    h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60 || ns < 0)
+		return -EINVAL;
+	ts->tv_sec = days_from_civil((int)y, (int)mo, (int)d) * 86400 +
+		     h * 3600 + mi * 60 + sec;
+	ts->tv_nsec = ns;
+	memcpy(last.s, s, sizeof(last.s));
+	last.sec = ts->tv_sec;
+	last.set = true;
+	return 1;
+}
+
 IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
 {
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30,
-				     31, 31, 30, 31, 30, 31 };
 	long nsec = 0;
 	int off = 0, v[6];
 	time_t t;
+	int r;
+
+	/* the writer's form is 30 bytes: look no further than a NUL */
+	if (strnlen(s, 31) == 30 && (r = time_parse_ours(s, ts)))
+		return r < 0 ? r : 0;
 
 	v[0] = digits(&s, 4);
 	if (v[0] < 0 || *s++ != '-')
@@ -167,13 +252,20 @@ IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
 
 IBVE_EXPORT size_t ibve_guid_format(uint64_t guid, char *buf, size_t size)
 {
+	static const char hex[] = "0123456789abcdef";
 	struct ibve_buf b = { buf, size, 0 };
 	char s[19];
 
-	for (int i = 0, k = 0; i < 16; i++) {
-		if (i && i % 4 == 0)
-			s[k++] = ':';
-		s[k++] = "0123456789abcdef"[guid >> (60 - 4 * i) & 0xf];
+	for (int g = 0; g < 4; g++) { /* four groups of four digits */
+		unsigned int v = (unsigned int)(guid >> (48 - 16 * g)) & 0xffff;
+		char *p = s + 5 * g;
+
+		p[0] = hex[v >> 12];
+		p[1] = hex[v >> 8 & 0xf];
+		p[2] = hex[v >> 4 & 0xf];
+		p[3] = hex[v & 0xf];
+		if (g < 3)
+			p[4] = ':';
 	}
 	ibve_buf_put(&b, s, sizeof(s));
 	return ibve_buf_end(&b);
@@ -191,6 +283,26 @@ IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
 {
 	uint64_t v = 0;
 	int n = 0;
+
+	/* the form the writer puts: xxxx:xxxx:xxxx:xxxx */
+	if (strnlen(s, 20) == 19 && s[4] == ':' && s[9] == ':' &&
+	    s[14] == ':') {
+		unsigned int ok = 1;
+
+		for (int g = 0; g < 4; g++)
+			for (int i = 0; i < 4; i++) {
+				unsigned int h =
+					hex1[(unsigned char)s[5 * g + i]];
+
+				ok &= h != 0;
+				v = v << 4 | (h - 1);
+			}
+		if (ok) {
+			*guid = v;
+			return 0;
+		}
+		v = 0;
+	}
 
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;

@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <json-c/json.h>
 
 #include "fields.h"
@@ -311,8 +315,9 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 #define FAST_STRINGS 2048 /* bytes of decoded strings per line */
 
 struct fast {
-	struct ibve_jval v[K_COUNT];
-	uint32_t present; /* KEY_BIT() of each key read */
+	struct ibve_jval v[K_COUNT]; /* only those in present are set */
+	uint32_t present;	     /* KEY_BIT() of each key read */
+	bool clean; /* no backslash, no control byte in the line */
 	char str[FAST_STRINGS];
 	size_t used;
 };
@@ -320,7 +325,43 @@ struct fast {
 static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
 		     struct ibve_jval *v)
 {
-	*v = ((const struct fast *)src->data)->v[key];
+	const struct fast *f = src->data;
+
+	if (f->present & KEY_BIT(key))
+		*v = f->v[key];
+	else
+		*v = (struct ibve_jval){ .type = J_ABSENT };
+}
+
+/*
+ * Whether LINE has no backslash and no control byte: then a string is the
+ * bytes up to the next quote, found by memchr(). SSE2 where there is one.
+ */
+static bool clean_line(const char *line, size_t len)
+{
+#if defined(__SSE2__)
+	const __m128i bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+	size_t i = 0;
+
+	for (; i + 16 <= len; i += 16) {
+		__m128i b = _mm_loadu_si128(
+			(const __m128i *)(const void *)(line + i));
+		__m128i bad =
+			_mm_or_si128(_mm_cmpeq_epi8(b, bs),
+				     _mm_cmpeq_epi8(_mm_min_epu8(b, ctl), b));
+
+		if (_mm_movemask_epi8(bad))
+			return false;
+	}
+	for (; i < len; i++)
+		if (line[i] == '\\' || (unsigned char)line[i] < 0x20)
+			return false;
+	return true;
+#else
+	(void)line;
+	(void)len;
+	return false; /* the byte loop decides, string by string */
+#endif
 }
 
 /*
@@ -339,15 +380,26 @@ static unsigned int key_hash(const char *k, size_t len)
 	       (KEY_HASH - 1);
 }
 
+/* Each key and its closing quote as two words and masks (key_is()). */
+static struct {
+	uint64_t w[2], m[2];
+} key_words[K_COUNT];
+
 static void build_by_hash(void)
 {
 	for (int k = 0; k < K_COUNT; k++) {
+		unsigned char b[16] = { 0 }, m[16] = { 0 };
 		uint8_t *c;
 
-		if (!ibve_keys[k].len) {
+		if (!ibve_keys[k].len || ibve_keys[k].len > 15) {
 			fast_ok = false; /* it would be missed: json-c only */
 			return;
 		}
+		memcpy(b, ibve_keys[k].name, ibve_keys[k].len);
+		b[ibve_keys[k].len] = '"';
+		memset(m, 0xff, ibve_keys[k].len + 1u);
+		memcpy(key_words[k].w, b, 16);
+		memcpy(key_words[k].m, m, 16);
 		c = by_hash[key_hash(ibve_keys[k].name, ibve_keys[k].len)];
 		while (*c)
 			c++;
@@ -395,6 +447,13 @@ static bool key_is(const char *k, const char *end, enum ibve_key w)
 {
 	size_t len = ibve_keys[w].len;
 
+	if (end - k >= 16) { /* two words: most lines */
+		uint64_t x[2];
+
+		memcpy(x, k, 16);
+		return ((x[0] & key_words[w].m[0]) ^ key_words[w].w[0]) == 0 &&
+		       ((x[1] & key_words[w].m[1]) ^ key_words[w].w[1]) == 0;
+	}
 	if ((size_t)(end - k) <= len || k[len] != '"')
 		return false;
 	for (size_t i = 0; i < len; i++)
@@ -412,7 +471,7 @@ static bool ws(char c)
 	return is_ws[(unsigned char)c];
 }
 
-static const char *skip_ws(const char *p, const char *end)
+static inline const char *skip_ws(const char *p, const char *end)
 {
 	while (p < end && ws(*p))
 		p++;
@@ -462,6 +521,23 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 {
 	size_t start = f->used;
 
+	if (f->clean) { /* no escape: up to the quote */
+		const char *q = memchr(p, '"', (size_t)(end - p));
+
+		if (!q)
+			return NULL;
+		if (out) {
+			size_t n = (size_t)(q - p);
+
+			if (f->used + n >= sizeof(f->str))
+				return NULL;
+			memcpy(f->str + f->used, p, n);
+			f->used += n;
+			f->str[f->used++] = '\0';
+			*out = f->str + start;
+		}
+		return q + 1;
+	}
 	while (p < end) {
 		const char *run = p;
 		unsigned char c;
@@ -595,9 +671,9 @@ static const char *fast_value(struct fast *f, const char *p, const char *end,
 /* 1 parsed into F, 0: let json-c read it. */
 static int fast_object(struct fast *f, const char *p, const char *end)
 {
-	memset(f->v, 0, sizeof(f->v));
 	f->used = 0;
 	f->present = 0;
+	f->clean = clean_line(p, (size_t)(end - p));
 	p = skip_ws(p, end);
 	if (p >= end || *p++ != '{')
 		return 0;
