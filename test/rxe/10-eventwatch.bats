@@ -176,12 +176,16 @@ removal_cycle() {
 }
 
 @test "SIGTERM and SIGINT end the watcher at once with status 0" {
+	# Under ASan the time includes LeakSanitizer's scan at exit, which
+	# took 1.26 s on a loaded CI machine under emulation: 3 s there.
+	limit=1000
+	[ -z "${IBVEVENT_SANITIZED:-}" ] || limit=3000
 	for sig in TERM INT; do
 		start_watch
 		start=$(date +%s%N)
 		bg_stop watch 0 "$sig"
 		ms=$((($(date +%s%N) - start) / 1000000))
-		[ "$ms" -le 1000 ] || fail "SIG$sig took $ms ms"
+		[ "$ms" -le "$limit" ] || fail "SIG$sig took $ms ms (at most $limit)"
 	done
 }
 
