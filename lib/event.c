@@ -214,9 +214,44 @@ IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
 	return i < ARRAY_SIZE(event_table) ? &event_table[i] : NULL;
 }
 
+/*
+ * Every record looks its row up by (source, code): an index of the codes
+ * up to CODE_SLOTS - 1 of each source, built once; others are searched.
+ */
+#define NSOURCES   (IBVE_SOURCE_KERNEL + 1)
+#define CODE_SLOTS (IBVE_KERNEL_EVENTS_LOST + 1)
+
+static uint8_t code_index[NSOURCES][CODE_SLOTS]; /* row + 1; 0: none */
+static pthread_once_t code_index_once = PTHREAD_ONCE_INIT;
+
+static void build_code_index(void)
+{
+	_Static_assert(ARRAY_SIZE(event_table) < 255, "rows fit a byte");
+	for (size_t i = ARRAY_SIZE(event_table); i-- > 0;) {
+		const struct ibve_event_desc *d = &event_table[i];
+
+		/* backwards: the first row of a (source, code) wins */
+		if ((unsigned int)d->source < NSOURCES && d->code >= 0 &&
+		    d->code < CODE_SLOTS)
+			code_index[d->source][d->code] = (uint8_t)(i + 1);
+	}
+}
+
 IBVE_EXPORT const struct ibve_event_desc *
 ibve_event_desc_find(enum ibve_source source, int code)
 {
+	if ((unsigned int)source < NSOURCES && code >= 0 && code < CODE_SLOTS) {
+		uint8_t row;
+
+		pthread_once(&code_index_once, build_code_index);
+		row = code_index[source][code];
+		if (row)
+			return &event_table[row - 1];
+		if (source == IBVE_SOURCE_KERNEL &&
+		    code < IBVE_KERNEL_EVENTS_LOST)
+			return ibve_event_desc_find(IBVE_SOURCE_VERBS, code);
+		return NULL;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
 		if (event_table[i].source == source &&
 		    event_table[i].code == code)
