@@ -332,6 +332,17 @@ compare() {
 	assert_failure 2
 }
 
+@test "the service and the -A drop-in log to the journal, not to syslog" {
+	unit=$DEST/usr/lib/systemd/system/ibv_eventwatch.service
+	conf=$DEST/usr/share/ibvevent/all-processes.conf
+	for f in "$unit" "$conf"; do
+		# the command: ExecStart= and its continuation lines
+		run sed -n '/^ExecStart=./,/[^\\]$/p' "$f"
+		assert_line --index 0 --regexp '^ExecStart=/usr/bin/ibv_eventwatch .*--journal '
+		refute_output --partial -- --syslog
+	done
+}
+
 @test "the man page's MESSAGE_IDs are the catalog's" {
 	ids=$(catalog_ids)
 	n=0
