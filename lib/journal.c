@@ -53,13 +53,17 @@ static int put(struct ibve_journal_entry *e, const char *s, size_t n)
 static int add(struct ibve_journal_entry *e, const char *name,
 	       const char *value, size_t n)
 {
-	if (e->n == e->cap) {
+	if (e->n == e->cap) { /* room for as many iovecs, kept */
 		size_t cap = e->cap ? e->cap * 2 : 32;
 		size_t *p = realloc(e->ends, cap * sizeof(*p));
+		struct iovec *v;
 
 		if (!p)
 			return -ENOMEM;
 		e->ends = p;
+		if (!(v = realloc(e->iov, cap * sizeof(*v))))
+			return -ENOMEM;
+		e->iov = v;
 		e->cap = cap;
 	}
 	if (put(e, name, strlen(name)) || put(e, "=", 1) || put(e, value, n))
@@ -167,11 +171,6 @@ int ibve_journal_entry_build(struct ibve_journal_entry *e,
 	    add_str(e, "SYSLOG_IDENTIFIER", ident) ||
 	    add_str(e, "MESSAGE_ID", ibve_event_message_id(ev)) ||
 	    add_json(e, ev))
-		return -ENOMEM;
-	if (e->n > SIZE_MAX / sizeof(*e->iov))
-		return -ENOMEM;
-	free(e->iov);
-	if (!(e->iov = malloc(e->n * sizeof(*e->iov))))
 		return -ENOMEM;
 	for (size_t i = 0; i < e->n; i++) {
 		e->iov[i].iov_base = e->text + start;

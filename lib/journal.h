@@ -19,8 +19,8 @@ struct ibve_journal_entry {
 	char *text;
 	size_t len, size;
 	size_t *ends;
-	size_t cap;
-	char *tmp; /* the record's syslog text, then its JSON */
+	size_t cap; /* of ends and iov */
+	char *tmp;  /* the record's syslog text, then its JSON */
 	size_t tmp_size;
 	struct json_tokener *tok;
 };
