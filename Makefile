@@ -11,7 +11,9 @@
 #   make bench      the benchmarks, into bench/RESULTS.md
 #   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
 #                   terminal, with link flaps and injected events (q quits)
-#   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise)
+#   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise); the
+#                   journal catalog goes to CATALOGDIR, PREFIX/lib/systemd/
+#                   catalog: with PREFIX=/usr where journalctl reads it
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -25,6 +27,8 @@ MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# journalctl reads catalogs from /usr/lib/systemd/catalog (PREFIX=/usr)
+CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
 DATADIR ?= $(PREFIX)/share
 DESTDIR ?=
 
@@ -126,7 +130,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	bench
 
 ifneq ($(LIB_SRCS),)
-all: $(LIB_SO) $(CMD_BINS)
+all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog
 else
 all:
 endif
@@ -175,6 +179,19 @@ $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 		-Wl,--version-script=lib/libibvevent.map -Wl,-z,defs \
 		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(PKG_LIBS)
 	$(Q)ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
+
+# The journal catalog, made from the event table by a program on the
+# library's objects (it writes what only the library knows), so that the
+# two cannot drift apart.
+$(B)/gen/mkcatalog: systemd/mkcatalog.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
+		$(LIB_OBJS) -o $@ $(PKG_LIBS)
+
+$(B)/ibvevent.catalog: $(B)/gen/mkcatalog
+	$(call quiet,GEN,$@)
+	$(Q)$< >$@.tmp && mv $@.tmp $@
 
 # Objects of the commands are kept (the unit tests link some).
 CMD_OBJS := $(patsubst cmd/%.c,$(B)/obj/cmd/%.o,$(wildcard cmd/*.c))
@@ -403,8 +420,10 @@ $(B)/all-processes.conf: systemd/all-processes.conf.in FORCE
 install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.conf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent \
+		$(DESTDIR)$(CATALOGDIR)
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 644 $(B)/ibvevent.catalog $(DESTDIR)$(CATALOGDIR)/
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -425,6 +444,7 @@ uninstall:
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/ibvevent $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(CMDS))
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/ibv_eventwatch.service
+	rm -f $(DESTDIR)$(CATALOGDIR)/ibvevent.catalog
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 

@@ -85,7 +85,10 @@ static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 	return EXIT_OK;
 }
 
-/* The sinks, in order: capture and metrics see all, the rest what passes. */
+/*
+ * The sinks, in order: capture and metrics see all, the rest (syslog, the
+ * journal, standard output) what passes.
+ */
 static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 		     struct ibve_ports **ports, struct ibve_http **http)
 {
@@ -101,6 +104,12 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	if (w->facility >= 0 && (ibve_sink_syslog(&s, cmd_prog, w->facility) ||
 				 ibve_pipeline_add_sink(p, s, 0)))
 		return cmd_fail();
+	/* no journal is a failure now, not entries lost later */
+	if (w->journal && (ibve_sink_journal(&s, cmd_prog) ||
+			   ibve_pipeline_add_sink(p, s, 0))) {
+		cmd_error("--journal: %s", ibve_errmsg());
+		return EXIT_RUNTIME;
+	}
 	if (ibve_sink_stream(&s, stdout, "standard output",
 			     (w->json ? IBVE_FORMAT_JSON : 0) |
 				     (cmd_color(w->no_color, true)

@@ -19,7 +19,7 @@ struct watch {
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
 	const char *replay, *capture, *metrics, *state, *listen;
-	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all;
+	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all, journal;
 	uint32_t port;
 	int facility;
 };

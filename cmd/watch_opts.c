@@ -19,6 +19,7 @@ enum {
 	OPT_METRICS_STATE,
 	OPT_METRICS_LISTEN,
 	OPT_SYSLOG,
+	OPT_JOURNAL,
 	OPT_SM,
 	OPT_SM_ISSM,
 	OPT_PID,
@@ -85,6 +86,8 @@ static const struct cmd_opt opts[] = {
 	  "serve them at http://ADDR/metrics (:PORT: loopback)" },
 	{ OPT_SYSLOG, "syslog", optional_argument, "FACILITY",
 	  "also log each event shown to syslog (default daemon)" },
+	{ OPT_JOURNAL, "journal", no_argument, NULL,
+	  "also send each event shown to the systemd journal,\nwith its fields and a MESSAGE_ID" },
 	{ OPT_NO_COLOR, "no-color", no_argument, NULL,
 	  "no colours (also when NO_COLOR is set)" },
 };
@@ -184,6 +187,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case OPT_NO_COLOR:
 			w->no_color = true;
 			break;
+		case OPT_JOURNAL:
+			w->journal = true;
+			break;
 		case OPT_MLX5:
 			w->mlx5 = true;
 			break;
@@ -252,17 +258,17 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->list && (w->replay || w->capture || w->expect))
 		cmd_usage_error(
 			"--list cannot be combined with --replay, --write or --expect");
-	if (w->list &&
-	    (w->metrics || w->state || w->listen || w->facility >= 0))
+	if (w->list && (w->metrics || w->state || w->listen ||
+			w->facility >= 0 || w->journal))
 		cmd_usage_error(
-			"--list does not take metrics or syslog options");
+			"--list does not take metrics, syslog or journal options");
 	if ((w->specs || w->since) && !w->check)
 		cmd_usage_error(
 			"--spec, --spec-file and --since go with --check");
 	if (w->check &&
 	    (w->list || w->capture || w->expect || w->run.count ||
 	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->all || w->sm || w->mlx5 || w->filtered))
+	     w->journal || w->all || w->sm || w->mlx5 || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
 	if (w->state && !w->metrics && !w->listen && !w->check)

@@ -124,6 +124,13 @@ struct ibve_event_desc {
 	bool affiliated; /* about one object of the owning process */
 	enum ibve_severity severity;
 	const char *text; /* one line a person understands */
+	/*
+	 * The MESSAGE_ID of its journal entries: 32 lowercase hex digits,
+	 * the same in every version (journalctl MESSAGE_ID=...).
+	 */
+	const char *message_id;
+	/* What an operator should do about it, in a few sentences. */
+	const char *advice;
 };
 
 /* The row for (source, code), or NULL when this version does not know it. */
@@ -279,6 +286,11 @@ void ibve_event_set_code(struct ibve_event *ev, enum ibve_source source,
 			 int code);
 /* The explanation of EV: its desc's text, or a generic one. */
 const char *ibve_event_text(const struct ibve_event *ev);
+/*
+ * The MESSAGE_ID of EV's journal entry: its desc's, or the one of every
+ * event this version does not know (UNKNOWN(n)).
+ */
+const char *ibve_event_message_id(const struct ibve_event *ev);
 /*
  * Fill EV's name, class, severity, port and mlx5 fields from a 64-byte
  * mlx5 event queue entry (as mlx5dv_devx_get_event() returns it after the
@@ -662,6 +674,13 @@ int ibve_sink_stream(struct ibve_sink **s, FILE *f, const char *what,
 int ibve_sink_capture(struct ibve_sink **s, const char *path);
 /* One syslog(3) message per record (openlog(IDENT, LOG_PID, FACILITY)). */
 int ibve_sink_syslog(struct ibve_sink **s, const char *ident, int facility);
+/*
+ * One native systemd journal entry per record, SYSLOG_IDENTIFIER=IDENT:
+ * MESSAGE (the syslog text), PRIORITY, MESSAGE_ID, and RDMA_<KEY> for each
+ * member of the record's JSON. libsystemd.so.0 is loaded now; -ENOENT when
+ * it cannot be, and -errno when journald's socket cannot be reached.
+ */
+int ibve_sink_journal(struct ibve_sink **s, const char *ident);
 /* Records counted into the port table T (the caller's). */
 struct ibve_ports;
 int ibve_sink_ports(struct ibve_sink **s, struct ibve_ports *t);

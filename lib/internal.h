@@ -137,6 +137,11 @@ bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
  */
 const struct ibve_event_desc *
 ibve_event_desc_of(enum ibve_source source, const struct ibve_event_desc *d);
+/*
+ * What events this version does not know share (name "UNKNOWN", no code):
+ * their explanation, MESSAGE_ID and advice.
+ */
+extern const struct ibve_event_desc ibve_unknown_desc;
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The systemd journal: each record as one native entry, sent with
+ * libsystemd's sd_journal_sendv(), and the catalog that explains each kind
+ * of entry (journalctl -x).
+ *
+ * libsystemd is loaded when a journal sink is made, not linked: programs
+ * on the library, and every start of the watcher without --journal, load
+ * nothing more, and a host without systemd needs none of it.
+ *
+ * An entry's RDMA_* fields are the record's JSON, member by member: the
+ * one print path (format.c, fields.c) decides what a record holds, so a
+ * field added there reaches the journal without a line here.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-journal.h>
+
+#include "journal.h"
+#include "sink.h"
+
+#ifndef IBVE_SYSTEMD_SONAME
+#define IBVE_SYSTEMD_SONAME "libsystemd.so.0"
+#endif
+
+/* --- a record as fields -------------------------------------------------- */
+
+static int put(struct ibve_journal_entry *e, const char *s, size_t n)
+{
+	if (e->len + n > e->size) {
+		size_t size = (e->len + n) * 2 + 256;
+		char *p = realloc(e->text, size);
+
+		if (!p)
+			return -ENOMEM;
+		e->text = p;
+		e->size = size;
+	}
+	memcpy(e->text + e->len, s, n);
+	e->len += n;
+	return 0;
+}
+
+/* The field NAME=VALUE (VALUE of N bytes, any bytes). */
+static int add(struct ibve_journal_entry *e, const char *name,
+	       const char *value, size_t n)
+{
+	if (e->n == e->cap) { /* room for as many iovecs, kept */
+		size_t cap = e->cap ? e->cap * 2 : 32;
+		size_t *p = realloc(e->ends, cap * sizeof(*p));
+		struct iovec *v;
+
+		if (!p)
+			return -ENOMEM;
+		e->ends = p;
+		if (!(v = realloc(e->iov, cap * sizeof(*v))))
+			return -ENOMEM;
+		e->iov = v;
+		e->cap = cap;
+	}
+	if (put(e, name, strlen(name)) || put(e, "=", 1) || put(e, value, n))
+		return -ENOMEM;
+	e->ends[e->n++] = e->len;
+	return 0;
+}
+
+static int add_str(struct ibve_journal_entry *e, const char *name,
+		   const char *value)
+{
+	return add(e, name, value, strlen(value));
+}
+
+/* RDMA_ and KEY upper-cased: a journal field name (A-Z, 0-9, _). */
+static void field_name(char *name, size_t size, const char *key)
+{
+	size_t i = 5;
+
+	memcpy(name, "RDMA_", 5);
+	for (; *key && i + 1 < size; key++) {
+		char c = *key;
+
+		if (c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			c = '_';
+		name[i++] = c;
+	}
+	name[i] = '\0';
+}
+
+/* One member of the record's JSON: a string as it is, the rest as JSON. */
+static int add_member(struct ibve_journal_entry *e, const char *key,
+		      struct json_object *v)
+{
+	char name[65]; /* journald takes names of 64 bytes at most */
+	const char *s;
+	size_t n;
+
+	if (!v) /* null: not known, no field */
+		return 0;
+	field_name(name, sizeof(name), key);
+	if (json_object_is_type(v, json_type_string)) {
+		s = json_object_get_string(v);
+		n = (size_t)json_object_get_string_len(v);
+	} else {
+		s = json_object_to_json_string_length(
+			v,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+			&n);
+	}
+	return s ? add(e, name, s, n) : -ENOMEM;
+}
+
+static size_t fmt_syslog(const void *arg, char *buf, size_t size)
+{
+	return ibve_event_format_syslog(*(const struct ibve_event *const *)arg,
+					buf, size);
+}
+
+static size_t fmt_json(const void *arg, char *buf, size_t size)
+{
+	return ibve_event_format_json(*(const struct ibve_event *const *)arg,
+				      buf, size);
+}
+
+static int add_json(struct ibve_journal_entry *e, const struct ibve_event *ev)
+{
+	size_t n = ibve_buf_grow(&e->tmp, &e->tmp_size, fmt_json, &ev);
+	struct json_object *o;
+	int r = 0;
+
+	if (n == (size_t)-1)
+		return -ENOMEM;
+	if (!e->tok && !(e->tok = json_tokener_new()))
+		return -ENOMEM;
+	json_tokener_reset(e->tok);
+	o = json_tokener_parse_ex(e->tok, e->tmp, (int)n);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return -ENOMEM; /* the writer's own JSON: only memory fails */
+	}
+	json_object_object_foreach(o, key, v)
+	{
+		if ((r = add_member(e, key, v)))
+			break;
+	}
+	json_object_put(o);
+	return r;
+}
+
+int ibve_journal_entry_build(struct ibve_journal_entry *e,
+			     const struct ibve_event *ev, const char *ident)
+{
+	char prio[12];
+	size_t n, start = 0;
+
+	e->n = e->len = 0;
+	n = ibve_buf_grow(&e->tmp, &e->tmp_size, fmt_syslog, &ev);
+	if (n == (size_t)-1 || add(e, "MESSAGE", e->tmp, n))
+		return -ENOMEM;
+	snprintf(prio, sizeof(prio), "%d", ibve_severity_syslog(ev->severity));
+	if (add_str(e, "PRIORITY", prio) ||
+	    add_str(e, "SYSLOG_IDENTIFIER", ident) ||
+	    add_str(e, "MESSAGE_ID", ibve_event_message_id(ev)) ||
+	    add_json(e, ev))
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n; i++) {
+		e->iov[i].iov_base = e->text + start;
+		e->iov[i].iov_len = e->ends[i] - start;
+		start = e->ends[i];
+	}
+	return 0;
+}
+
+void ibve_journal_entry_free(struct ibve_journal_entry *e)
+{
+	free(e->iov);
+	free(e->text);
+	free(e->ends);
+	free(e->tmp);
+	if (e->tok)
+		json_tokener_free(e->tok);
+	memset(e, 0, sizeof(*e));
+}
+
+/* --- the sink -------------------------------------------------------------- */
+
+/* libsystemd's function, resolved when the first journal sink is made. */
+static __typeof__(sd_journal_sendv) *journal_sendv;
+
+static int load_libsystemd(void)
+{
+	void *h, *f;
+
+	if (journal_sendv)
+		return 0;
+	h = dlopen(IBVE_SYSTEMD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return ibve_error(ENOENT, "cannot load %s (%s)",
+				  IBVE_SYSTEMD_SONAME, dlerror());
+	f = dlsym(h, "sd_journal_sendv");
+	if (!f) {
+		dlclose(h);
+		return ibve_error(ENOENT, "%s has no sd_journal_sendv",
+				  IBVE_SYSTEMD_SONAME);
+	}
+	memcpy(&journal_sendv, &f, sizeof(f));
+	return 0; /* kept loaded: it keeps its socket to journald */
+}
+
+/*
+ * Whether journald takes entries: sd_journal_sendv() drops them without a
+ * word when its socket is missing, so ask the socket first.
+ */
+static int journal_reachable(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX,
+				 .sun_path = IBVE_JOURNAL_SOCKET };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), e;
+
+	if (fd < 0)
+		return ibve_error(errno, "socket (%s)", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	close(fd);
+	return ibve_error(e, "no journal at %s (%s)", IBVE_JOURNAL_SOCKET,
+			  strerror(e));
+}
+
+struct journal {
+	struct ibve_sink base;
+	char *ident;
+	struct ibve_journal_entry e;
+};
+
+static int journal_write(struct ibve_sink *base, const struct ibve_event *ev)
+{
+	struct journal *s = (struct journal *)base;
+	int r = ibve_journal_entry_build(&s->e, ev, s->ident);
+
+	if (r)
+		return ibve_error(-r, "out of memory");
+	r = journal_sendv(s->e.iov, (int)s->e.n);
+	if (r < 0)
+		return ibve_error(-r, "journal: cannot send an entry (%s)",
+				  strerror(-r));
+	return 0;
+}
+
+static void journal_destroy(struct ibve_sink *base)
+{
+	struct journal *s = (struct journal *)base;
+
+	ibve_journal_entry_free(&s->e);
+	free(s->ident);
+	free(s);
+}
+
+static const struct ibve_sink_ops journal_ops = {
+	.write = journal_write,
+	.destroy = journal_destroy,
+};
+
+IBVE_EXPORT int ibve_sink_journal(struct ibve_sink **out, const char *ident)
+{
+	struct journal *s;
+	int r;
+
+	*out = NULL;
+	if ((r = load_libsystemd()) || (r = journal_reachable()))
+		return r;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->ident = strdup(ident))) {
+		free(s);
+		return ibve_error(ENOMEM, "out of memory");
+	}
+	s->base.ops = &journal_ops;
+	*out = &s->base;
+	return 0;
+}
+
+/* --- the catalog ------------------------------------------------------------ */
+
+/*
+ * The width of the N bytes of word S as journalctl shows it: a field it
+ * substitutes (@RDMA_DEVICE@) as wide as a usual value.
+ */
+static size_t shown_width(const char *s, size_t n)
+{
+	const char *end = n > 1 && *s == '@' ? memchr(s + 1, '@', n - 1) : NULL;
+
+	return end ? 7 + (size_t)(s + n - end - 1) : n;
+}
+
+/* TEXT's words on lines of at most 76 columns, as journalctl shows them. */
+static void wrap(FILE *f, const char *text)
+{
+	size_t col = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, " "), w = shown_width(text, n);
+
+		if (col && col + 1 + w > 76) {
+			fputc('\n', f);
+			col = 0;
+		} else if (col) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, n, f);
+		col += w;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+/* Whether another row has D's name (EVENTS_LOST: mlx5's and the kernel's). */
+static bool shared_name(const struct ibve_event_desc *d)
+{
+	const struct ibve_event_desc *o;
+
+	for (size_t i = 0; (o = ibve_event_desc_at(i)); i++)
+		if (o != d && strcmp(o->name, d->name) == 0)
+			return true;
+	return false;
+}
+
+static void catalog_entry(FILE *f, const struct ibve_event_desc *d,
+			  bool unknown)
+{
+	char what[512];
+
+	fprintf(f, "\n-- %s\n", d->message_id);
+	if (unknown)
+		fputs("Subject: RDMA event @RDMA_EVENT@ on @RDMA_DEVICE@, "
+		      "unknown to ibvevent\n",
+		      f);
+	else if (shared_name(d))
+		fprintf(f, "Subject: RDMA %s (%s) on @RDMA_DEVICE@\n", d->name,
+			ibve_source_name(d->source));
+	else
+		fprintf(f, "Subject: RDMA %s on @RDMA_DEVICE@\n", d->name);
+	fputs("Defined-By: ibvevent\n"
+	      "Documentation: man:ibv_eventwatch(1)\n\n",
+	      f);
+	/* the record's own class and severity: mlx5 sub-types set theirs */
+	snprintf(what, sizeof(what),
+		 "@RDMA_DEVICE@ reported %s (class @RDMA_CLASS@, severity "
+		 "@RDMA_SEVERITY@, source @RDMA_SOURCE@): %s.",
+		 unknown ? "@RDMA_EVENT@" : d->name, d->text);
+	wrap(f, what);
+	fputc('\n', f);
+	snprintf(what, sizeof(what), "What to do: %s", d->advice);
+	wrap(f, what);
+	fputc('\n', f);
+	wrap(f,
+	     "The entry's RDMA_* fields hold the whole record, as "
+	     "ibv_eventwatch -j writes it (RDMA_PORT, RDMA_QP_NUM, RDMA_PID, "
+	     "RDMA_COMM, ...); RDMA_TIME is when the event was read, which "
+	     "for a replayed capture is not when the entry was written.");
+}
+
+void ibve_journal_catalog(FILE *f)
+{
+	const struct ibve_event_desc *d;
+
+	fputs("# SPDX-License-Identifier: MIT\n"
+	      "#\n"
+	      "# The journal catalog of ibvevent: one entry per MESSAGE_ID of\n"
+	      "# ibv_eventwatch --journal, made from libibvevent's event table\n"
+	      "# at build time (do not edit). journalctl -x shows the entry\n"
+	      "# beside each message once journalctl --update-catalog has read\n"
+	      "# it from /usr/lib/systemd/catalog.\n",
+	      f);
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+		catalog_entry(f, d, false);
+	catalog_entry(f, &ibve_unknown_desc, true);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* The systemd journal: a record as an entry's fields, and the catalog. */
+#ifndef IBVE_JOURNAL_H
+#define IBVE_JOURNAL_H
+
+#include <stdio.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+
+/* journald's socket for native entries, where sd_journal_sendv() sends. */
+#define IBVE_JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+/* One entry's fields, "NAME=value" each; kept across records. */
+struct ibve_journal_entry {
+	struct iovec *iov; /* the fields, after ibve_journal_entry_build() */
+	size_t n;
+	/* where they live: one text, each field ending at ends[i] */
+	char *text;
+	size_t len, size;
+	size_t *ends;
+	size_t cap; /* of ends and iov */
+	char *tmp;  /* the record's syslog text, then its JSON */
+	size_t tmp_size;
+	struct json_tokener *tok;
+};
+
+/*
+ * EV as the fields of one entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER
+ * (IDENT), MESSAGE_ID, then RDMA_<KEY> for each member of its JSON (none
+ * for a null). 0, or -ENOMEM.
+ */
+int ibve_journal_entry_build(struct ibve_journal_entry *e,
+			     const struct ibve_event *ev, const char *ident);
+void ibve_journal_entry_free(struct ibve_journal_entry *e);
+
+/* The catalog of every MESSAGE_ID (journalctl --update-catalog), to F. */
+void ibve_journal_catalog(FILE *f);
+
+#endif
