@@ -108,6 +108,9 @@ static int bad(const struct rd *r, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	for (char *c = why; *c; c++) /* names from the file: one line */
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			*c = '?';
 	return ibve_error(EINVAL, "%s:%lu: %s", r->path,
 			  (unsigned long)n->start_mark.line + 1, why);
 }
