@@ -90,6 +90,12 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # name its library gives itself, so a start does not load GnuTLS.
 MHD_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir $(TOOL_PKGS) 2>/dev/null)/libmicrohttpd.so" 2>/dev/null | \
 	awk '$$1 == "SONAME" { print $$2 }')
+# The same for what --web-config loads: libyaml, libcrypt (bcrypt), GnuTLS.
+soname = $(shell objdump -p "$$($(CC) -print-file-name=$(1))" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+YAML_SONAME := $(call soname,libyaml.so)
+CRYPT_SONAME := $(call soname,libcrypt.so)
+GNUTLS_SONAME := $(call soname,libgnutls.so)
 TOOL_LIBS := $(shell pkg-config --libs libibverbs 2>/dev/null)
 
 CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
@@ -144,7 +150,11 @@ $(B)/obj/tools/%.o: %.c $(wildcard include/*.h lib/*.h lib/tools/*.h) | $(B)/gen
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib \
-		$(if $(MHD_SONAME),-DIBVE_MHD_SONAME='"$(MHD_SONAME)"') $(CFLAGS) -c $< -o $@
+		$(if $(MHD_SONAME),-DIBVE_MHD_SONAME='"$(MHD_SONAME)"') \
+		$(if $(YAML_SONAME),-DIBVE_YAML_SONAME='"$(YAML_SONAME)"') \
+		$(if $(CRYPT_SONAME),-DIBVE_CRYPT_SONAME='"$(CRYPT_SONAME)"') \
+		$(if $(GNUTLS_SONAME),-DIBVE_GNUTLS_SONAME='"$(GNUTLS_SONAME)"') \
+		$(CFLAGS) -c $< -o $@
 
 $(TOOLS_A): $(TOOLS_OBJS)
 	@mkdir -p $(dir $@)

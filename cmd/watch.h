@@ -18,7 +18,7 @@ struct watch {
 	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
-	const char *replay, *capture, *metrics, *state, *listen;
+	const char *replay, *capture, *metrics, *state, *listen, *web_config;
 	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all, journal;
 	uint32_t port;
 	int facility;

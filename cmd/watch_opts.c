@@ -30,6 +30,7 @@ enum {
 	OPT_SINCE,
 	OPT_EXCLUDE_DEVICE,
 	OPT_FLAP_WINDOW,
+	OPT_WEB_CONFIG,
 };
 
 static const struct cmd_opt opts[] = {
@@ -84,6 +85,8 @@ static const struct cmd_opt opts[] = {
 	  "keep the metrics' counters across restarts in FILE" },
 	{ OPT_METRICS_LISTEN, "metrics-listen", required_argument, "ADDR",
 	  "serve them at http://ADDR/metrics (:PORT: loopback)" },
+	{ OPT_WEB_CONFIG, "web-config", required_argument, "FILE",
+	  "with --metrics-listen: HTTPS and basic auth as the\nexporters' web configuration FILE says (YAML)" },
 	{ OPT_SYSLOG, "syslog", optional_argument, "FACILITY",
 	  "also log each event shown to syslog (default daemon)" },
 	{ OPT_JOURNAL, "journal", no_argument, NULL,
@@ -224,6 +227,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case OPT_METRICS_LISTEN:
 			w->listen = arg;
 			break;
+		case OPT_WEB_CONFIG:
+			w->web_config = arg;
+			break;
 		case OPT_EXCLUDE_DEVICE:
 			cmd_device(arg, &w->exclude, &w->nexclude);
 			break;
@@ -274,6 +280,8 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->state && !w->metrics && !w->listen && !w->check)
 		cmd_usage_error(
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
+	if (w->web_config && !w->listen)
+		cmd_usage_error("--web-config goes with --metrics-listen");
 	if (w->mlx5 && (w->list || w->replay))
 		cmd_usage_error(
 			"--mlx5 is for watching devices, not with --list or --replay");

@@ -8,8 +8,11 @@
  * program starts: it brings GnuTLS and its kin (a dozen libraries and
  * their constructors), which every start of the watcher paid for, used or
  * not, and most starts (health checks, replays) never serve HTTP.
+ *
+ * A web configuration (webconfig.c) adds HTTPS through libmicrohttpd's
+ * GnuTLS, still in the same loop, and basic auth for every path
+ * (auth.c). The limits below keep slow clients from starving scrapes.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -21,11 +24,29 @@
 #include <microhttpd.h>
 
 #include "internal.h"
+#include "dl.h"
 #include "tools.h"
 
 #ifndef IBVE_MHD_SONAME
 #define IBVE_MHD_SONAME "libmicrohttpd.so.12"
 #endif
+
+/*
+ * Slow or idle clients must not starve the scrapes. A client may hold
+ * CLIENT_LIMIT connections (Prometheus keeps one to each target; a few
+ * servers behind one address, and a person with curl, stay well under
+ * it): past that, its new ones are closed at once. All clients together
+ * may hold CONN_LIMIT, far above one client's share and far below the
+ * usual 1024 descriptors of a service. A connection that sends nothing
+ * for IDLE_TIMEOUT seconds, a request's headers cut short included, is
+ * closed (libmicrohttpd counts whole seconds). Measured before these
+ * limits (32 connections in all, 10 s): 60 half-open connections kept
+ * every scrape waiting.
+ */
+#define CLIENT_LIMIT 8
+#define CONN_LIMIT   256
+#define IDLE_TIMEOUT 5
+#define REALM	     "ibvevent"
 
 /* The functions used, resolved at the first ibve_http_new(). */
 static struct {
@@ -38,6 +59,9 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_basic_auth_get_username_password) *basic_auth_get;
+	__typeof__(MHD_queue_basic_auth_fail_response) *basic_auth_fail;
+	__typeof__(MHD_free) *free;
 } mhd;
 
 static int mhd_load(void)
@@ -52,40 +76,28 @@ static int mhd_load(void)
 		"MHD_add_response_header",
 		"MHD_queue_response",
 		"MHD_destroy_response",
+		"MHD_basic_auth_get_username_password",
+		"MHD_queue_basic_auth_fail_response",
+		"MHD_free",
 	};
-	void **fn = (void **)&mhd;
-	void *h;
+	static const struct ibve_dl lib = { IBVE_MHD_SONAME, "libmicrohttpd12",
+					    names, IBVE_DL_COUNT(names) };
 
-	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) *
-					      sizeof(void *),
+	_Static_assert(sizeof(mhd) == IBVE_DL_COUNT(names) * sizeof(void *),
 		       "one name per function");
-	if (mhd.start_daemon)
-		return 0;
-	h = dlopen(IBVE_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return ibve_error(ENOENT, "cannot load %s: %s", IBVE_MHD_SONAME,
-				  dlerror());
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		void *f = dlsym(h, names[i]);
-
-		if (!f) {
-			dlclose(h);
-			memset(&mhd, 0, sizeof(mhd));
-			return ibve_error(ENOENT, "%s has no %s",
-					  IBVE_MHD_SONAME, names[i]);
-		}
-		memcpy(&fn[i], &f, sizeof(f));
-	}
-	return 0; /* kept loaded: its daemons may outlive one server */
+	return ibve_dl_load(&lib, &mhd);
 }
 
 struct ibve_http {
 	struct MHD_Daemon *d;
 	const struct ibve_ports *m;
+	struct ibve_webconfig *w;
 	int fd;
 };
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+/* Answer STATUS with BODY (freed), 401 asking for basic auth. */
+static enum MHD_Result reply(const struct ibve_http *h,
+			     struct MHD_Connection *c, unsigned int status,
 			     char *body, size_t len, const char *type)
 {
 	struct MHD_Response *r = mhd.create_response_from_buffer(
@@ -97,8 +109,29 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 		return MHD_NO;
 	}
 	mhd.add_response_header(r, "Content-Type", type);
-	ok = mhd.queue_response(c, status, r);
+	for (size_t i = 0; h->w && i < h->w->nheaders; i++)
+		mhd.add_response_header(r, h->w->headers[i][0],
+					h->w->headers[i][1]);
+	ok = status == MHD_HTTP_UNAUTHORIZED ? mhd.basic_auth_fail(c, REALM, r)
+					     : mhd.queue_response(c, status, r);
 	mhd.destroy_response(r);
+	return ok;
+}
+
+/* Whether the request may be answered: no users, or one of them. */
+static bool allowed(const struct ibve_http *h, struct MHD_Connection *c)
+{
+	char *password = NULL, *user;
+	bool ok;
+
+	if (!h->w || !h->w->auth)
+		return true;
+	user = mhd.basic_auth_get(c, &password);
+	ok = user && password && ibve_auth_check(h->w->auth, user, password);
+	if (password)
+		explicit_bzero(password, strlen(password));
+	mhd.free(password);
+	mhd.free(user);
 	return ok;
 }
 
@@ -115,11 +148,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	(void)upload;
 	(void)upload_size;
 	(void)state;
+	if (!allowed(h, c))
+		return reply(h, c, MHD_HTTP_UNAUTHORIZED,
+			     strdup("401 Unauthorized\n"), 17, "text/plain");
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return reply(h, c, MHD_HTTP_METHOD_NOT_ALLOWED,
 			     strdup("only GET\n"), 9, "text/plain");
 	if (strcmp(url, "/metrics") != 0)
-		return reply(c, MHD_HTTP_NOT_FOUND,
+		return reply(h, c, MHD_HTTP_NOT_FOUND,
 			     strdup("the metrics are at /metrics\n"), 28,
 			     "text/plain");
 	n = ibve_metrics_format(h->m, NULL, 0);
@@ -127,7 +163,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (!body)
 		return MHD_NO;
 	n = ibve_metrics_format(h->m, body, n + 1);
-	return reply(c, MHD_HTTP_OK, body, n,
+	return reply(h, c, MHD_HTTP_OK, body, n,
 		     "text/plain; version=0.0.4; charset=utf-8");
 }
 
@@ -158,45 +194,69 @@ static int split(const char *addr, char *host, size_t hsize, char *port,
 	return 0;
 }
 
+/* The daemon of H on AI: HTTPS when H's configuration has a certificate. */
+static struct MHD_Daemon *start(struct ibve_http *h, const struct addrinfo *ai)
+{
+	struct ibve_webconfig *w = h->w;
+	bool tls = w && w->cert_pem;
+	struct MHD_OptionItem o[] = {
+		{ MHD_OPTION_SOCK_ADDR, 0, ai->ai_addr },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT, NULL },
+		{ MHD_OPTION_CONNECTION_LIMIT, CONN_LIMIT, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, CLIENT_LIMIT, NULL },
+		/* HTTPS: the rest; plain HTTP: the end */
+		{ tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0,
+		  tls ? w->cert_pem : NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? w->key_pem : NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? w->priorities : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	errno = 0;
+	return mhd.start_daemon(
+		MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0) |
+			(ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, handle, h, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+}
+
 int ibve_http_new(struct ibve_http **out, const char *addr,
-		  const struct ibve_ports *m)
+		  const struct ibve_ports *m, struct ibve_webconfig *w)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV },
 			*ai;
 	const union MHD_DaemonInfo *info;
 	char host[256], port[16];
-	struct ibve_http *h;
+	bool tls = w && w->cert_pem;
+	struct ibve_http *h = NULL;
 	int r;
 
 	*out = NULL;
 	if (split(addr, host, sizeof(host), port, sizeof(port)))
-		return ibve_error(EINVAL,
-				  "'%s' is not HOST:PORT, [HOST]:PORT or :PORT",
-				  addr);
-	if ((r = mhd_load()))
-		return r;
-	r = getaddrinfo(host, port, &hints, &ai);
-	if (r)
-		return ibve_error(EINVAL, "%s: %s", addr, gai_strerror(r));
-	h = calloc(1, sizeof(*h));
-	if (!h) {
+		r = ibve_error(EINVAL,
+			       "'%s' is not HOST:PORT, [HOST]:PORT or :PORT",
+			       addr);
+	else if (!(r = mhd_load()) &&
+		 (r = getaddrinfo(host, port, &hints, &ai)))
+		r = ibve_error(EINVAL, "%s: %s", addr, gai_strerror(r));
+	else if (!r && !(h = calloc(1, sizeof(*h)))) {
 		freeaddrinfo(ai);
-		return ibve_error(ENOMEM, "out of memory");
+		r = ibve_error(ENOMEM, "out of memory");
+	}
+	if (r) {
+		ibve_webconfig_free(w);
+		return r;
 	}
 	h->m = m;
-	errno = 0;
-	h->d = mhd.start_daemon(
-		MHD_USE_EPOLL | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-		0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)32, MHD_OPTION_END);
+	h->w = w;
+	h->d = start(h, ai);
 	freeaddrinfo(ai);
 	if (!h->d) {
 		r = errno ? errno : EADDRINUSE;
+		ibve_webconfig_free(w);
 		free(h);
-		return ibve_error(r, "%s: cannot listen: %s", addr,
-				  strerror(r));
+		return ibve_error(r, "%s: cannot listen%s: %s", addr,
+				  tls ? " with TLS" : "", strerror(r));
 	}
 	info = mhd.get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 	h->fd = info ? info->epoll_fd : -1;
@@ -215,6 +275,7 @@ void ibve_http_free(struct ibve_http *h)
 		return;
 	if (h->d)
 		mhd.stop_daemon(h->d);
+	ibve_webconfig_free(h->w);
 	free(h);
 }
 

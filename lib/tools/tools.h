@@ -13,17 +13,55 @@
 /* A /metrics HTTP endpoint (libmicrohttpd) for one poll loop           */
 
 struct ibve_http;
+struct ibve_webconfig;
 
 /*
  * Listen on ADDR ("[host]:port", "host:port" or ":port"; the host is
- * 127.0.0.1 when left out) and serve the metrics of T at /metrics.
- * 0 or -errno with the reason in ibve_errmsg().
+ * 127.0.0.1 when left out) and serve the metrics of T at /metrics, over
+ * HTTPS and behind basic auth as web configuration W says (NULL: plain
+ * HTTP to anyone). W is the server's from then on, freed with it, and
+ * also when this fails. 0 or -errno with the reason in ibve_errmsg().
  */
 int ibve_http_new(struct ibve_http **h, const char *addr,
-		  const struct ibve_ports *t);
+		  const struct ibve_ports *t, struct ibve_webconfig *w);
 void ibve_http_free(struct ibve_http *h);
 /* Serve from L: its fd polled, its timeouts as a wakeup. */
 int ibve_http_attach(struct ibve_http *h, struct ibve_loop *l);
+
+/* ------------------------------------------------------------------ */
+/* The web configuration file (webconfig.c) and basic auth (auth.c)     */
+
+struct ibve_auth;
+
+/* What a web configuration file asks of the server. */
+struct ibve_webconfig {
+	char *cert_pem, *key_pem;  /* both, or neither: plain HTTP */
+	char priorities[128];	   /* GnuTLS's, from min/max_version */
+	struct ibve_auth *auth;	   /* NULL: no basic auth */
+	const char *headers[5][2]; /* name (static), value: on every answer */
+	size_t nheaders;
+};
+
+/*
+ * Read the exporters' web configuration file PATH (YAML, libyaml loaded
+ * now): 0; -EINVAL when what it says is wrong ("PATH:LINE: key: why"),
+ * another -errno when it, its certificate or its key cannot be read, the
+ * key does not go with the certificate, or a library cannot be loaded.
+ */
+int ibve_webconfig_load(struct ibve_webconfig **c, const char *path);
+void ibve_webconfig_free(struct ibve_webconfig *c);
+
+/* Users and their bcrypt hashes (libcrypt loaded by ibve_auth_new). */
+int ibve_auth_new(struct ibve_auth **a);
+void ibve_auth_free(struct ibve_auth *a);
+/* Whether HASH is a bcrypt hash: "$2y$", "$2b$" or "$2a$", 60 long. */
+bool ibve_auth_is_bcrypt(const char *hash);
+/* 0, -EINVAL when HASH is no bcrypt hash, or -ENOMEM. */
+int ibve_auth_add_user(struct ibve_auth *a, const char *name, const char *hash);
+bool ibve_auth_has_user(const struct ibve_auth *a, const char *name);
+/* Whether USER is known and PASSWORD is hers (verified pairs cached). */
+bool ibve_auth_check(struct ibve_auth *a, const char *user,
+		     const char *password);
 
 /* ------------------------------------------------------------------ */
 /* The injector: provoke events on objects of our own                  */
