@@ -82,9 +82,9 @@ alert_names() {
 	# times count from the origin: the SM_CHANGE of 10:50:30 is at 3030 s
 	got=$(values 'rdma_async_last_event_timestamp_seconds{instance="node1",job="node",device="mlx5_0",port="1",event="SM_CHANGE"}')
 	assert_equal "$(cut -d' ' -f 51-52 <<<"$got")" "_ 3030.000"
-	# node3's watcher stops at 11:00 and starts again at 11:20
+	# node3's watcher stops at 11:05 and starts again at 11:20
 	got=$(values 'ibvevent_build_info{instance="node3",job="node",version="'"$(ibv_eventwatch -V | awk '{ print $2 }')"'",mlx5="'"$(ibv_eventwatch -V | sed -n 's/.*mlx5 DEVX events: \([a-z]*\)[,)].*/\1/p')"'"}')
-	assert_equal "$(cut -d' ' -f 60-63,80-82 <<<"$got")" "1 stale _ _ _ 1 1"
+	assert_equal "$(cut -d' ' -f 65-68,80-82 <<<"$got")" "1 stale _ _ _ 1 1"
 }
 
 @test "a real Prometheus loads the rules; each alert has a severity, a summary, a description and its runbook in the man page" {
