@@ -435,6 +435,7 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 644 $(B)/ibvevent.catalog $(DESTDIR)$(CATALOGDIR)/
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
+	install -m 644 share/prometheus/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
@@ -456,6 +457,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/ibv_eventwatch.service
 	rm -f $(DESTDIR)$(CATALOGDIR)/ibvevent.catalog
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
+	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 
 demo: all
@@ -541,7 +543,7 @@ check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
 
 lint:
 	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
-		bench/run bench/guest .ci/run
+		test/alerts/promtool-test bench/run bench/guest .ci/run
 	shellcheck -s bash test/*.bash completions/ibvevent
 	mandoc -Tlint -W warning $(MANPAGES)
 

@@ -19,4 +19,9 @@
 void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 			uint64_t node_guid);
 
+/* EV (zeroed by the caller): DEVICE's ring buffer lost LOST events since
+ * the last such record. */
+void ibve_kevent_lost(struct ibve_event *ev, const char *device,
+		      uint64_t node_guid, uint64_t lost);
+
 #endif

@@ -132,6 +132,16 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 	}
 }
 
+void ibve_kevent_lost(struct ibve_event *ev, const char *device,
+		      uint64_t node_guid, uint64_t lost)
+{
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ev->node_guid = node_guid;
+	ibve_event_set_code(ev, IBVE_SOURCE_KERNEL, IBVE_KERNEL_EVENTS_LOST);
+	ev->lost = lost;
+	ev->fields |= IBVE_FIELD_LOST;
+}
+
 static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
@@ -427,12 +437,7 @@ static void lost_say(struct ibve_src *s)
 		ev = s->h.emit(s->h.ctx);
 		if (!ev)
 			return;
-		ibve_strcpy(ev->device, key, sizeof(ev->device));
-		ev->node_guid = g->guid;
-		ibve_event_set_code(ev, IBVE_SOURCE_KERNEL,
-				    IBVE_KERNEL_EVENTS_LOST);
-		ev->lost = n - g->lost;
-		ev->fields |= IBVE_FIELD_LOST;
+		ibve_kevent_lost(ev, key, g->guid, n - g->lost);
 		g->lost = n;
 	}
 }

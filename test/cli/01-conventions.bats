@@ -75,7 +75,7 @@ man_page() {
 @test "shell scripts pass shellcheck" {
 	cd "$TOP"
 	run shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
-		bench/run bench/guest .ci/run
+		test/alerts/promtool-test bench/run bench/guest .ci/run
 	assert_success
 	run shellcheck -s bash test/*.bash test/sm/*.bash completions/ibvevent
 	assert_success
@@ -125,7 +125,7 @@ man_page() {
 
 @test "every source file carries an SPDX licence line" {
 	cd "$TOP"
-	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
+	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|share/prometheus/|test/alerts/|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
 		while read -r f; do head -n 3 \"\$f\" | grep -q SPDX-License-Identifier || echo \"\$f\"; done"
 	assert_output ''
 }

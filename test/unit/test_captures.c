@@ -21,9 +21,15 @@
 #include "tap.h"
 
 static const char *const captures[] = {
-	"test/captures/ib-fabric.jsonl", "test/captures/mlx5.jsonl",
-	"test/captures/sm.jsonl",	 "test/captures/hotplug.jsonl",
+	"test/captures/ib-fabric.jsonl",
+	"test/captures/mlx5.jsonl",
+	"test/captures/sm.jsonl",
+	"test/captures/hotplug.jsonl",
 	"test/captures/kernel.jsonl",
+	"test/captures/fleet-node1.jsonl",
+	"test/captures/fleet-node2.jsonl",
+	"test/captures/fleet-node3.jsonl",
+	"test/captures/fleet-node3-reboot.jsonl",
 };
 
 /* The record the verbs source makes of R's raw facts. */
@@ -167,6 +173,10 @@ static void rebuild_kernel(const struct ibve_event *r, struct ibve_event *l)
 	}
 	ibve_strcpy(k.kern, r->kernel.consumer, sizeof(k.kern));
 	memset(l, 0, sizeof(*l));
+	if (r->code == IBVE_KERNEL_EVENTS_LOST) {
+		ibve_kevent_lost(l, r->device, r->node_guid, r->lost);
+		return;
+	}
 	ibve_kevent_record(l, &k, r->node_guid);
 	memcpy(l->kernel.cgroup, r->kernel.cgroup, sizeof(l->kernel.cgroup));
 	memcpy(l->kernel.after, r->kernel.after, sizeof(l->kernel.after));

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# The Prometheus rules (share/prometheus/ibvevent.rules.yml): promtool
+# checks them and tests the alerts on series that ibv_eventwatch wrote while
+# captures were replayed (test/alerts/); a real Prometheus loads them; the
+# man page has a runbook for each alert; make install installs them.
+
+load ../test_helper
+
+setup() {
+	ibve_setup
+	RULES=$TOP/share/prometheus/ibvevent.rules.yml
+}
+
+need() {
+	command -v "$1" >/dev/null || skip "$1 is not installed (make deps installs it)"
+}
+
+# generate: $T, the promtool test with its series from the replays, made
+# once for the file (the replays are slow under memcheck).
+generate() {
+	T=$BATS_FILE_TMPDIR/ibvevent.rules.test.yml
+	[ -s "$T" ] && return 0
+	run --separate-stderr "$TOP/test/alerts/promtool-test" \
+		"$TOP/test/alerts/ibvevent.rules.test.yml" "$RULES"
+	assert_success
+	[ -z "$stderr" ] || fail "promtool-test said: $stderr"
+	printf '%s\n' "$output" >"$T"
+}
+
+# The alerts' names, from the rules file.
+alert_names() {
+	sed -n 's/^ *- alert: *\([A-Za-z]*\) *$/\1/p' "$RULES"
+}
+
+@test "promtool check rules accepts the rules file" {
+	need promtool
+	run promtool check rules "$RULES"
+	assert_success
+	assert_output --partial 'SUCCESS: 14 rules found'
+}
+
+@test "promtool test rules: each alert fires when its cause is in the replayed series, and not otherwise" {
+	need promtool
+	generate
+	# every alert of the file is asserted firing somewhere
+	for a in $(alert_names); do
+		grep -A 3 "alertname: $a\$" "$T" | grep -q 'exp_labels' ||
+			fail "$a is never asserted firing"
+	done
+	run promtool test rules "$T"
+	assert_success
+	assert_output --partial SUCCESS
+}
+
+@test "the series are the watcher's: counts per minute as in the capture, stale when the watcher stops" {
+	generate
+	# the first test's (the fleet's) series of that name
+	values() {
+		grep -A 1 -F -- "- series: '$1'" "$T" | sed -n "s/^ *values: '\(.*\)'$/\1/p" | head -n 1
+	}
+	# node1's PORT_ERR on mlx5_0/1, counted with jq minute by minute
+	# from 10:00 to 12:00; none before the first
+	origin=$(date -u -d 2026-05-04T10:00:00Z +%s)
+	want=$(jq -r 'select(.device == "mlx5_0" and .port == 1 and .event == "PORT_ERR") |
+		.time | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601' \
+		"$CAPTURES/fleet-node1.jsonl" |
+		awk -v o="$origin" '{ t[NR] = $1 } END {
+			for (i = 0; i <= 120; i++) {
+				n = 0
+				for (j = 1; j <= NR; j++) if (t[j] <= o + 60 * i) n++
+				printf "%s%s", i ? " " : "", n ? n : "_"
+			}
+		}')
+	assert_equal "$(values 'rdma_async_events_total{instance="node1",job="node",device="mlx5_0",port="1",event="PORT_ERR",severity="error"}')" "$want"
+	# its state: ACTIVE, then DOWN from 10:21 to 10:40 and from 11:31
+	got=$(values 'rdma_port_state{instance="node1",job="node",device="mlx5_0",port="1"}')
+	read -ra v <<<"$got"
+	assert_equal "${#v[@]}" 121
+	assert_equal "${v[0]} ${v[1]} ${v[20]} ${v[21]} ${v[40]} ${v[41]} ${v[90]} ${v[91]} ${v[120]}" \
+		"_ 4 4 1 1 4 4 1 1"
+	# times count from the origin: the SM_CHANGE of 10:50:30 is at 3030 s
+	got=$(values 'rdma_async_last_event_timestamp_seconds{instance="node1",job="node",device="mlx5_0",port="1",event="SM_CHANGE"}')
+	assert_equal "$(cut -d' ' -f 51-52 <<<"$got")" "_ 3030.000"
+	# node3's watcher stops at 11:05 and starts again at 11:20
+	got=$(values 'ibvevent_build_info{instance="node3",job="node",version="'"$(ibv_eventwatch -V | awk '{ print $2 }')"'",mlx5="'"$(ibv_eventwatch -V | sed -n 's/.*mlx5 DEVX events: \([a-z]*\)[,)].*/\1/p')"'"}')
+	assert_equal "$(cut -d' ' -f 65-68,80-82 <<<"$got")" "1 stale _ _ _ 1 1"
+}
+
+@test "a real Prometheus loads the rules; each alert has a severity, a summary, a description and its runbook in the man page" {
+	need prometheus
+	port=$(free_port)
+	cat >"$BATS_TEST_TMPDIR/prometheus.yml" <<YML
+global:
+  evaluation_interval: 1s
+rule_files: ['$RULES']
+YML
+	bg_start prometheus 0 prometheus --config.file="$BATS_TEST_TMPDIR/prometheus.yml" \
+		--storage.tsdb.path="$BATS_TEST_TMPDIR/tsdb" \
+		--web.listen-address="127.0.0.1:$port" </dev/null >/dev/null
+	wait_http "http://127.0.0.1:$port/-/ready" 60 ||
+		fail "Prometheus never got ready: $(tail -n 3 "${BG_ERR[prometheus]}")"
+	rules() {
+		curl -fs "http://127.0.0.1:$port/api/v1/rules" | jq -c '.data.groups[].rules[]'
+	}
+	# every rule evaluated without error
+	end=$((SECONDS + 60))
+	until [ "$(rules | jq -r .health | sort -u)" = ok ]; do
+		[ $SECONDS -lt $end ] || fail "rules not healthy: $(rules | jq -c 'select(.health != "ok") | {name, health, lastError}')"
+		sleep 0.2
+	done
+	output=$(rules)
+	assert_equal "$(jq -s length <<<"$output")" 14
+	alerts=$(jq -r 'select(.type == "alerting") | .name' <<<"$output" | sort)
+	assert_equal "$(wc -l <<<"$alerts")" 8
+	assert_equal "$alerts" "$(alert_names | sort)"
+	jq -e -s 'map(select(.type == "alerting")) | all(
+		(.labels.severity == "critical" or .labels.severity == "warning") and
+		(.annotations.summary | length > 0) and
+		(.annotations.description | test("\\$labels")) and
+		.annotations.runbook_url == "man:ibv_eventwatch(1)#" + .name)' <<<"$output" ||
+		fail "an alert lacks a field: $(jq -c 'select(.type == "alerting") | {name, labels, annotations}' <<<"$output")"
+	# the runbooks: the subsections of ALERTS, one per alert, in order
+	subs=$(sed -n '/^\.Sh ALERTS$/,/^\.Sh /s/^\.Ss //p' "$TOP/man/ibv_eventwatch.1")
+	assert_equal "$subs" "$(alert_names)"
+	# and each is named in the README's list
+	for a in $(alert_names); do
+		grep -q "^| \`$a\` |" "$TOP/README.md" || fail "README.md does not list $a"
+	done
+}
+
+@test "make install puts the rules in DATADIR/ibvevent; make uninstall removes them" {
+	dest=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	cmp "$RULES" "$dest/usr/share/ibvevent/ibvevent.rules.yml"
+	run stat -c %a "$dest/usr/share/ibvevent/ibvevent.rules.yml"
+	assert_output 644
+	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null
+	[ ! -e "$dest/usr/share/ibvevent" ] || fail "left: $(find "$dest/usr/share/ibvevent")"
+}
