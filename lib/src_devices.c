@@ -35,6 +35,7 @@ struct ibve_src {
 	size_t nhooks;
 	bool no_rdma; /* every device: the kernel offers no RDMA at all */
 	int lazy_fd;  /* a timerfd: the ports' rates, read after start-up */
+	bool lazy_watched;
 };
 
 #define C_LAZY UINT32_MAX /* the cookie of lazy_fd */
@@ -134,19 +135,16 @@ static void later(struct ibve_src *s, struct ibve_slot *d)
 	struct itimerspec its = { .it_value = { 0, 1 } };
 
 	d->ports_pending = true;
-	if (s->lazy_fd < 0) {
+	if (s->lazy_fd < 0)
 		s->lazy_fd = timerfd_create(CLOCK_MONOTONIC,
 					    TFD_CLOEXEC | TFD_NONBLOCK);
-		if (s->lazy_fd < 0 ||
-		    s->h.watch(s->h.ctx, s->lazy_fd, s, C_LAZY)) {
-			if (s->lazy_fd >= 0)
-				close(s->lazy_fd);
-			s->lazy_fd = -1;
-			track_ports(d); /* now, then */
-			d->ports_pending = false;
-			return;
-		}
+	if (s->lazy_fd < 0 ||
+	    (!s->lazy_watched && s->h.watch(s->h.ctx, s->lazy_fd, s, C_LAZY))) {
+		track_ports(d); /* now, then */
+		d->ports_pending = false;
+		return;
 	}
+	s->lazy_watched = true;
 	timerfd_settime(s->lazy_fd, 0, &its, NULL);
 }
 
@@ -156,6 +154,12 @@ static void lazy(struct ibve_src *s)
 
 	if (read(s->lazy_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
+	/*
+	 * Not watched until a device comes: a pipeline with one watch left
+	 * (one device, no hot-plug: the injector) reads it without epoll.
+	 */
+	s->h.unwatch(s->h.ctx, s->lazy_fd);
+	s->lazy_watched = false;
 	for (size_t i = 0; i < s->nslots; i++) {
 		struct ibve_slot *d = s->slots[i];
 
