@@ -99,6 +99,39 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
+/*
+ * The closing quote of a string whose bytes start at P: NULL when there is
+ * none, or when a backslash comes first (an escape: the parser's). Eight
+ * bytes at a time: a line's strings are short, and a call to memchr()
+ * costs more than the search. Outside strings a line the parser takes has
+ * no backslash, so this is the pass's whole check for escapes.
+ */
+static inline const char *str_end(const char *p, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+
+	for (; end - p >= 8; p += 8) {
+		uint64_t w, q, b, hit;
+
+		memcpy(&w, p, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		hit = ((q - ones) & ~q) | ((b - ones) & ~b);
+		if ((hit &= high)) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			p += __builtin_clzll(hit) / 8;
+#else
+			p += __builtin_ctzll(hit) / 8;
+#endif
+			return *p == '"' ? p : NULL;
+		}
+	}
+	for (; p < end; p++)
+		if (*p == '"' || *p == '\\')
+			return *p == '"' ? p : NULL;
+	return NULL;
+}
+
 /* Which of ours the key K (KLEN bytes) is: ID_*, -1 none, -2 give up. */
 static int key_kind(const char *k, size_t klen)
 {
@@ -118,7 +151,7 @@ static int key_kind(const char *k, size_t klen)
 }
 
 /*
- * One pass over a line (no backslash in it), from P at a key: the
+ * One pass over a line, from P at a key: the
  * top-level keys and the string values of ours. False when the pass
  * cannot tell what the parser would make of it (nesting, a key of ours
  * twice or not a string, an mlx5 entry, odd syntax).
@@ -134,7 +167,7 @@ static bool members(const char *p, const char *end, struct ident *id)
 		if (p >= end || *p != '"')
 			return false;
 		k = p + 1;
-		ke = memchr(k, '"', (size_t)(end - k));
+		ke = str_end(k, end);
 		if (!ke || (kind = key_kind(k, (size_t)(ke - k))) == -2)
 			return false;
 		p = skip_ws(ke + 1, end);
@@ -146,7 +179,7 @@ static bool members(const char *p, const char *end, struct ident *id)
 			return false;
 		if (*p == '"') {
 			v = p + 1;
-			ve = memchr(v, '"', (size_t)(end - v));
+			ve = str_end(v, end);
 			if (!ve)
 				return false;
 			p = ve + 1;
@@ -183,20 +216,21 @@ static bool scan(const char *p, const char *end, struct ident *id)
 }
 
 /*
- * A line as the writer lays it out (no white space; no backslash, which
- * the caller checked): its leading members read in order, each value's
- * end found by one search, then the rest as scan() reads it. False when
- * it is laid out otherwise: scan() reads it then.
+ * A line as the writer lays it out (no white space): its leading members
+ * read in order, each value's end found by one search, then the rest as
+ * scan() reads it. 1: read into ID; 0: laid out otherwise (scan() reads
+ * it); -1: the parser's (an escape, nesting, a key of ours twice...).
  */
-static bool scan_ours(const char *p, const char *end, struct ident *id)
+static int scan_ours(const char *p, const char *end, struct ident *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->end = end;
+#pragma GCC unroll 16
 	for (size_t l = 0; l < NLEADS; l++) {
 		const char *v;
 
 		if (end - p < 17 || !words_at(p, &lead_words[l]))
-			return false;
+			return 0;
 		v = p + leads[l].len;
 		if (leads[l].type == V_STR_OR_NULL) {
 			if (*v == 'n')
@@ -204,7 +238,7 @@ static bool scan_ours(const char *p, const char *end, struct ident *id)
 			else if (*v == '"')
 				v++;
 			else
-				return false;
+				return 0;
 		}
 		if (leads[l].type == V_NUM || p == v) {
 			while (v < end && *v != ',' && *v != '}')
@@ -212,9 +246,9 @@ static bool scan_ours(const char *p, const char *end, struct ident *id)
 			p = v;
 		} else {
 			/* at the closing quote: the next lead begins with it */
-			p = memchr(v, '"', (size_t)(end - v));
+			p = str_end(v, end);
 			if (!p)
-				return false;
+				return -1; /* an escape, or no end */
 			if (leads[l].id >= 0) {
 				id->v[leads[l].id] = v;
 				id->n[leads[l].id] = (size_t)(p - v);
@@ -224,9 +258,9 @@ static bool scan_ours(const char *p, const char *end, struct ident *id)
 	if (p < end && *p == '"')
 		p++; /* node_guid was a string */
 	if (p < end && *p == '}')
-		return p + 1 == end;
+		return p + 1 == end ? 1 : -1;
 	/* the other members: none of ours again, no nesting, no eqe */
-	return p < end && *p == ',' && members(p + 1, end, id);
+	return p < end && *p == ',' && members(p + 1, end, id) ? 1 : -1;
 }
 
 /* V (N bytes) as a C string in BUF of SIZE; false when it cannot be. */
@@ -425,11 +459,11 @@ bool ibve_prefilter_line(struct ibve_prefilter *pf, const struct ibve_filter *f,
 	uint32_t fp;
 	bool pass;
 
+	int r = scan_ours(line, line + len, &id);
+
 	/* escapes and anything the one pass cannot read: the parser's */
-	if (memchr(line, '\\', len) ||
-	    (!scan_ours(line, line + len, &id) &&
-	     !scan(line, line + len, &id)) ||
-	    !id.v[ID_DEVICE] || !id.v[ID_EVENT])
+	if (r < 0 || (!r && !scan(line, line + len, &id)) || !id.v[ID_DEVICE] ||
+	    !id.v[ID_EVENT])
 		return true;
 	if (pf->f != f) { /* another filter: nothing known */
 		forget(pf);
