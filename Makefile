@@ -82,6 +82,15 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The optional libraries' names, for the loader (lib/dl.c)
+# $(call soname,PKG,LIB): the soname of LIB.so of pkg-config's PKG
+soname = $(shell objdump -p "$$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(2).so" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+JSONC_SONAME := $(call soname,json-c,libjson-c)
+UMAD_SONAME := $(call soname,libibumad,libibumad)
+MLX5_SONAME := $(if $(filter 1,$(MLX5)),$(call soname,libmlx5,libmlx5))
+BPF_SONAME := $(if $(filter 1,$(BPF)),$(call soname,libbpf,libbpf))
+DL_CFLAGS := $(foreach l,JSONC UMAD MLX5 BPF,$(if $($(l)_SONAME),-DIBVE_SONAME_$(l)='"$($(l)_SONAME)"'))
 # libmicrohttpd is loaded (dlopen) when --metrics-listen serves, by the
 # name its library gives itself, so a start does not load GnuTLS.
 MHD_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir $(TOOL_PKGS) 2>/dev/null)/libmicrohttpd.so" 2>/dev/null | \
@@ -134,7 +143,7 @@ endif
 $(B)/obj/lib/%.o: lib/%.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
 $(B)/obj/tools/%.o: %.c $(wildcard include/*.h lib/*.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
@@ -345,10 +354,13 @@ check-asan:
 	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
 	exit $$rc
 
-# ThreadSanitizer on the subnet source's receiver threads, under ibsim.
+# ThreadSanitizer on the subnet source's receiver threads, under ibsim,
+# and on the loader of optional libraries, which threads may call at once.
 check-tsan:
 	@rc=0; rm -rf $(TSAN_REPORTS); mkdir -p $(TSAN_REPORTS); \
 	$(TSAN_MAKE) all || exit 1; \
+	env $(call san_env,$(TSAN_REPORTS)) $(TSAN_MAKE) \
+		UNIT_SRCS=test/unit/test_dl.c check-unit || rc=1; \
 	env $(call san_env,$(TSAN_REPORTS)) IBVEVENT_PRELOAD_AFTER=$(TSAN_RUNTIME) \
 		$(TSAN_MAKE) check-sm || rc=1; \
 	$(call reports_tap,$(B)/tsan/tap/reports/reports.tap,$(TSAN_REPORTS),ThreadSanitizer); \
@@ -446,7 +458,7 @@ $(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h)
 		$(BPF_SKEL) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
 		$(LIB_SRCS) -o $@ $(PKG_LIBS)
 
 $(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS)
