@@ -50,8 +50,9 @@ endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
 
-# What the library needs (and its .pc file names), and what only the
-# commands need: the HTTP endpoint of the tools archive, the screen.
+# What the library is built with (LIB_PKGS: what it links, named in its
+# .pc file), and what only the commands need: the HTTP endpoint of the
+# tools archive, the screen.
 PKGS := libibverbs libibumad json-c
 TOOL_PKGS := libmicrohttpd
 # The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
@@ -81,7 +82,11 @@ BPF_SKEL := $(B)/gen/events.skel.h
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The library links libibverbs alone: the others of PKGS are loaded
+# (dlopen, lib/dl.c) when a source or the JSON reader first needs them,
+# by the name each gives itself, so a start loads none it does not use.
+LIB_PKGS := libibverbs
+LIB_LIBS := $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
 # The optional libraries' names, for the loader (lib/dl.c)
 # $(call soname,PKG,LIB): the soname of LIB.so of pkg-config's PKG
 soname = $(shell objdump -p "$$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(2).so" 2>/dev/null | \
@@ -182,7 +187,7 @@ $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 	$(call quiet,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libibvevent.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libibvevent.map -Wl,-z,defs \
-		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(PKG_LIBS)
+		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(LIB_LIBS)
 	$(Q)ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
 
 # Objects of the commands are kept (the unit tests link some).
@@ -206,7 +211,7 @@ $(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wild
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd $(CFLAGS) $(LDFLAGS) $< \
-		$(UNIT_OBJS_$*) $(LIB_OBJS) -o $@ $(PKG_LIBS)
+		$(UNIT_OBJS_$*) $(LIB_OBJS) -o $@ $(LIB_LIBS)
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -249,7 +254,7 @@ $(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
 
 $(B)/bench/floor: bench/floor.c $(TOOLS_A) $(LIB_SO) include/ibvevent.h \
 		lib/tools/tools.h
@@ -283,7 +288,7 @@ $(B)/sm/resub: test/sm/resub.c $(LIB_SO) include/ibvevent.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
 
 check-sm: all $(B)/sm/mcg $(B)/sm/resub
 	@mkdir -p $(B)/tap/sm
@@ -399,7 +404,7 @@ $(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-		-e 's|@REQUIRES@|$(PKGS)|' $< >$@
+		-e 's|@REQUIRES@|$(LIB_PKGS)|' $< >$@
 
 MANPAGES := $(wildcard man/*.[0-9])
 
@@ -459,13 +464,13 @@ $(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
-		$(LIB_SRCS) -o $@ $(PKG_LIBS)
+		$(LIB_SRCS) -o $@ $(LIB_LIBS)
 
 $(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		test/fuzz/driver.c $(LIB_OBJS) -o $@ $(PKG_LIBS)
+		test/fuzz/driver.c $(LIB_OBJS) -o $@ $(LIB_LIBS)
 
 $(B)/fuzz-seeds/.done: test/fuzz/seeds $(wildcard test/captures/*.jsonl test/expected/*.jsonl)
 	$(Q)rm -rf $(dir $@) && test/fuzz/seeds $(dir $@) && touch $@

@@ -21,6 +21,20 @@
 #endif
 #include "tap.h"
 
+/* Whether a file of that name is mapped into this process. */
+static bool mapped(const char *name)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	bool found = false;
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, name) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static struct {
 	const char *(*version)(void);
 	unsigned long (*adler)(unsigned long, const unsigned char *,
@@ -100,8 +114,10 @@ static void test_tables(void)
 {
 	struct json_object *o;
 
+	ok(!mapped("/libjson-c.so"), "json-c is not loaded before it is used");
 	is_int(ibve_dl_load(&ibve_jsonc_dl), 0, "json-c loads: %s",
 	       ibve_jsonc_dl.soname);
+	ok(mapped("/libjson-c.so"), "and is then mapped");
 	o = json_tokener_parse("{\"a\":[1,2]}");
 	ok(o && json_object_is_type(o, json_type_object),
 	   "a json-c call through the table works");
