@@ -54,8 +54,9 @@ endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
 
-# What the library needs (and its .pc file names), and what only the
-# commands need: the HTTP endpoint of the tools archive, the screen.
+# What the library is built with (LIB_PKGS: what it links, named in its
+# .pc file), and what only the commands need: the HTTP endpoint of the
+# tools archive, the screen.
 PKGS := libibverbs libibumad json-c
 TOOL_PKGS := libmicrohttpd
 # The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
@@ -85,7 +86,20 @@ BPF_SKEL := $(B)/gen/events.skel.h
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The library links libibverbs alone: the others of PKGS are loaded
+# (dlopen, lib/dl.c) when a source or the JSON reader first needs them,
+# by the name each gives itself, so a start loads none it does not use.
+LIB_PKGS := libibverbs
+LIB_LIBS := $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
+# The optional libraries' names, for the loader (lib/dl.c)
+# $(call soname,PKG,LIB): the soname of LIB.so of pkg-config's PKG
+soname = $(shell objdump -p "$$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(2).so" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+JSONC_SONAME := $(call soname,json-c,libjson-c)
+UMAD_SONAME := $(call soname,libibumad,libibumad)
+MLX5_SONAME := $(if $(filter 1,$(MLX5)),$(call soname,libmlx5,libmlx5))
+BPF_SONAME := $(if $(filter 1,$(BPF)),$(call soname,libbpf,libbpf))
+DL_CFLAGS := $(foreach l,JSONC UMAD MLX5 BPF,$(if $($(l)_SONAME),-DIBVE_SONAME_$(l)='"$($(l)_SONAME)"'))
 # libmicrohttpd is loaded (dlopen) when --metrics-listen serves, by the
 # name its library gives itself, so a start does not load GnuTLS.
 MHD_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir $(TOOL_PKGS) 2>/dev/null)/libmicrohttpd.so" 2>/dev/null | \
@@ -144,7 +158,7 @@ endif
 $(B)/obj/lib/%.o: lib/%.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
 $(B)/obj/tools/%.o: %.c $(wildcard include/*.h lib/*.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
@@ -187,7 +201,7 @@ $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 	$(call quiet,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libibvevent.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libibvevent.map -Wl,-z,defs \
-		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(PKG_LIBS)
+		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(LIB_LIBS)
 	$(Q)ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
 
 # The journal catalog, made from the event table by a program on the
@@ -197,7 +211,7 @@ $(B)/gen/mkcatalog: systemd/mkcatalog.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		$(LIB_OBJS) -o $@ $(PKG_LIBS)
+		$(LIB_OBJS) -o $@ $(LIB_LIBS)
 
 $(B)/ibvevent.catalog: $(B)/gen/mkcatalog
 	$(call quiet,GEN,$@)
@@ -217,6 +231,9 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 
 # Unit tests link the library's objects, so internals can be tested too;
 # test_top_view, ibv_eventtop's view (ports and processes) as well.
+# test_journal reads the entries' JSON with json-c itself, apart from the
+# library's table: an independent reading.
+UNIT_LIBS_test_journal := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
 	$(B)/obj/cmd/top_json.o
 $(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wildcard lib/*.h lib/bpf/*.h) \
@@ -224,7 +241,7 @@ $(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wild
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd $(CFLAGS) $(LDFLAGS) $< \
-		$(UNIT_OBJS_$*) $(LIB_OBJS) -o $@ $(PKG_LIBS)
+		$(UNIT_OBJS_$*) $(LIB_OBJS) -o $@ $(LIB_LIBS) $(UNIT_LIBS_$*)
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -267,7 +284,7 @@ $(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
 
 $(B)/bench/floor: bench/floor.c $(TOOLS_A) $(LIB_SO) include/ibvevent.h \
 		lib/tools/tools.h
@@ -301,7 +318,7 @@ $(B)/sm/resub: test/sm/resub.c $(LIB_SO) include/ibvevent.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
 
 check-sm: all $(B)/sm/mcg $(B)/sm/resub
 	@mkdir -p $(B)/tap/sm
@@ -372,10 +389,13 @@ check-asan:
 	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
 	exit $$rc
 
-# ThreadSanitizer on the subnet source's receiver threads, under ibsim.
+# ThreadSanitizer on the subnet source's receiver threads, under ibsim,
+# and on the loader of optional libraries, which threads may call at once.
 check-tsan:
 	@rc=0; rm -rf $(TSAN_REPORTS); mkdir -p $(TSAN_REPORTS); \
 	$(TSAN_MAKE) all || exit 1; \
+	env $(call san_env,$(TSAN_REPORTS)) $(TSAN_MAKE) \
+		UNIT_SRCS=test/unit/test_dl.c check-unit || rc=1; \
 	env $(call san_env,$(TSAN_REPORTS)) IBVEVENT_PRELOAD_AFTER=$(TSAN_RUNTIME) \
 		$(TSAN_MAKE) check-sm || rc=1; \
 	$(call reports_tap,$(B)/tsan/tap/reports/reports.tap,$(TSAN_REPORTS),ThreadSanitizer); \
@@ -414,7 +434,7 @@ $(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-		-e 's|@REQUIRES@|$(PKGS)|' $< >$@
+		-e 's|@REQUIRES@|$(LIB_PKGS)|' $< >$@
 
 MANPAGES := $(wildcard man/*.[0-9])
 
@@ -478,14 +498,14 @@ $(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h)
 		$(BPF_SKEL) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
-		$(LIB_SRCS) -o $@ $(PKG_LIBS)
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
+		$(LIB_SRCS) -o $@ $(LIB_LIBS)
 
 $(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		test/fuzz/driver.c $(LIB_OBJS) -o $@ $(PKG_LIBS)
+		test/fuzz/driver.c $(LIB_OBJS) -o $@ $(LIB_LIBS)
 
 $(B)/fuzz-seeds/.done: test/fuzz/seeds $(wildcard test/captures/*.jsonl test/expected/*.jsonl)
 	$(Q)rm -rf $(dir $@) && test/fuzz/seeds $(dir $@) && touch $@

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
+#include "dl_jsonc.h"
 
 #include "fields.h"
 

@@ -20,7 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "dl_jsonc.h"
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
@@ -278,7 +278,8 @@ IBVE_EXPORT int ibve_sink_journal(struct ibve_sink **out, const char *ident)
 	int r;
 
 	*out = NULL;
-	if ((r = load_libsystemd()) || (r = journal_reachable()))
+	if ((r = load_libsystemd()) || (r = ibve_dl_load(&ibve_jsonc_dl)) ||
+	    (r = journal_reachable()))
 		return r;
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->ident = strdup(ident))) {

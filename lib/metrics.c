@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "dl_jsonc.h"
 
 #include "ports.h"
 
@@ -415,6 +415,10 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 
 	if (!f)
 		return ibve_error(errno, "%s: %s", path, strerror(errno));
+	if ((r = ibve_dl_load(&ibve_jsonc_dl))) {
+		fclose(f);
+		return r;
+	}
 	ibve_boot_id(boot, sizeof(boot));
 	while (getline(&line, &cap, f) > 0) {
 		struct json_object *o = json_tokener_parse(line), *v;

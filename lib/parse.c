@@ -23,7 +23,7 @@
 #include <emmintrin.h>
 #endif
 
-#include <json-c/json.h>
+#include "dl_jsonc.h"
 
 #include "fields.h"
 #include "parse.h"
@@ -279,6 +279,11 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 	size_t used;
 	int r;
 
+	if (!tok && (r = ibve_dl_load(&ibve_jsonc_dl))) {
+		/* not the line's fault: -ELIBACC, and why */
+		snprintf(err, errlen, "%s", ibve_errmsg());
+		return r;
+	}
 	if (!tok && !(tok = *tokp = json_tokener_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -2,14 +2,15 @@
 #ifndef IBVE_PARSE_H
 #define IBVE_PARSE_H
 
-#include <json-c/json.h>
+#include "dl_jsonc.h"
 
 #include "ibvevent.h"
 
 /*
  * Parse LINE. *TOK is json-c's tokener for the lines the scanner leaves to
  * it: made when first needed, kept across lines, replaced after a failure
- * (the caller frees it). NULL to begin with.
+ * (the caller frees it). NULL to begin with. -EINVAL for a malformed line,
+ * -ELIBACC when json-c, needed for it, cannot be loaded (why in ERR).
  */
 int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
 		    struct ibve_event *ev, char *err, size_t errlen);

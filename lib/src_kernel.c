@@ -22,9 +22,8 @@
 #include "source.h"
 
 #ifdef IBVE_HAVE_BPF
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
-
+#include "dl_bpf.h"
+/* after dl_bpf.h: its libbpf calls go through the table too */
 #include "events.skel.h"
 #endif
 
@@ -690,7 +689,10 @@ static const char *missing_module(void)
 static int start(struct ibve_src *s)
 {
 	const char *mod;
+	int r = ibve_dl_load(&ibve_bpf_dl);
 
+	if (r)
+		return r;
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		return ibve_error(
 			ENOTSUP,
@@ -756,8 +758,11 @@ static void destroy(struct ibve_src *s)
 		return;
 	/* the hooks go first: a module being removed waits for them */
 	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
-		bpf_link__destroy(s->links[i]);
-	ring_buffer__free(s->rb);
+		if (s->links[i])
+			bpf_link__destroy(s->links[i]);
+	/* none of it was made when libbpf was not loaded */
+	if (s->rb)
+		ring_buffer__free(s->rb);
 	ibve_kbpf__destroy(s->skel);
 	if (s->timer_fd >= 0)
 		close(s->timer_fd);

@@ -11,13 +11,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "devices.h"
 
 #ifdef IBVE_HAVE_MLX5
-#include <infiniband/mlx5dv.h>
+#include "dl_mlx5.h"
 #endif
 
 struct chan {
@@ -144,6 +145,29 @@ static struct chan *subscribe(struct ibve_src *s, const char *name,
 	}
 	return c;
 }
+
+/*
+ * Whether DEV may be an mlx5 device, without loading libmlx5: its kernel
+ * driver is mlx5_core (or mlx5_core.sf, a sub-function's). A device with
+ * no driver link (soft-RoCE, siw) is not; when sysfs cannot tell at all,
+ * libmlx5 decides.
+ */
+static bool mlx5_driver(const struct ibv_device *dev)
+{
+	char path[sizeof(dev->ibdev_path) + 16], link[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/device/driver", dev->ibdev_path);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return access(dev->ibdev_path, F_OK) != 0;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	return strcmp(base, "mlx5_core") == 0 ||
+	       strncmp(base, "mlx5_core.", 10) == 0;
+}
 #endif
 
 /* The devices source opens an mlx5 device here: DEVX context, channel. */
@@ -157,6 +181,16 @@ static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
 	struct ibv_context *ctx;
 	struct chan *c, **v;
 
+	if (!mlx5_driver(dev)) {
+		errno = 0;
+		return NULL; /* not its business */
+	}
+	if (ibve_dl_load(&ibve_mlx5_dl)) {
+		note(s, name, "%s: %s: no mlx5 device events", name,
+		     ibve_errmsg());
+		errno = 0;
+		return NULL; /* opened the usual way */
+	}
 	if (!mlx5dv_is_supported(dev))
 		return NULL;
 	ctx = mlx5dv_open_device(dev, &attr);

@@ -171,8 +171,9 @@ static int fill(struct ibve_src *r)
 /*
  * Next record. Returns 1 with EV filled, 0 at end of input, -EAGAIN when
  * no complete line is available yet, -EBUSY after many lines no one needs,
- * -EINVAL for a malformed line (reason in ERR; reading may go on), or
- * another -errno on a read error.
+ * -EINVAL for a malformed line (reason in ERR; reading may go on),
+ * -ELIBACC when json-c cannot be loaded (reason in ERR), or another
+ * -errno on a read error.
  */
 static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 		       size_t errlen)
@@ -237,9 +238,9 @@ static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 			snprintf(err, errlen, "NUL byte in the line");
 			return -EINVAL;
 		}
-		return ibve_parse_line(&r->tok, line, len, ev, err, errlen)
-			       ? -EINVAL
-			       : 1;
+		rc = ibve_parse_line(&r->tok, line, len, ev, err, errlen);
+		/* json-c could not be loaded: not the line's fault */
+		return rc == -ELIBACC ? rc : rc ? -EINVAL : 1;
 	}
 }
 
@@ -318,8 +319,10 @@ static bool read_batch(struct ibve_src *r)
 			continue;
 		}
 		if (rc < 0) {
-			r->h.fail(r->h.ctx, ibve_error(rc, "%s: %s", r->shown,
-						       strerror(-rc)));
+			r->h.fail(r->h.ctx,
+				  ibve_error(rc, "%s: %s", r->shown,
+					     rc == -ELIBACC ? err
+							    : strerror(-rc)));
 			r->ended = true;
 			return false;
 		}

@@ -32,8 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <infiniband/umad.h>
-
+#include "dl_umad.h"
 #include "sm.h"
 #include "source.h"
 
@@ -432,8 +431,10 @@ static bool wanted(const struct ibve_src *sm, const char *ca)
 static int sm_open(struct ibve_src *sm)
 {
 	char names[32][UMAD_CA_NAME_LEN], path[128] = "";
-	int n, r = 0;
+	int n, r = ibve_dl_load(&ibve_umad_dl);
 
+	if (r)
+		return r;
 	sm->refresh_s = sm->refresh_opt ? sm->refresh_opt : REFRESH_S;
 	sm->next_tid = (uint32_t)getpid() << 12;
 	sm->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Libraries loaded when first needed. libibvevent links libibverbs alone:
+ * libbpf (with libelf and zlib), libmlx5, libibumad and json-c each cost
+ * every start its loading and relocation, and most starts use none of
+ * them. Each is opened with dlopen() by the name it gives itself (its
+ * soname, found at build time) the first time a source or the JSON reader
+ * needs it, and its functions are reached through a table of pointers
+ * that dlsym() fills.
+ *
+ * A header per library (dl_jsonc.h, dl_bpf.h, dl_mlx5.h, dl_umad.h) lists
+ * the functions used, declares the table and maps each name to it, so a
+ * call site reads as a plain call. Types, macros and inline functions of
+ * the library's own headers are used as they are.
+ */
+#ifndef IBVE_DL_H
+#define IBVE_DL_H
+
+#include <stddef.h>
+
+struct ibve_dl {
+	const char *soname;
+	const char *users;	  /* what needs it, for messages */
+	const char *const *names; /* its functions, in the order of fn */
+	size_t n;
+	void *fn;  /* the table: N function pointers */
+	int state; /* 0 not tried, 1 loaded, < 0 failed (-errno) */
+	char why[384];
+};
+
+/* A member of a table: a pointer to function F, of F's own type. */
+#define IBVE_DL_MEMBER(f) __typeof__(f) *f;
+
+/*
+ * Load L, once for all threads: 0 when its functions can be called; else
+ * -ELIBACC with the library and what is missing in ibve_errmsg(), the
+ * same on every later call.
+ */
+int ibve_dl_load(struct ibve_dl *l);
+
+#endif
