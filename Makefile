@@ -118,8 +118,9 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 LIB_SO := $(B)/lib/libibvevent.so.$(SOVERSION)
 # The tools archive: what commands need beyond the library (the HTTP
-# endpoint, the injector), with its own copy of the output buffers.
-TOOLS_SRCS := $(wildcard lib/tools/*.c) lib/buf.c
+# endpoint, the injector), with its own copies of the output buffers and
+# of the loader of optional libraries (lib/dl.c).
+TOOLS_SRCS := $(wildcard lib/tools/*.c) lib/buf.c lib/dl.c
 TOOLS_OBJS := $(TOOLS_SRCS:%.c=$(B)/obj/tools/%.o)
 TOOLS_A := $(B)/lib/libibvevent-tools.a
 # cmd/ibv_*.c are the commands; the other files are their shared layer

@@ -10,8 +10,11 @@
  *
  * A header per library (dl_jsonc.h, dl_bpf.h, dl_mlx5.h, dl_umad.h) lists
  * the functions used, declares the table and maps each name to it, so a
- * call site reads as a plain call. Types, macros and inline functions of
- * the library's own headers are used as they are.
+ * call site reads as a plain call; dl_tables.c has the tables. Types,
+ * macros and inline functions of the library's own headers are used as
+ * they are. The same loader serves the journal sink (libsystemd) and,
+ * compiled into the tools archive, the commands' own optional libraries
+ * (libmicrohttpd, libyaml, libcrypt, GnuTLS).
  */
 #ifndef IBVE_DL_H
 #define IBVE_DL_H
@@ -21,6 +24,7 @@
 struct ibve_dl {
 	const char *soname;
 	const char *users;	  /* what needs it, for messages */
+	const char *package;	  /* the Debian package that has it, or NULL */
 	const char *const *names; /* its functions, in the order of fn */
 	size_t n;
 	void *fn;  /* the table: N function pointers */

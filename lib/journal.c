@@ -12,7 +12,6 @@
  * one print path (format.c, fields.c) decides what a record holds, so a
  * field added there reaches the journal without a line here.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,26 +193,23 @@ void ibve_journal_entry_free(struct ibve_journal_entry *e)
 /* --- the sink -------------------------------------------------------------- */
 
 /* libsystemd's function, resolved when the first journal sink is made. */
-static __typeof__(sd_journal_sendv) *journal_sendv;
+static struct {
+	__typeof__(sd_journal_sendv) *sendv;
+} sd;
 
 static int load_libsystemd(void)
 {
-	void *h, *f;
+	static const char *const names[] = { "sd_journal_sendv" };
+	static struct ibve_dl lib = { .soname = IBVE_SYSTEMD_SONAME,
+				      .users = "for the journal",
+				      .package = "libsystemd0",
+				      .names = names,
+				      .n = ARRAY_SIZE(names),
+				      .fn = &sd };
 
-	if (journal_sendv)
-		return 0;
-	h = dlopen(IBVE_SYSTEMD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return ibve_error(ENOENT, "cannot load %s (%s)",
-				  IBVE_SYSTEMD_SONAME, dlerror());
-	f = dlsym(h, "sd_journal_sendv");
-	if (!f) {
-		dlclose(h);
-		return ibve_error(ENOENT, "%s has no sd_journal_sendv",
-				  IBVE_SYSTEMD_SONAME);
-	}
-	memcpy(&journal_sendv, &f, sizeof(f));
-	return 0; /* kept loaded: it keeps its socket to journald */
+	_Static_assert(sizeof(sd) == ARRAY_SIZE(names) * sizeof(void *),
+		       "one name per function");
+	return ibve_dl_load(&lib);
 }
 
 /*
@@ -251,7 +247,7 @@ static int journal_write(struct ibve_sink *base, const struct ibve_event *ev)
 
 	if (r)
 		return ibve_error(-r, "out of memory");
-	r = journal_sendv(s->e.iov, (int)s->e.n);
+	r = sd.sendv(s->e.iov, (int)s->e.n);
 	if (r < 0)
 		return ibve_error(-r, "journal: cannot send an entry (%s)",
 				  strerror(-r));

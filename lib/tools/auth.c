@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "dl.h"
+#include "gnutls.h"
 #include "tools.h"
 
 #ifndef IBVE_CRYPT_SONAME
@@ -40,12 +41,18 @@ static struct {
 static int xcrypt_load(void)
 {
 	static const char *const names[] = { "crypt_rn", "crypt_gensalt_rn" };
-	static const struct ibve_dl lib = { IBVE_CRYPT_SONAME, "libcrypt1",
-					    names, IBVE_DL_COUNT(names) };
+	static struct ibve_dl lib = {
+		.soname = IBVE_CRYPT_SONAME,
+		.users = "for the passwords of --web-config",
+		.package = "libcrypt1",
+		.names = names,
+		.n = ARRAY_SIZE(names),
+		.fn = &xcrypt
+	};
 
-	_Static_assert(sizeof(xcrypt) == IBVE_DL_COUNT(names) * sizeof(void *),
+	_Static_assert(sizeof(xcrypt) == ARRAY_SIZE(names) * sizeof(void *),
 		       "one name per function");
-	return ibve_dl_load(&lib, &xcrypt);
+	return ibve_dl_load(&lib);
 }
 
 struct user {

@@ -80,12 +80,16 @@ static int mhd_load(void)
 		"MHD_queue_basic_auth_fail_response",
 		"MHD_free",
 	};
-	static const struct ibve_dl lib = { IBVE_MHD_SONAME, "libmicrohttpd12",
-					    names, IBVE_DL_COUNT(names) };
+	static struct ibve_dl lib = { .soname = IBVE_MHD_SONAME,
+				      .users = "for the HTTP endpoint",
+				      .package = "libmicrohttpd12",
+				      .names = names,
+				      .n = ARRAY_SIZE(names),
+				      .fn = &mhd };
 
-	_Static_assert(sizeof(mhd) == IBVE_DL_COUNT(names) * sizeof(void *),
+	_Static_assert(sizeof(mhd) == ARRAY_SIZE(names) * sizeof(void *),
 		       "one name per function");
-	return ibve_dl_load(&lib, &mhd);
+	return ibve_dl_load(&lib);
 }
 
 struct ibve_http {

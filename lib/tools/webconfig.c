@@ -24,6 +24,7 @@
 
 #include "internal.h"
 #include "dl.h"
+#include "gnutls.h"
 #include "tools.h"
 
 #ifndef IBVE_YAML_SONAME
@@ -53,12 +54,16 @@ static int yaml_load(void)
 		"yaml_document_get_node",
 		"yaml_document_delete",
 	};
-	static const struct ibve_dl lib = { IBVE_YAML_SONAME, "libyaml-0-2",
-					    names, IBVE_DL_COUNT(names) };
+	static struct ibve_dl lib = { .soname = IBVE_YAML_SONAME,
+				      .users = "for --web-config",
+				      .package = "libyaml-0-2",
+				      .names = names,
+				      .n = ARRAY_SIZE(names),
+				      .fn = &yaml };
 
-	_Static_assert(sizeof(yaml) == IBVE_DL_COUNT(names) * sizeof(void *),
+	_Static_assert(sizeof(yaml) == ARRAY_SIZE(names) * sizeof(void *),
 		       "one name per function");
-	return ibve_dl_load(&lib, &yaml);
+	return ibve_dl_load(&lib);
 }
 
 /* The TLS versions, as the exporters name them and as GnuTLS does. */
@@ -218,7 +223,7 @@ static int version(struct rd *r, const char *where, yaml_node_t *v, int *out)
 
 	if ((e = string(r, where, v, &s)))
 		return e;
-	for (size_t i = 0; s && i < IBVE_DL_COUNT(versions); i++)
+	for (size_t i = 0; s && i < ARRAY_SIZE(versions); i++)
 		if (!strcmp(s, versions[i][0])) {
 			*out = (int)i;
 			return 0;
@@ -275,7 +280,7 @@ static const struct key tls_keys[] = {
 static int set_tls(struct rd *r, const char *where, yaml_node_t *v)
 {
 	r->tls = is_null(v) ? NULL : v;
-	return walk(r, where, v, tls_keys, IBVE_DL_COUNT(tls_keys));
+	return walk(r, where, v, tls_keys, ARRAY_SIZE(tls_keys));
 }
 
 static int set_http2(struct rd *r, const char *where, yaml_node_t *v)
@@ -284,7 +289,7 @@ static int set_http2(struct rd *r, const char *where, yaml_node_t *v)
 					     "no",   "on",    "off" };
 	const char *s = v->type == YAML_SCALAR_NODE ? text(v) : NULL;
 
-	for (size_t i = 0; s && i < IBVE_DL_COUNT(words); i++)
+	for (size_t i = 0; s && i < ARRAY_SIZE(words); i++)
 		if (!strcasecmp(s, words[i]))
 			return 0; /* HTTP/1.1 is served either way */
 	return bad(r, v, "%s: true or false, not %s", where, s ? s : kind(v));
@@ -306,11 +311,11 @@ static int set_headers(struct rd *r, const char *where, yaml_node_t *v)
 		size_t i;
 		int e;
 
-		for (i = 0; name && i < IBVE_DL_COUNT(headers) &&
+		for (i = 0; name && i < ARRAY_SIZE(headers) &&
 			    strcasecmp(name, headers[i]);
 		     i++)
 			;
-		if (!name || !x || i == IBVE_DL_COUNT(headers))
+		if (!name || !x || i == ARRAY_SIZE(headers))
 			return bad(
 				r, k ? k : v,
 				"%s: '%s' is not one of the headers that may be set (Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, X-XSS-Protection, Strict-Transport-Security)",
@@ -338,7 +343,7 @@ static const struct key http_keys[] = {
 
 static int set_http(struct rd *r, const char *where, yaml_node_t *v)
 {
-	return walk(r, where, v, http_keys, IBVE_DL_COUNT(http_keys));
+	return walk(r, where, v, http_keys, ARRAY_SIZE(http_keys));
 }
 
 static int set_users(struct rd *r, const char *where, yaml_node_t *v)
@@ -517,7 +522,7 @@ static int parse(struct rd *r, char *data, size_t len)
 			"a mapping of tls_server_config, http_server_config and basic_auth_users, not %s",
 			kind(root));
 	else if (root)
-		e = walk(r, "", root, top_keys, IBVE_DL_COUNT(top_keys));
+		e = walk(r, "", root, top_keys, ARRAY_SIZE(top_keys));
 	if (!e && r->tls)
 		e = load_tls(r);
 	yaml.document_delete(&doc);

@@ -274,7 +274,7 @@ compare() {
 		'mount --bind "$0" "$1" && shift && exec "$@"' "$BATS_TEST_TMPDIR/empty" "$lib" \
 		ibv_eventwatch -r "$FABRIC" --journal
 	assert_failure 3
-	assert_equal "$stderr" "ibv_eventwatch: --journal: cannot load libsystemd.so.0 ($soname: file too short)"
+	assert_equal "$stderr" "ibv_eventwatch: --journal: cannot load libsystemd.so.0 (needed for the journal; Debian package libsystemd0): $soname: file too short"
 	assert_output ''
 }
 

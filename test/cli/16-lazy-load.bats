@@ -103,13 +103,13 @@ need_unshare() {
 	run --separate-stderr hidden libibumad:libibumad ibv_eventwatch --sm -t 1
 	assert_failure 3
 	assert_equal "${#stderr_lines[@]}" 1
-	[[ $stderr =~ ^ibv_eventwatch:\ --sm:\ cannot\ load\ libibumad\.so\.[0-9]+\ \(needed\ for\ subnet\ events\):\ .*libibumad.*$ ]] ||
+	[[ $stderr =~ ^ibv_eventwatch:\ --sm:\ cannot\ load\ libibumad\.so\.[0-9]+\ \(needed\ for\ subnet\ events\;\ Debian\ package\ libibumad3\):\ .*libibumad.*$ ]] ||
 		fail "not the line expected: $stderr"
 	if ibv_eventwatch -V | grep -q 'all processes (eBPF): yes'; then
 		run --separate-stderr hidden libbpf:libbpf ibv_eventwatch -A -t 1
 		assert_failure 3
 		assert_equal "${#stderr_lines[@]}" 1
-		[[ $stderr =~ ^ibv_eventwatch:\ --all-processes:\ cannot\ load\ libbpf\.so\.[0-9]+\ \(needed\ for\ the\ eBPF\ programs\):\ .*libbpf.*$ ]] ||
+		[[ $stderr =~ ^ibv_eventwatch:\ --all-processes:\ cannot\ load\ libbpf\.so\.[0-9]+\ \(needed\ for\ the\ eBPF\ programs\;\ Debian\ package\ libbpf1\):\ .*libbpf.*$ ]] ||
 			fail "not the line expected: $stderr"
 	fi
 }
@@ -124,7 +124,7 @@ need_unshare() {
 	diff -u <(ibv_eventwatch -r "$flat") <(echo "$output")
 	run --separate-stderr hidden json-c:libjson-c ibv_eventwatch -r "$FABRIC"
 	assert_failure 3
-	[ "${#stderr_lines[@]}" = 1 ] && [[ $stderr == "ibv_eventwatch: $FABRIC: cannot load libjson-c.so."[0-9]*" (needed to read JSON): "*libjson-c* ]] ||
+	[ "${#stderr_lines[@]}" = 1 ] && [[ $stderr == "ibv_eventwatch: $FABRIC: cannot load libjson-c.so."[0-9]*" (needed to read JSON; Debian package libjson-c5): "*libjson-c* ]] ||
 		fail "not the line expected: $stderr"
 }
 

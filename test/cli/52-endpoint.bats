@@ -335,6 +335,6 @@ fails() {
 	assert_failure 3
 	assert_equal "${#stderr_lines[@]}" 1
 	assert_output ''
-	[[ "$stderr" == "ibv_eventwatch: $WEB: cannot load libyaml-0.so.2 (Debian package libyaml-0-2): "* ]] ||
+	[[ "$stderr" == "ibv_eventwatch: $WEB: cannot load libyaml-0.so.2 (needed for --web-config; Debian package libyaml-0-2): "* ]] ||
 		fail "$stderr"
 }
