@@ -138,6 +138,8 @@ static int add_json(struct ibve_journal_entry *e, const struct ibve_event *ev)
 
 	if (n == (size_t)-1)
 		return -ENOMEM;
+	if ((r = ibve_dl_load(&ibve_jsonc_dl))) /* once; then one load */
+		return r;
 	if (!e->tok && !(e->tok = json_tokener_new()))
 		return -ENOMEM;
 	json_tokener_reset(e->tok);
@@ -160,6 +162,7 @@ int ibve_journal_entry_build(struct ibve_journal_entry *e,
 {
 	char prio[12];
 	size_t n, start = 0;
+	int r;
 
 	e->n = e->len = 0;
 	n = ibve_buf_grow(&e->tmp, &e->tmp_size, fmt_syslog, &ev);
@@ -168,9 +171,10 @@ int ibve_journal_entry_build(struct ibve_journal_entry *e,
 	snprintf(prio, sizeof(prio), "%d", ibve_severity_syslog(ev->severity));
 	if (add_str(e, "PRIORITY", prio) ||
 	    add_str(e, "SYSLOG_IDENTIFIER", ident) ||
-	    add_str(e, "MESSAGE_ID", ibve_event_message_id(ev)) ||
-	    add_json(e, ev))
+	    add_str(e, "MESSAGE_ID", ibve_event_message_id(ev)))
 		return -ENOMEM;
+	if ((r = add_json(e, ev)))
+		return r;
 	for (size_t i = 0; i < e->n; i++) {
 		e->iov[i].iov_base = e->text + start;
 		e->iov[i].iov_len = e->ends[i] - start;
@@ -245,8 +249,10 @@ static int journal_write(struct ibve_sink *base, const struct ibve_event *ev)
 	struct journal *s = (struct journal *)base;
 	int r = ibve_journal_entry_build(&s->e, ev, s->ident);
 
+	if (r == -ENOMEM)
+		return ibve_error(ENOMEM, "out of memory");
 	if (r)
-		return ibve_error(-r, "out of memory");
+		return r; /* json-c could not be loaded: said */
 	r = sd.sendv(s->e.iov, (int)s->e.n);
 	if (r < 0)
 		return ibve_error(-r, "journal: cannot send an entry (%s)",

@@ -28,7 +28,8 @@ struct ibve_journal_entry {
 /*
  * EV as the fields of one entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER
  * (IDENT), MESSAGE_ID, then RDMA_<KEY> for each member of its JSON (none
- * for a null). 0, or -ENOMEM.
+ * for a null). 0, -ENOMEM, or -ELIBACC when json-c cannot be loaded (the
+ * reason in ibve_errmsg()).
  */
 int ibve_journal_entry_build(struct ibve_journal_entry *e,
 			     const struct ibve_event *ev, const char *ident);
