@@ -10,15 +10,25 @@
  * password itself is not kept, and the digest is worthless elsewhere).
  * The last few pairs that failed are remembered likewise, so a scraper
  * with a wrong password costs one bcrypt, not one a scrape. A user that
- * does not exist costs a bcrypt all the same, so that the time of an
- * answer does not tell which users exist; digests and hashes are
- * compared in constant time.
+ * does not exist costs a bcrypt all the same (at the highest cost of the
+ * users), so that the time of an answer does not tell which users exist;
+ * digests and hashes are compared in constant time.
+ *
+ * What is not remembered costs a bcrypt, and a client that sends new
+ * passwords as fast as it can would keep the loop in bcrypt: so bcrypt
+ * gets a budget, a quarter of the loop's time (BUDGET_RATE seconds a
+ * second, up to BUDGET_BURST at once). Past it a pair that is not
+ * remembered is refused without a bcrypt (and not remembered as failed);
+ * a remembered one, a scraper's, still passes at once. Costs above
+ * COST_MAX are refused at load: one check would stop the loop for
+ * seconds.
  */
 #include <crypt.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "internal.h"
 #include "dl.h"
@@ -32,6 +42,10 @@
 #define DIGEST	 32 /* HMAC-SHA-256 */
 #define FAILED	 8  /* failed pairs remembered */
 #define HASH_LEN 60 /* "$2y$10$" 22 characters of salt, 31 of hash */
+#define COST_MAX 14 /* about a second a check on a server CPU */
+
+#define BUDGET_RATE  0.25 /* seconds of bcrypt a second, at most... */
+#define BUDGET_BURST 1.0  /* ...after up to this much at once */
 
 static struct {
 	__typeof__(crypt_rn) *rn;
@@ -69,7 +83,10 @@ struct ibve_auth {
 	unsigned char failed[FAILED][DIGEST];
 	size_t nfailed, next;
 	char dummy[CRYPT_GENSALT_OUTPUT_SIZE]; /* for users that do not exist */
+	int dummy_cost;
 	struct crypt_data *cd;
+	double spent;	     /* seconds of bcrypt not yet paid back */
+	struct timespec was; /* when SPENT was last brought up to date */
 };
 
 int ibve_auth_new(struct ibve_auth **out)
@@ -121,12 +138,22 @@ bool ibve_auth_is_bcrypt(const char *hash)
 	return cost >= 4 && cost <= 31 && strspn(hash + 7, b64) == HASH_LEN - 7;
 }
 
+int ibve_auth_cost_max(void)
+{
+	return COST_MAX;
+}
+
 int ibve_auth_add_user(struct ibve_auth *a, const char *name, const char *hash)
 {
 	struct user *u;
 
+	int cost;
+
 	if (!ibve_auth_is_bcrypt(hash))
 		return -EINVAL;
+	cost = (hash[4] - '0') * 10 + hash[5] - '0';
+	if (cost > COST_MAX)
+		return -E2BIG;
 	u = realloc(a->users, (a->n + 1) * sizeof(*u));
 	if (!u)
 		return ibve_error(ENOMEM, "out of memory");
@@ -137,13 +164,16 @@ int ibve_auth_add_user(struct ibve_auth *a, const char *name, const char *hash)
 		return ibve_error(ENOMEM, "out of memory");
 	memcpy(u->hash, hash, HASH_LEN + 1);
 	a->n++;
-	/* the stand-in for unknown users costs what the first user costs */
-	if (a->n == 1 &&
-	    !xcrypt.gensalt_rn("$2b$", strtoul(hash + 4, NULL, 10), NULL, 0,
-			       a->dummy, sizeof(a->dummy)))
-		return ibve_error(errno ? errno : EINVAL,
-				  "crypt_gensalt_rn: %s",
-				  strerror(errno ? errno : EINVAL));
+	/* the stand-in for unknown users costs what the costliest user costs */
+	if (cost > a->dummy_cost) {
+		errno = 0;
+		if (!xcrypt.gensalt_rn("$2b$", (unsigned long)cost, NULL, 0,
+				       a->dummy, sizeof(a->dummy)))
+			return ibve_error(errno ? errno : EIO,
+					  "crypt_gensalt_rn: %s",
+					  strerror(errno ? errno : EIO));
+		a->dummy_cost = cost;
+	}
 	return 0;
 }
 
@@ -184,17 +214,42 @@ static int digest(const struct ibve_auth *a, const char *user,
 	return r ? -EIO : 0;
 }
 
+static double seconds_between(const struct timespec *a,
+			      const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Whether the budget has room for a bcrypt now (and SPENT paid back). */
+static bool budget_left(struct ibve_auth *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (a->was.tv_sec || a->was.tv_nsec)
+		a->spent -= seconds_between(&a->was, &now) * BUDGET_RATE;
+	if (a->spent < 0)
+		a->spent = 0;
+	a->was = now;
+	return a->spent < BUDGET_BURST;
+}
+
 static bool bcrypt_ok(struct ibve_auth *a, const char *password,
 		      const char *hash)
 {
+	struct timespec t0, t1;
 	const char *out;
 	bool ok;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(a->cd, 0, sizeof(*a->cd));
 	out = xcrypt.rn(password, hash, a->cd, sizeof(*a->cd));
 	ok = out && strlen(out) == strlen(hash) &&
 	     same(out, hash, strlen(hash));
 	explicit_bzero(a->cd, sizeof(*a->cd));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	a->spent += seconds_between(&t0, &t1);
 	return ok;
 }
 
@@ -215,6 +270,8 @@ bool ibve_auth_check(struct ibve_auth *a, const char *user,
 	for (size_t i = 0; i < a->nfailed; i++)
 		if (same(a->failed[i], d, DIGEST))
 			return false;
+	if (!budget_left(a))
+		return false; /* a flood: refused unchecked, not remembered */
 	ok = bcrypt_ok(a, password, u ? u->hash : a->dummy) && u;
 	if (ok) {
 		memcpy(u->ok, d, DIGEST);

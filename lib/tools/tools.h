@@ -56,10 +56,18 @@ int ibve_auth_new(struct ibve_auth **a);
 void ibve_auth_free(struct ibve_auth *a);
 /* Whether HASH is a bcrypt hash: "$2y$", "$2b$" or "$2a$", 60 long. */
 bool ibve_auth_is_bcrypt(const char *hash);
-/* 0, -EINVAL when HASH is no bcrypt hash, or -ENOMEM. */
+/* The highest bcrypt cost a user may have (ibve_auth_add_user: -E2BIG). */
+int ibve_auth_cost_max(void);
+/*
+ * 0, -EINVAL when HASH is no bcrypt hash, -E2BIG when its cost is above
+ * ibve_auth_cost_max(), or -ENOMEM.
+ */
 int ibve_auth_add_user(struct ibve_auth *a, const char *name, const char *hash);
 bool ibve_auth_has_user(const struct ibve_auth *a, const char *name);
-/* Whether USER is known and PASSWORD is hers (verified pairs cached). */
+/*
+ * Whether USER is known and PASSWORD is hers (verified pairs cached).
+ * A pair not cached is refused unchecked while bcrypt is over its budget.
+ */
 bool ibve_auth_check(struct ibve_auth *a, const char *user,
 		     const char *password);
 

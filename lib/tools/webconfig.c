@@ -379,6 +379,11 @@ static int set_users(struct rd *r, const char *where, yaml_node_t *v)
 				r, x,
 				"%s.%s: not a bcrypt hash ($2y$, $2b$ or $2a$: htpasswd -nBC 10 %s)",
 				where, user, user);
+		if (e == -E2BIG)
+			return bad(
+				r, x,
+				"%s.%s: a bcrypt cost above %d would stop the watcher for seconds at each check (htpasswd -nBC 10 %s)",
+				where, user, ibve_auth_cost_max(), user);
 		if (e)
 			return e;
 	}
@@ -391,10 +396,20 @@ static const struct key top_keys[] = {
 	{ "basic_auth_users", set_users, NULL },
 };
 
-/* The whole of file PATH (at most FILE_MAX bytes), '\0' ended. */
+/* What slurp()'s -errno E means. */
+static const char *why(int e)
+{
+	return e == -ENOTSUP ? "not a regular file" : strerror(-e);
+}
+
+/*
+ * The whole of file PATH (at most FILE_MAX bytes), '\0' ended; -ENOTSUP
+ * when it is not a regular file (a FIFO, a device).
+ */
 static int slurp(const char *path, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	/* O_NONBLOCK: a FIFO would block the open; fstat() refuses it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e = 0;
 	size_t n = 0;
 	char *buf = NULL;
 	struct stat st;
@@ -403,7 +418,7 @@ static int slurp(const char *path, char **out, size_t *len)
 	if (fd < 0 || fstat(fd, &st))
 		e = errno;
 	else if (!S_ISREG(st.st_mode))
-		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		e = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
 	else if (st.st_size > FILE_MAX)
 		e = EFBIG;
 	else if (!(buf = malloc((size_t)st.st_size + 1)))
@@ -448,7 +463,7 @@ static int read_named(const struct rd *r, const char *key, const char *file,
 	e = slurp(path, out, NULL);
 	if (e)
 		ibve_error(e, "%s: tls_server_config.%s: read %s: %s", r->path,
-			   key, path, strerror(-e));
+			   key, path, why(e));
 	free(path);
 	return e;
 }
@@ -501,7 +516,7 @@ static int load_tls(struct rd *r)
 static int parse(struct rd *r, char *data, size_t len)
 {
 	yaml_parser_t parser;
-	yaml_document_t doc;
+	yaml_document_t doc, next;
 	yaml_node_t *root;
 	int e = 0;
 
@@ -517,7 +532,25 @@ static int parse(struct rd *r, char *data, size_t len)
 	}
 	r->doc = &doc;
 	root = yaml.get_root_node(&doc);
-	if (root && root->type != YAML_MAPPING_NODE && !is_null(root))
+	/*
+	 * The configuration is one document: one after it (after an empty
+	 * one too: "---" then "---") would be read by no one. Refused.
+	 */
+	if (!yaml.parser_load(&parser, &next)) {
+		e = ibve_error(EINVAL, "%s:%lu: not YAML: %s", r->path,
+			       (unsigned long)parser.problem_mark.line + 1,
+			       parser.problem ? parser.problem : "?");
+	} else {
+		yaml_node_t *more = yaml.get_root_node(&next);
+
+		if (more)
+			e = bad(r, more,
+				"a second YAML document: the configuration is one");
+		yaml.document_delete(&next);
+	}
+	if (e)
+		;
+	else if (root && root->type != YAML_MAPPING_NODE && !is_null(root))
 		e = bad(r, root,
 			"a mapping of tls_server_config, http_server_config and basic_auth_users, not %s",
 			kind(root));
@@ -542,7 +575,7 @@ int ibve_webconfig_load(struct ibve_webconfig **out, const char *path)
 	if ((e = need(path, yaml_load())))
 		return e;
 	if ((e = slurp(path, &data, &len)))
-		return ibve_error(e, "read %s: %s", path, strerror(-e));
+		return ibve_error(e, "read %s: %s", path, why(e));
 	if (!(c = calloc(1, sizeof(*c)))) {
 		free(data);
 		return ibve_error(ENOMEM, "out of memory");

@@ -175,7 +175,8 @@ compare() {
 		"WQ_FATAL":"error"}'
 	jq -c --argjson s "$sev" 'select($s[.event] != "info")' "$FABRIC" >"$BATS_TEST_TMPDIR/want"
 	n=$(grep -c . "$BATS_TEST_TMPDIR/want")
-	[ "$n" -ge 10 ] && [ "$n" -lt "$(grep -c . "$FABRIC")" ]
+	[ "$n" -ge 10 ] || fail "only $n records above info in $FABRIC"
+	[ "$n" -lt "$(grep -c . "$FABRIC")" ] || fail "the filter leaves every record"
 	run --separate-stderr in_ns ibv_eventwatch -q -r "$FABRIC" -x 'severity<=info' --journal
 	assert_success
 	entries "$BATS_TEST_TMPDIR/got" "$n"
@@ -330,6 +331,7 @@ compare() {
 	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --list does not take metrics, syslog or journal options'
 	run --separate-stderr ibv_eventwatch --check -r "$FABRIC" --journal
 	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: --check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j"
 }
 
 @test "the service and the -A drop-in log to the journal, not to syslog" {
