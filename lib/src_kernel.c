@@ -36,7 +36,17 @@
 /* A port or device event this close before an object's event is named in it. */
 #define AFTER_WINDOW_NS 5000000000ull
 
-enum { C_RING, C_LOST }; /* what a watched fd is */
+enum { C_RING, C_LOST, C_PAUSE }; /* what a watched fd is */
+
+/*
+ * In a storm the ring is read at most once a PAUSE_NS: after a read that
+ * found records, the ring's fd is not watched until a one-shot timer says
+ * PAUSE_NS has passed, then read again (and again while records come).
+ * Read at once, a watcher as fast as the kernel would be woken, and wake
+ * its one CPU's neighbour the injector or the job, for every record; a
+ * record waits at most PAUSE_NS longer. A lone record is read at once.
+ */
+#define PAUSE_NS 1000000
 
 #ifdef IBVE_HAVE_BPF
 /* A port or device event of a device, the last worth naming. */
@@ -77,6 +87,8 @@ struct ibve_src {
 	int64_t lost_said;  /* CLOCK_MONOTONIC ns of the last report */
 	int timer_fd;	    /* the next report, when one waits */
 	bool timer_armed;
+	int pause_fd; /* the ring's pause: a one-shot timer */
+	bool ring_watched, got;
 	unsigned int batch; /* records in this ready() call */
 	int64_t mono2real;  /* ns: CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct cause *causes;
@@ -159,7 +171,7 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 			    IBVE_NAME_MAX);
 #ifdef IBVE_HAVE_BPF
 	s->ring_fd = -1;
-	s->timer_fd = -1;
+	s->timer_fd = s->pause_fd = -1;
 #endif
 	return 0;
 }
@@ -411,6 +423,7 @@ static int sample(void *ctx, void *data, size_t size)
 		port_event(s, &k);
 	else
 		record(s, &k);
+	s->got = true;
 	return ++s->batch < BATCH ? 0 : -EAGAIN;
 }
 
@@ -475,6 +488,25 @@ static int64_t set_clock(struct ibve_src *s)
 	return m.tv_sec * 1000000000ll + m.tv_nsec;
 }
 
+/*
+ * A read of the ring is over: after records, the ring rests for PAUSE_NS
+ * (not watched, the pause timer armed); after none, it is watched again.
+ */
+static void pause_or_watch(struct ibve_src *s)
+{
+	struct itimerspec t = { .it_value = { 0, PAUSE_NS } };
+
+	if (s->got && !timerfd_settime(s->pause_fd, 0, &t, NULL)) {
+		if (s->ring_watched)
+			s->h.unwatch(s->h.ctx, s->ring_fd);
+		s->ring_watched = false;
+	} else if (!s->ring_watched) {
+		/* level-triggered: what came meanwhile wakes the loop at once */
+		s->ring_watched = !s->h.watch(s->h.ctx, s->ring_fd, s, C_RING);
+	}
+	s->got = false;
+}
+
 static bool ready(struct ibve_src *s, uint32_t cookie)
 {
 	int64_t now = set_clock(s);
@@ -486,8 +518,13 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 			return false;
 		s->timer_armed = false;
 	} else {
+		if (cookie == C_PAUSE &&
+		    read(s->pause_fd, &ticks, sizeof(ticks)) < 0)
+			return false;
 		s->batch = 0;
 		r = ring_buffer__consume(s->rb);
+		if (r != -EAGAIN)
+			pause_or_watch(s);
 	}
 	lost_check(s, now);
 	return r == -EAGAIN;
@@ -656,15 +693,19 @@ static int attach(struct ibve_src *s)
 	}
 	s->timer_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->timer_fd < 0) {
+	s->pause_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->timer_fd < 0 || s->pause_fd < 0) {
 		r = ibve_error(errno, "timerfd: %s", strerror(errno));
 		goto out;
 	}
 	if (s->h.watch(s->h.ctx, s->ring_fd, s, C_RING) ||
-	    s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST)) {
+	    s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST) ||
+	    s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE)) {
 		r = ibve_error(ENOMEM, "out of memory");
 		goto out;
 	}
+	s->ring_watched = true;
 	s->waiting = false;
 out:
 	libbpf_set_print(old);
@@ -766,6 +807,8 @@ static void destroy(struct ibve_src *s)
 	ibve_kbpf__destroy(s->skel);
 	if (s->timer_fd >= 0)
 		close(s->timer_fd);
+	if (s->pause_fd >= 0)
+		close(s->pause_fd);
 	free(s->devs);
 	free(s->causes);
 	cg_free(s->cgs, s->ncgs);
