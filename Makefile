@@ -390,6 +390,8 @@ $(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
 		-e 's|@REQUIRES@|$(PKGS)|' $< >$@
 
 MANPAGES := $(wildcard man/*.[0-9])
+# The JSON Schemas of what the tools print (share/schema/).
+SCHEMAS := $(wildcard share/schema/*.schema.json)
 
 $(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
 	@mkdir -p $(dir $@)
@@ -403,9 +405,10 @@ $(B)/all-processes.conf: systemd/all-processes.conf.in FORCE
 install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.conf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent/schema
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
+	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/ibvevent/schema/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
@@ -426,6 +429,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/ibvevent $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(CMDS))
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/ibv_eventwatch.service
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/schema/,$(notdir $(SCHEMAS)))
+	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/schema 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 
 demo: all
