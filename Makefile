@@ -276,20 +276,35 @@ $(B)/sm/resub: test/sm/resub.c $(LIB_SO) include/ibvevent.h
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
 		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(PKG_LIBS)
 
+# Every JSON line a suite's programs print or write is kept (IBVEVENT_COLLECT,
+# test/test_helper.bash) and validated against share/schema/ once the suite
+# has run, into the suite's schema.tap; test/cli does it in its last file.
+# $(call schema_tap,DIR): validate what was collected in DIR/json-lines.
+define schema_tap
+	test/schema-check --tap --collected $(1)/json-lines >$(1)/schema.tap || rc=1; \
+	cat $(1)/schema.tap
+endef
+
 check-sm: all $(B)/sm/mcg $(B)/sm/resub
-	@mkdir -p $(B)/tap/sm
-	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/sm test/sm
+	@rm -rf $(B)/tap/sm/json-lines && mkdir -p $(B)/tap/sm
+	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(abspath $(B)/tap/sm/json-lines) \
+		bats --report-formatter tap -o $(B)/tap/sm test/sm || rc=1; \
+	$(call schema_tap,$(B)/tap/sm); exit $$rc
 
 check-cli: all $(BENCH_BINS)
 	@mkdir -p $(B)/tap/cli
 	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)
 
+# The guest collects into the results directory; the host validates.
+VM_TAP = $(abspath $(B)/tap/rxe-$(KERNEL))
 check-vm: all
-	@mkdir -p $(B)/tap/rxe-$(KERNEL)
-	BUILD=$(abspath $(B)) VM_ENV="BUILD $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \
-		VM_RESULTS=$(abspath $(B)/tap/rxe-$(KERNEL)) \
+	@rm -rf $(VM_TAP)/json-lines && mkdir -p $(VM_TAP)
+	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(VM_TAP)/json-lines \
+		VM_ENV="BUILD IBVEVENT_COLLECT $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \
+		VM_RESULTS=$(VM_TAP) \
 		test/vm/run --kernel $(KERNEL) -- \
-		bats --report-formatter tap -o $(abspath $(B)/tap/rxe-$(KERNEL)) test/rxe
+		bats --report-formatter tap -o $(VM_TAP) test/rxe || rc=1; \
+	$(call schema_tap,$(VM_TAP)); exit $$rc
 
 # The same suites with AddressSanitizer and UBSan built in (build/asan),
 # the guest suite on ASAN_KERNEL, and the subnet suite (whose source runs
