@@ -360,7 +360,8 @@ static void mlx5_entry(uint8_t type, uint8_t sub, const uint8_t *d, size_t n)
 
 	eqe[1] = type;
 	eqe[3] = sub;
-	memcpy(eqe + 32, d, n);
+	if (n)
+		memcpy(eqe + 32, d, n);
 	base(&ev);
 	ibve_strcpy(ev.device, "mlx5_0", sizeof(ev.device));
 	ibve_mlx5_decode(&ev, eqe, sizeof(eqe));
