@@ -77,13 +77,16 @@ refused() {
 }
 
 @test "a JSON line no schema claims fails, and so does one that is not JSON" {
-	printf '%s\n' '{"tool":"other"}' '[1,2]' '{"time":' >"$BATS_TEST_TMPDIR/odd.jsonl"
+	printf '%s\n' '{"tool":"other"}' '[1,2]' '{"time":' "${GOOD%\}},\"port\":2}" \
+		"${GOOD%\}},\"lost\":NaN}" >"$BATS_TEST_TMPDIR/odd.jsonl"
 	not_output "$BATS_TEST_TMPDIR/odd.jsonl"
 	run "$CHECK" "$BATS_TEST_TMPDIR/odd.jsonl"
 	assert_failure 1
 	assert_line --partial ':1: ?: no schema claims this line (keys: tool)'
 	assert_line --partial ':2: ?: not a JSON object'
 	assert_line --partial ':3: ?: not JSON: '
+	assert_line --partial ":4: ?: not JSON: the key 'port' twice in an object"
+	assert_line --partial ':5: ?: not JSON: NaN is not JSON'
 }
 
 @test "the reports of the other tools refuse what their writers never write" {
