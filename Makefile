@@ -235,6 +235,7 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 # test_journal reads the entries' JSON with json-c itself, apart from the
 # library's table: an independent reading.
 UNIT_LIBS_test_journal := -ljson-c
+UNIT_LIBS_test_schema := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
 	$(B)/obj/cmd/top_json.o
 $(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wildcard lib/*.h lib/bpf/*.h) \
@@ -321,20 +322,35 @@ $(B)/sm/resub: test/sm/resub.c $(LIB_SO) include/ibvevent.h
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
 		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
 
+# Every JSON line a suite's programs print or write is kept (IBVEVENT_COLLECT,
+# test/test_helper.bash) and validated against share/schema/ once the suite
+# has run, into the suite's schema.tap; test/cli does it in its last file.
+# $(call schema_tap,DIR): validate what was collected in DIR/json-lines.
+define schema_tap
+	test/schema-check --tap --collected $(1)/json-lines >$(1)/schema.tap || rc=1; \
+	cat $(1)/schema.tap
+endef
+
 check-sm: all $(B)/sm/mcg $(B)/sm/resub
-	@mkdir -p $(B)/tap/sm
-	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/sm test/sm
+	@rm -rf $(B)/tap/sm/json-lines && mkdir -p $(B)/tap/sm
+	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(abspath $(B)/tap/sm/json-lines) \
+		bats --report-formatter tap -o $(B)/tap/sm test/sm || rc=1; \
+	$(call schema_tap,$(B)/tap/sm); exit $$rc
 
 check-cli: all $(BENCH_BINS)
 	@mkdir -p $(B)/tap/cli
 	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)
 
+# The guest collects into the results directory; the host validates.
+VM_TAP = $(abspath $(B)/tap/rxe-$(KERNEL))
 check-vm: all
-	@mkdir -p $(B)/tap/rxe-$(KERNEL)
-	BUILD=$(abspath $(B)) VM_ENV="BUILD $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \
-		VM_RESULTS=$(abspath $(B)/tap/rxe-$(KERNEL)) \
+	@rm -rf $(VM_TAP)/json-lines && mkdir -p $(VM_TAP)
+	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(VM_TAP)/json-lines \
+		VM_ENV="BUILD IBVEVENT_COLLECT $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \
+		VM_RESULTS=$(VM_TAP) \
 		test/vm/run --kernel $(KERNEL) -- \
-		bats --report-formatter tap -o $(abspath $(B)/tap/rxe-$(KERNEL)) test/rxe
+		bats --report-formatter tap -o $(VM_TAP) test/rxe || rc=1; \
+	$(call schema_tap,$(VM_TAP)); exit $$rc
 
 # The same suites with AddressSanitizer and UBSan built in (build/asan),
 # the guest suite on ASAN_KERNEL, and the subnet suite (whose source runs
@@ -438,6 +454,8 @@ $(B)/libibvevent.pc: lib/libibvevent.pc.in FORCE
 		-e 's|@REQUIRES@|$(LIB_PKGS)|' $< >$@
 
 MANPAGES := $(wildcard man/*.[0-9])
+# The JSON Schemas of what the tools print (share/schema/).
+SCHEMAS := $(wildcard share/schema/*.schema.json)
 
 $(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
 	@mkdir -p $(dir $@)
@@ -451,12 +469,13 @@ $(B)/all-processes.conf: systemd/all-processes.conf.in FORCE
 install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.conf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent/schema \
 		$(DESTDIR)$(CATALOGDIR)
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 644 $(B)/ibvevent.catalog $(DESTDIR)$(CATALOGDIR)/
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 644 share/prometheus/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/
+	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/ibvevent/schema/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libibvevent.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libibvevent.so
@@ -479,6 +498,8 @@ uninstall:
 	rm -f $(DESTDIR)$(CATALOGDIR)/ibvevent.catalog
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/schema/,$(notdir $(SCHEMAS)))
+	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/schema 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 
 demo: all

@@ -194,14 +194,97 @@ reports_check() {
 	return $bad
 }
 
+# --- JSON output, kept for the schema check ---------------------------
+#
+# Every line that looks like a JSON object ("{" and more) in what the
+# suite's programs print is kept with where it came from, for
+# test/schema-check to validate once per suite against share/schema/: the
+# output of each `run` of one of them, and at the end of each test the text
+# files it left under $BATS_TEST_TMPDIR. Kept in $IBVEVENT_COLLECT (the
+# guest's suites: a directory of the host's, validated there), else in
+# this bats run's own directory, which test/cli/99-schema.bats validates.
+# Files a test writes as input (malformed lines for the replay parser, a
+# hand-made capture) are not output: it names them with not_output.
+
+COLLECT=${IBVEVENT_COLLECT:-$BATS_RUN_TMPDIR/json-lines}
+declare -gA NOT_OUTPUT=()
+
+# not_output FILE...: files this test wrote as input for a program, not
+# its output: not validated.
+not_output() {
+	local f
+	for f; do NOT_OUTPUT[$f]=1; done
+}
+
+# collect ORIGIN [FILE]: the JSON object lines of FILE (standard input
+# without one), each with its line number, under the header ORIGIN.
+collect() {
+	local name=${BATS_TEST_FILENAME%/*}
+	name=${name##*/}-${BATS_TEST_FILENAME##*/}
+	mkdir -p "$COLLECT"
+	{
+		printf '@ %s: %s\n' "$BATS_TEST_DESCRIPTION" "${1//$'\n'/ }"
+		LC_ALL=C grep -an '^{.' -- "${2:--}"
+	} >>"$COLLECT/$name.lines"
+}
+
+# Whether "CMD ARGS..." runs one of the suite's programs (through a shell
+# too, when nothing else reads what it prints).
+ours() {
+	case ${1##*/} in
+	ibv_event*) return 0 ;;
+	bash | sh) [ "${2:-}" = -c ] && [[ ${3:-} == *ibv_event* && ${3:-} != *'|'* ]] ;;
+	*) return 1 ;;
+	esac
+}
+
+# bats' own run, as ibve_bats_run; run is it, then keeps what one of the
+# suite's programs printed.
+eval "ibve_bats_run() $(declare -f run | tail -n +2)"
+run() {
+	local rc=0 separate='' a cmd
+	ibve_bats_run "$@" || rc=$?
+	while [ $# -gt 0 ]; do
+		a=$1
+		case $a in
+		--separate-stderr) separate=1 ;;
+		--) shift && break ;;
+		-* | '!') ;;
+		*) break ;;
+		esac
+		shift
+	done
+	# shellcheck disable=SC2154 # output and stderr: set by bats' run
+	if [ $# -gt 0 ] && ours "$@"; then
+		cmd="run $*"
+		[[ $output != *'{'* ]] || collect "${cmd:0:200}" <<<"$output"
+		[[ -z $separate || $stderr != *'{'* ]] ||
+			collect "${cmd:0:200} (its stderr)" <<<"$stderr"
+	fi
+	return $rc
+}
+
+# The text files with JSON object lines this test left, but its inputs.
+collect_files() {
+	local f
+	[ -d "${BATS_TEST_TMPDIR:-}" ] || return 0
+	while IFS= read -r f; do
+		[ -z "${NOT_OUTPUT[$f]:-}" ] || continue
+		case ${f##*/} in separate-stderr-*) continue ;; esac
+		collect "file ${f#"$BATS_TEST_TMPDIR"/}" "$f"
+	done < <(LC_ALL=C grep -rIl -D skip '^{.' "$BATS_TEST_TMPDIR" 2>/dev/null)
+}
+
 # What every test's teardown does last: stop the background programs still
-# running (each must end as bg_start said), then look for reports.
+# running (each must end as bg_start said), then look for reports, and
+# keep the JSON the test's programs wrote.
 ibve_teardown() {
 	local name rc=0
 	for name in "${!BG_PID[@]}"; do
 		bg_stop "$name" || rc=1
 	done
 	reports_check || rc=1
+	collect_files || rc=1
 	return $rc
 }
 

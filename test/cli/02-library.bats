@@ -124,6 +124,11 @@ LIB=$BUILD/lib/libibvevent.so.0
 	[ -L "$dest/opt/ibve/lib/libibvevent.so" ]
 	[ -f "$dest/opt/ibve/include/ibvevent.h" ]
 	[ -f "$dest/opt/ibve/share/man/man3/libibvevent.3" ]
+	# the JSON Schemas, each as in the tree
+	for s in "$TOP"/share/schema/*.schema.json; do
+		cmp "$s" "$dest/opt/ibve/share/ibvevent/schema/${s##*/}"
+	done
+	diff <(ls "$TOP/share/schema") <(ls "$dest/opt/ibve/share/ibvevent/schema")
 	[ -z "$(find "$dest" -name '*.a')" ] # the tools archive is the build's own
 	grep -qx 'prefix=/opt/ibve' "$dest/opt/ibve/lib/pkgconfig/libibvevent.pc"
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN

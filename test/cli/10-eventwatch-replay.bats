@@ -187,6 +187,7 @@ quiet_pipe() {
 			<(ibv_eventwatch -r "$cap" -j -d mlx5_1 -x port 2>/dev/null)
 	done
 	bad=$BATS_TEST_TMPDIR/bad.jsonl
+	not_output "$bad"
 	{
 		echo '{"time":"yesterday","device":"rxe0","port":1,"event":"PORT_ACTIVE"}'
 		echo '{"time":"2026-05-01T10:00:00Z","device":"rxe0","port":1,"event":"PORT_ERR"}'

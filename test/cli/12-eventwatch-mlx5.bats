@@ -92,6 +92,7 @@ raw_line() { # raw_line EXTRA-FIELDS: a line with the raw entry and EXTRA
 		raw_line '"source":"verbs",'
 		raw_line '"event":"FROM_A_NEWER_VERSION",'
 	} >"$BATS_TEST_TMPDIR/raw.jsonl"
+	not_output "$BATS_TEST_TMPDIR/raw.jsonl"
 	run --separate-stderr ibv_eventwatch -j -r "$BATS_TEST_TMPDIR/raw.jsonl"
 	assert_failure 4
 	f=$BATS_TEST_TMPDIR/raw.jsonl

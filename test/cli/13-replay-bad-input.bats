@@ -11,6 +11,7 @@ GOOD='{"time":"2026-03-02T08:15:00Z","device":"mlx5_0","port":1,"event":"PORT_ER
 setup() {
 	ibve_setup
 	F=$BATS_TEST_TMPDIR/capture.jsonl
+	not_output "$F"
 }
 
 # record DEVICE: a good line for a device named DEVICE (JSON-escaped)

@@ -50,6 +50,7 @@ metric() {
 
 @test "rates and down_us round-trip; a bad \"rates\" is named and the good lines kept" {
 	cap=$BATS_TEST_TMPDIR/cap.jsonl
+	not_output "$cap"
 	{
 		echo '{"time":"2026-05-01T10:00:00Z","device":"rxe0","port":1,"event":"PORT_ACTIVE","down_us":2500000}'
 		echo '{"time":"2026-05-01T10:00:01Z","device":"rxe0","port":null,"event":"DEVICE_SPEED_CHANGE","rates":[{"port":1,"old":"a","new":"b"},{"port":2,"old":"","new":"c"}]}'
@@ -70,6 +71,7 @@ metric() {
 
 @test "metrics: flaps from 0, down time, since; flap window; kept in the state" {
 	cap=$BATS_TEST_TMPDIR/cap.jsonl
+	not_output "$cap"
 	{
 		# rxe1 never flaps: its counter still exists, at 0
 		echo '{"time":"2026-05-01T09:59:00Z","device":"rxe1","port":1,"event":"PORT_ACTIVE"}'
@@ -102,6 +104,7 @@ metric() {
 
 @test "a state from another boot: counts kept, since times and recent flaps dropped, and said" {
 	cap=$BATS_TEST_TMPDIR/cap.jsonl
+	not_output "$cap"
 	echo '{"time":"2026-05-01T10:00:00Z","device":"rxe0","port":1,"event":"GID_CHANGE"}' >"$cap"
 	for boot in other this; do
 		id=00000000-0000-0000-0000-000000000000
@@ -126,6 +129,7 @@ metric() {
 	done
 	# a port line that is not one: the line is named, nothing is written
 	printf '{"boot_id":"x"}\n{"device":"rxe0","port":0,"flaps":1}\n' >"$S.bad"
+	not_output "$S.bad"
 	run no_stdout ibv_eventwatch -q -r "$cap" --metrics-file "$M.bad" --metrics-state "$S.bad"
 	assert_failure 3
 	assert_output "ibv_eventwatch: $S.bad:2: not a metrics state line"

@@ -118,6 +118,7 @@ need_unshare() {
 	need_unshare
 	flat=$BATS_TEST_TMPDIR/flat.jsonl
 	grep -v '"rates"' "$FABRIC" >"$flat"
+	not_output "$flat" # a hand-written capture's lines: input
 	run --separate-stderr hidden json-c:libjson-c ibv_eventwatch -r "$flat"
 	assert_success
 	assert_equal "$stderr" ''

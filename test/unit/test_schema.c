@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: MIT
+/*
+ * share/schema/event.schema.json against the code that writes records.
+ * Every key the writer can put in a record (the parser's key table, the
+ * fixed keys, each optional field's and the mlx5 decoder's) is a property
+ * of the schema, and every property is one of them; the schema's names,
+ * rows and enums are the event table's and the decoders'; and every kind
+ * of record the live sources make (each row of the table through the
+ * source's own builder, unknown codes, every optional field, every mlx5
+ * sub-type, module status and error type, every QP type) is valid under
+ * the schema: Debian's validator (test/schema-check) reads them all.
+ * Run from the top of the tree, as make check-unit does.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <infiniband/verbs.h>
+#include <json-c/json.h>
+
+#include "fields.h"
+#include "hotplug.h"
+#include "kernel.h"
+#include "sm.h"
+#include "tap.h"
+
+#define SCHEMA "share/schema/event.schema.json"
+
+/* A set of strings, small: linear. */
+struct set {
+	char *v[512];
+	size_t n;
+};
+
+static bool set_has(const struct set *s, const char *x)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], x) == 0)
+			return true;
+	return false;
+}
+
+static void set_add(struct set *s, const char *x)
+{
+	if (!set_has(s, x) && s->n < ARRAY_SIZE(s->v))
+		s->v[s->n++] = strdup(x);
+}
+
+static void set_free(struct set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	s->n = 0;
+}
+
+/* Whether A and B hold the same strings; what differs, as TAP comments. */
+static bool set_same(const struct set *a, const char *an, const struct set *b,
+		     const char *bn)
+{
+	bool same = true;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (!set_has(b, a->v[i])) {
+			printf("#   %s has \"%s\", %s has not\n", an, a->v[i],
+			       bn);
+			same = false;
+		}
+	for (size_t i = 0; i < b->n; i++)
+		if (!set_has(a, b->v[i])) {
+			printf("#   %s has \"%s\", %s has not\n", bn, b->v[i],
+			       an);
+			same = false;
+		}
+	return same;
+}
+
+/* The member at PATH ("a/b/3/c": keys and array indexes), or NULL. */
+static struct json_object *at(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = strtok_r(buf, "/", &save); p && o;
+	     p = strtok_r(NULL, "/", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(p));
+		else if (!json_object_object_get_ex(o, p, &o))
+			o = NULL;
+	}
+	return o;
+}
+
+/* The strings of the array at PATH of O into S. */
+static void strings(struct json_object *o, const char *path, struct set *s)
+{
+	struct json_object *a = at(o, path);
+
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		set_add(s, json_object_get_string(
+				   json_object_array_get_idx(a, i)));
+}
+
+/* --- the records the sources make ---------------------------------------- */
+
+static FILE *census;	 /* to the validator */
+static struct set keys;	 /* every top-level key written */
+static struct set rkeys; /* the keys of "rates" items */
+static struct set decoded[4];
+static const char *const decoded_key[4] = { "change", "module_status",
+					    "error_type", "general" };
+static unsigned long written;
+
+static void base(struct ibve_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->time = (struct timespec){ 1772439300, 250000000 };
+}
+
+/* Write EV to the validator; note its keys. */
+static void emit(const struct ibve_event *ev)
+{
+	char line[4096];
+	struct json_object *o, *r;
+	size_t n = ibve_event_format_json(ev, line, sizeof(line));
+
+	if (n >= sizeof(line))
+		return;
+	fwrite(line, 1, n, census);
+	written++;
+	o = json_tokener_parse(line);
+	if (!o)
+		return;
+	json_object_object_foreach(o, k, v)
+	{
+		set_add(&keys, k);
+		for (size_t i = 0; i < 4; i++)
+			if (strcmp(k, decoded_key[i]) == 0)
+				set_add(&decoded[i], json_object_get_string(v));
+	}
+	r = at(o, "rates/0");
+	if (r) {
+		json_object_object_foreach(r, k2, v2)
+		{
+			(void)v2;
+			set_add(&rkeys, k2);
+		}
+	}
+	json_object_put(o);
+}
+
+static void verbs_rows(void)
+{
+	const struct ibve_event_desc *d;
+
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
+		struct ibv_async_event ae = {
+			.event_type = (enum ibv_event_type)d->code
+		};
+		struct ibv_qp qp = { .qp_num = 0x126b, .handle = 16 };
+		struct ibv_cq cq = { .handle = 5 };
+		struct ibv_srq srq = { .handle = 2 };
+		struct ibv_wq wq = { .wq_num = 0x321, .handle = 3 };
+		struct ibve_event ev;
+
+		if (d->source != IBVE_SOURCE_VERBS)
+			continue;
+		switch (d->cls) {
+		case IBVE_CLASS_PORT:
+			ae.element.port_num = 1;
+			break;
+		case IBVE_CLASS_QP:
+			ae.element.qp = &qp;
+			break;
+		case IBVE_CLASS_CQ:
+			ae.element.cq = &cq;
+			break;
+		case IBVE_CLASS_SRQ:
+			ae.element.srq = &srq;
+			break;
+		case IBVE_CLASS_WQ:
+			ae.element.wq = &wq;
+			break;
+		default:
+			break;
+		}
+		ibve_event_from_verbs(&ev, &ae, "mlx5_0", 0xb8cef60300a10b10);
+		emit(&ev);
+		if (d->code == IBV_EVENT_PORT_ACTIVE) {
+			struct timespec down = ev.time;
+
+			down.tv_sec -= 3;
+			ibve_event_set_down(&ev, &down);
+			emit(&ev);
+		} else if (d->code == IBVE_VERBS_DEVICE_SPEED_CHANGE) {
+			const char old[2][28] = { "200 Gb/sec (4X HDR)",
+						  "200 Gb/sec (4X HDR)" };
+			const char now[2][28] = { "100 Gb/sec (2X HDR)", "" };
+
+			ibve_rates_diff(&ev, old, now, 2);
+			emit(&ev);
+		}
+	}
+	/* numbers this version has no row for; a watcher's QP event without
+	 * its object (another process's) */
+	for (int c = 21; c < 24; c++) {
+		struct ibv_async_event ae = { .event_type =
+						      (enum ibv_event_type)c };
+		struct ibve_event ev;
+
+		ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+		emit(&ev);
+	}
+	{
+		struct ibv_async_event ae = { .event_type =
+						      IBV_EVENT_QP_FATAL };
+		struct ibve_event ev;
+
+		ibve_event_from_verbs(&ev, &ae, "rxe0", 0);
+		emit(&ev);
+	}
+}
+
+static void hotplug_rows(void)
+{
+	struct ibve_event ev;
+
+	for (int c = IBVE_HOTPLUG_DEVICE_ADDED;
+	     c <= IBVE_HOTPLUG_DEVICE_REMOVED; c++) {
+		base(&ev);
+		ibve_hp_event_device(&ev, "rxe0", 0xf8d24cfffed49ed8, "uverbs0",
+				     c);
+		emit(&ev);
+		base(&ev);
+		ibve_hp_event_device(&ev, "rxe0", 0, NULL, c);
+		emit(&ev);
+	}
+	for (int attach = 0; attach < 2; attach++) {
+		base(&ev);
+		ibve_hp_event_netdev(&ev, "mlx5_bond_0", 0x1070fd0300c59a40, 1,
+				     9, "bond0", attach);
+		emit(&ev);
+		base(&ev);
+		ibve_hp_event_netdev(&ev, "mlx5_bond_0", 0x1070fd0300c59a40, 1,
+				     0, "", attach);
+		emit(&ev);
+	}
+	/* a newer kernel's announcement is not read; a capture may say one */
+	base(&ev);
+	ibve_strcpy(ev.device, "rxe0", sizeof(ev.device));
+	ibve_event_set_code(&ev, IBVE_SOURCE_HOTPLUG, 7);
+	emit(&ev);
+}
+
+static void sm_rows(void)
+{
+	for (uint16_t trap = 63; trap <= 68; trap++) {
+		struct ibve_sm_mad r = { .kind = IBVE_SM_MAD_REPORT,
+					 .trap = trap,
+					 .producer = 4,
+					 .issuer_lid = 2,
+					 .gid = { 0xfe, 0x80, [15] = 7 } };
+		struct ibve_event ev;
+
+		ibve_sm_event_from_report(&ev, &r, "ibsim0", 0x100003, 1);
+		emit(&ev);
+	}
+}
+
+static void kernel_rows(void)
+{
+	static const struct {
+		int event;
+		enum ibve_khook hook;
+		unsigned int flags;
+	} k[] = {
+		{ IBV_EVENT_SRQ_LIMIT_REACHED, IBVE_KHOOK_SRQ,
+		  IBVE_KF_HANDLE | IBVE_KF_OWNER },
+		{ IBV_EVENT_SQ_DRAINED, IBVE_KHOOK_QP,
+		  IBVE_KF_HANDLE | IBVE_KF_OWNER | IBVE_KF_NUM |
+			  IBVE_KF_QP_TYPE },
+		{ IBV_EVENT_QP_FATAL, IBVE_KHOOK_CORE_QP,
+		  IBVE_KF_NUM | IBVE_KF_QP_TYPE },
+		{ IBV_EVENT_CQ_ERR, IBVE_KHOOK_CQ, IBVE_KF_HANDLE },
+		{ IBV_EVENT_WQ_FATAL, IBVE_KHOOK_WQ,
+		  IBVE_KF_HANDLE | IBVE_KF_OWNER | IBVE_KF_NUM },
+		{ 21, IBVE_KHOOK_CORE_QP, IBVE_KF_NUM | IBVE_KF_OWNER },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(k); i++) {
+		for (int variant = 0; variant < 2; variant++) {
+			struct ibve_kevent e = { .event = (__u32)k[i].event,
+						 .hook = k[i].hook,
+						 .flags = k[i].flags,
+						 .num = 0x16,
+						 .handle = 5,
+						 .port = 1,
+						 .tgid = 211,
+						 .qp_type = 2,
+						 .comm = "ibv_eventinject",
+						 .kern = "nvme_rdma",
+						 .device = "rxe0" };
+			struct ibve_event ev;
+
+			if (k[i].hook == IBVE_KHOOK_CQ ||
+			    k[i].hook == IBVE_KHOOK_SRQ)
+				e.port = 0;
+			base(&ev);
+			ibve_kevent_record(&ev, &e, 0xf8d24cfffed49ed8);
+			if (variant && (ev.fields & IBVE_FIELD_OWNER))
+				snprintf(
+					ev.kernel.cgroup,
+					sizeof(ev.kernel.cgroup),
+					"/system.slice/slurmstepd.scope/job_4711/step_0");
+			if (variant) {
+				/* what the source adds: the cause before */
+				snprintf(ev.kernel.after,
+					 sizeof(ev.kernel.after), "%s",
+					 i % 2 ? "PORT_ERR" : "DEVICE_FATAL");
+				ev.kernel.after_port = i % 2;
+				ev.kernel.after_us = 951000;
+				ev.fields |= IBVE_FIELD_AFTER;
+			}
+			emit(&ev);
+		}
+	}
+	/* every QP type, named or not */
+	for (uint32_t t = 0; t < 300; t += t < 12 ? 1 : 61) {
+		struct ibve_kevent e = { .event = IBV_EVENT_QP_FATAL,
+					 .hook = IBVE_KHOOK_CORE_QP,
+					 .flags = IBVE_KF_NUM | IBVE_KF_QP_TYPE,
+					 .num = 7,
+					 .qp_type = t,
+					 .device = "rxe0" };
+		struct ibve_event ev;
+
+		if (t == 244)
+			e.qp_type = 255;
+		base(&ev);
+		ibve_kevent_record(&ev, &e, 0);
+		emit(&ev);
+	}
+	{
+		struct ibve_event ev;
+
+		base(&ev);
+		ibve_strcpy(ev.device, "rxe0", sizeof(ev.device));
+		ibve_event_set_code(&ev, IBVE_SOURCE_KERNEL,
+				    IBVE_KERNEL_EVENTS_LOST);
+		ev.lost = 31000;
+		ev.fields |= IBVE_FIELD_LOST;
+		emit(&ev);
+	}
+}
+
+/* An mlx5 entry of TYPE and SUB, with data bytes D (offset from 32). */
+static void mlx5_entry(uint8_t type, uint8_t sub, const uint8_t *d, size_t n)
+{
+	uint8_t eqe[64] = { 0 };
+	struct ibve_event ev;
+
+	eqe[1] = type;
+	eqe[3] = sub;
+	if (n)
+		memcpy(eqe + 32, d, n);
+	base(&ev);
+	ibve_strcpy(ev.device, "mlx5_0", sizeof(ev.device));
+	ibve_mlx5_decode(&ev, eqe, sizeof(eqe));
+	emit(&ev);
+}
+
+static void mlx5_rows(void)
+{
+	struct ibve_event ev;
+
+	/* every type, known or not */
+	for (int t = 0; t < 256; t++)
+		mlx5_entry((uint8_t)t, 0, NULL, 0);
+	for (int sub = 0; sub < 16; sub++) {
+		uint8_t port[9] = { [8] = (uint8_t)((sub % 3) << 4) };
+
+		mlx5_entry(IBVE_MLX5_PORT_CHANGE, (uint8_t)sub, port,
+			   sizeof(port));
+		mlx5_entry(IBVE_MLX5_GENERAL, (uint8_t)sub, NULL, 0);
+	}
+	for (int status = 0; status < 16; status++)
+		for (int err = 0; err < 16; err++) {
+			uint8_t m[7] = { 0, 2, 0,	    (uint8_t)status,
+					 0, 0, (uint8_t)err };
+
+			if (status != 3 && err)
+				continue;
+			mlx5_entry(IBVE_MLX5_PORT_MODULE, 0, m, sizeof(m));
+		}
+	for (int s = 0; s < 3; s++) {
+		uint8_t map[16] = {
+			[0] = s == 2 ? 0x80 : 0, [13] = 0x40, [15] = s ? 0x21 : 0
+		};
+
+		mlx5_entry(IBVE_MLX5_TEMP_WARN, 0, map, s ? sizeof(map) : 0);
+	}
+	base(&ev);
+	ibve_strcpy(ev.device, "mlx5_1", sizeof(ev.device));
+	ibve_mlx5_event_lost(&ev, 1);
+	emit(&ev);
+}
+
+/* Every record to the validator; whether it took them all. */
+static void test_census(void)
+{
+	int st;
+
+	census = popen(
+		"bash -c 'set -o pipefail; test/schema-check --kind event - |"
+		" sed \"s/^/#   /\"'",
+		"w");
+	if (!ok(census != NULL, "the validator starts"))
+		return;
+	verbs_rows();
+	hotplug_rows();
+	sm_rows();
+	kernel_rows();
+	mlx5_rows();
+	fflush(stdout);
+	st = pclose(census);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "%lu records of every source, row, field and decoded value are valid under " SCHEMA,
+	   written);
+}
+
+/* --- keys ---------------------------------------------------------------- */
+
+static void test_keys(struct json_object *schema)
+{
+	struct json_object *props = at(schema, "properties");
+	struct set p = { 0 }, known = { 0 }, table = { 0 }, items = { 0 };
+
+	json_object_object_foreach(props, k, v)
+	{
+		(void)v;
+		set_add(&p, k);
+	}
+	for (int i = 0; i < K_COUNT; i++) {
+		set_add(&table, ibve_keys[i].name);
+		set_add(&known, ibve_keys[i].name);
+	}
+	for (size_t i = 0; i < keys.n; i++)
+		set_add(&known, keys.v[i]);
+	{
+		/* every key of the parser's table is a property */
+		struct set missing = { 0 };
+
+		for (size_t i = 0; i < table.n; i++)
+			if (!set_has(&p, table.v[i]))
+				set_add(&missing, table.v[i]);
+		ok(missing.n == 0,
+		   "the %zu keys of lib/fields.c's table are properties of the schema",
+		   table.n);
+		for (size_t i = 0; i < missing.n; i++)
+			printf("#   not a property: %s\n", missing.v[i]);
+		set_free(&missing);
+	}
+	ok(keys.n >= 30 && set_same(&known, "the code", &p, "the schema"),
+	   "the schema's properties are the keys the code writes and reads (%zu written)",
+	   keys.n);
+	json_object_object_foreach(
+		at(schema, "properties/rates/items/properties"), k2, v2)
+	{
+		(void)v2;
+		set_add(&items, k2);
+	}
+	ok(rkeys.n == 3 && set_same(&rkeys, "rates as written", &items,
+				    "the schema's rates items"),
+	   "the keys of \"rates\" items are the schema's");
+	set_free(&p);
+	set_free(&known);
+	set_free(&table);
+	set_free(&items);
+}
+
+/* --- the event table ----------------------------------------------------- */
+
+static bool named(struct json_object *x, const char *name)
+{
+	return x && strcmp(json_object_get_string(x), name) == 0;
+}
+
+/* Whether rule R's source (a const or an enum) includes SOURCE. */
+static bool rule_has_source(struct json_object *r, const char *source)
+{
+	struct json_object *s = at(r, "if/properties/source");
+	struct json_object *c = at(s, "const"), *e = at(s, "enum");
+
+	if (c)
+		return named(c, source);
+	for (size_t i = 0; e && i < json_object_array_length(e); i++)
+		if (named(json_object_array_get_idx(e, i), source))
+			return true;
+	return false;
+}
+
+static const char *source_at(int i)
+{
+	const char *n = ibve_source_name((enum ibve_source)i);
+
+	return strcmp(n, "unknown") ? n : NULL;
+}
+
+static void test_table(struct json_object *schema)
+{
+	struct json_object *rows = at(schema, "$defs/event_table/allOf");
+	struct json_object *names = at(schema, "$defs/names/allOf");
+	const struct ibve_event_desc *d;
+	size_t nrows = json_object_array_length(rows), bad = 0, rules = 0;
+
+	/* each row of the table has its rule, with the row's facts */
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
+		const char *src = ibve_source_name(d->source);
+		struct json_object *r = NULL, *then, *sev;
+
+		for (size_t k = 0; k < nrows && !r; k++) {
+			struct json_object *x =
+				json_object_array_get_idx(rows, k);
+
+			if (named(at(x, "if/properties/event/const"),
+				  d->name) &&
+			    rule_has_source(x, src))
+				r = x;
+		}
+		then = at(r, "then/properties");
+		sev = at(then, "severity/const");
+		if (!sev) { /* severity by the entry: the row's is one */
+			struct json_object *e = at(then, "severity/enum");
+
+			for (size_t k = 0;
+			     e && k < json_object_array_length(e) && !sev; k++)
+				if (named(json_object_array_get_idx(e, k),
+					  ibve_severity_name(d->severity)))
+					sev = json_object_array_get_idx(e, k);
+		}
+		if (!r ||
+		    json_object_get_int(at(then, "code/const")) != d->code ||
+		    !named(at(then, "class/const"), ibve_class_name(d->cls)) ||
+		    json_object_get_boolean(at(then, "affiliated/const")) !=
+			    d->affiliated ||
+		    !named(sev, ibve_severity_name(d->severity))) {
+			printf("#   %s %s (%d): %s\n", src, d->name, d->code,
+			       r ? "its rule says otherwise" : "no rule");
+			bad++;
+		}
+		/* the kernel source speaks the verbs rows too */
+		if (d->source == IBVE_SOURCE_VERBS && r &&
+		    !rule_has_source(r, "kernel")) {
+			printf("#   %s: not a name of source kernel\n",
+			       d->name);
+			bad++;
+		}
+	}
+	/* each rule is a row of the table, for each of its sources */
+	for (size_t k = 0; k < nrows; k++) {
+		struct json_object *x = json_object_array_get_idx(rows, k);
+		const char *name = json_object_get_string(
+			at(x, "if/properties/event/const"));
+		int code = json_object_get_int(
+			at(x, "then/properties/code/const"));
+
+		for (int s = 0; source_at(s); s++) {
+			const struct ibve_event_desc *f;
+
+			if (!rule_has_source(x, source_at(s)))
+				continue;
+			rules++;
+			f = ibve_event_desc_find((enum ibve_source)s, code);
+			if (!f || !name || strcmp(f->name, name)) {
+				printf("#   rule %s (%s, %d): not a row of the table\n",
+				       name ? name : "?", source_at(s), code);
+				bad++;
+			}
+		}
+	}
+	ok(bad == 0 && rules > 60,
+	   "the schema's %zu rules of names are the event table's rows, code, class, affiliation and severity",
+	   rules);
+
+	/* each source's names, and the UNKNOWN(n) it never writes */
+	bad = 0;
+	for (int s = 0; source_at(s); s++) {
+		struct set want = { 0 }, got = { 0 }, wunk = { 0 },
+			   gunk = { 0 };
+		struct json_object *r = NULL;
+		char unk[32];
+
+		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
+			if (!ibve_event_desc_find((enum ibve_source)s,
+						  d->code) ||
+			    strcmp(ibve_event_desc_find((enum ibve_source)s,
+							d->code)
+					   ->name,
+				   d->name))
+				continue;
+			set_add(&want, d->name);
+			snprintf(unk, sizeof(unk), "UNKNOWN(%d)", d->code);
+			set_add(&wunk, unk);
+		}
+		for (size_t k = 0; k < json_object_array_length(names); k++)
+			if (named(at(json_object_array_get_idx(names, k),
+				     "if/properties/source/const"),
+				  source_at(s)))
+				r = json_object_array_get_idx(names, k);
+		strings(r, "then/properties/event/anyOf/0/enum", &got);
+		strings(r, "then/properties/event/anyOf/1/not/enum", &gunk);
+		if (!set_same(&want, "the table", &got, "the schema") ||
+		    !set_same(&wunk, "the table", &gunk, "the schema")) {
+			printf("#   in the names of source %s\n", source_at(s));
+			bad++;
+		}
+		set_free(&want);
+		set_free(&got);
+		set_free(&wunk);
+		set_free(&gunk);
+	}
+	ok(bad == 0,
+	   "each source's names in the schema are the table's, UNKNOWN(n) only for codes without a row");
+}
+
+/* --- enums -------------------------------------------------------------- */
+
+/* The enum at PATH of SCHEMA against WANT. */
+static void same_enum(struct json_object *schema, const char *path,
+		      const struct set *want, const char *what)
+{
+	struct set got = { 0 };
+
+	strings(schema, path, &got);
+	ok(got.n && set_same(want, what, &got, path), "%s: the schema's %s",
+	   path, what);
+	set_free(&got);
+}
+
+static void test_enums(struct json_object *schema)
+{
+	struct set s = { 0 };
+	const struct ibve_event_desc *d;
+
+	for (int i = 0; source_at(i); i++)
+		set_add(&s, source_at(i));
+	same_enum(schema, "properties/source/enum", &s, "sources");
+	set_free(&s);
+	for (int i = 0; i <= IBVE_CLASS_UNKNOWN; i++)
+		set_add(&s, ibve_class_name((enum ibve_class)i));
+	same_enum(schema, "properties/class/enum", &s, "classes");
+	set_free(&s);
+	for (int i = 0; i <= IBVE_SEVERITY_FATAL; i++)
+		set_add(&s, ibve_severity_name((enum ibve_severity)i));
+	same_enum(schema, "properties/severity/enum", &s, "severities");
+	set_free(&s);
+	/* the kernel source names the port or device event before */
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+		if (d->source == IBVE_SOURCE_VERBS &&
+		    (d->cls == IBVE_CLASS_PORT ||
+		     d->cls == IBVE_CLASS_DEVICE) &&
+		    d->severity >= IBVE_SEVERITY_WARNING)
+			set_add(&s, d->name);
+	same_enum(schema, "properties/after/enum", &s,
+		  "verbs port and device events, warning or worse");
+	set_free(&s);
+	for (uint32_t t = 0; t < 4096; t++)
+		if (strncmp(ibve_qp_type_name(t), "QPT(", 4))
+			set_add(&s, ibve_qp_type_name(t));
+	same_enum(schema, "properties/qp_type/anyOf/0/enum", &s,
+		  "named QP types");
+	set_free(&s);
+	for (size_t i = 0; i < 4; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "properties/%s/enum",
+			 decoded_key[i]);
+		same_enum(schema, path, &decoded[i],
+			  "values the mlx5 decoder wrote");
+	}
+}
+
+int main(void)
+{
+	struct json_object *schema = json_object_from_file(SCHEMA);
+
+	if (!ok(schema != NULL, "%s reads", SCHEMA))
+		return done_testing();
+	test_census();
+	test_keys(schema);
+	test_table(schema);
+	test_enums(schema);
+	json_object_put(schema);
+	set_free(&keys);
+	set_free(&rkeys);
+	for (size_t i = 0; i < 4; i++)
+		set_free(&decoded[i]);
+	return done_testing();
+}
