@@ -401,6 +401,21 @@ free_port() {
 	echo "$p"
 }
 
+# prometheus_start PORT CONFIG: a real Prometheus (Debian's) with CONFIG,
+# on 127.0.0.1:PORT, its data in this test's directory; SIGTERM ends it.
+prometheus_start() {
+	bg_start prometheus 0 prometheus --config.file="$2" \
+		--storage.tsdb.path="$BATS_TEST_TMPDIR/tsdb" \
+		--web.listen-address="127.0.0.1:$1"
+}
+
+# prom_query PORT EXPR: the first value the Prometheus on PORT has for EXPR
+# ("" when it has none yet).
+prom_query() {
+	curl -fsG "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2" |
+		jq -r '.data.result[0].value[1] // empty'
+}
+
 # wait_http URL [SECONDS]: until URL answers.
 wait_http() {
 	local end=$((SECONDS + ${2:-15}))

@@ -155,22 +155,16 @@ scrape_configs:
   - job_name: listen
     static_configs: [{ targets: ['127.0.0.1:$ml'] }]
 YML
-	bg_start prometheus 0 prometheus --config.file="$BATS_TEST_TMPDIR/prometheus.yml" \
-		--storage.tsdb.path="$BATS_TEST_TMPDIR/tsdb" \
-		--web.listen-address="127.0.0.1:$pp"
-	q() {
-		curl -fsG "http://127.0.0.1:$pp/api/v1/query" --data-urlencode "query=$1" |
-			jq -r '.data.result[0].value[1] // empty'
-	}
+	prometheus_start "$pp" "$BATS_TEST_TMPDIR/prometheus.yml"
 	end=$((SECONDS + 60))
-	until [ "$(q 'sum(rdma_async_events_total{job="textfile"})')" = 28 ] &&
-		[ "$(q 'sum(rdma_async_events_total{job="listen"})')" = 28 ]; do
+	until [ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="textfile"})')" = 28 ] &&
+		[ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="listen"})')" = 28 ]; do
 		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "${BG_ERR[prometheus]}")"
 		sleep 0.5
 	done
-	assert_equal "$(q 'rdma_async_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
-	assert_equal "$(q 'rdma_port_state{job="listen",device="mlx5_1",port="1"}')" 4
-	assert_equal "$(q 'count(ibvevent_build_info)')" 2
+	assert_equal "$(prom_query "$pp" 'rdma_async_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
+	assert_equal "$(prom_query "$pp" 'rdma_port_state{job="listen",device="mlx5_1",port="1"}')" 4
+	assert_equal "$(prom_query "$pp" 'count(ibvevent_build_info)')" 2
 }
 
 @test "--metrics-listen: /metrics only, GET only, loopback when no host is given" {

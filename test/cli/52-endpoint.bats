@@ -266,23 +266,17 @@ code() {
 		    tls_config: { ca_file: '$CA' }
 		    static_configs: [{ targets: ['127.0.0.1:$PORT'] }]
 	YML
-	bg_start prometheus 0 prometheus --config.file="$BATS_TEST_TMPDIR/prometheus.yml" \
-		--storage.tsdb.path="$BATS_TEST_TMPDIR/tsdb" \
-		--web.listen-address="127.0.0.1:$pp"
-	q() {
-		curl -fsG "http://127.0.0.1:$pp/api/v1/query" --data-urlencode "query=$1" |
-			jq -r '.data.result[0].value[1] // empty'
-	}
+	prometheus_start "$pp" "$BATS_TEST_TMPDIR/prometheus.yml"
 	end=$((SECONDS + 90))
-	until [ "$(q 'up{job="tls"}')" = 1 ] &&
-		[ "$(q 'sum(rdma_async_events_total{job="tls"})')" = 28 ] &&
-		[ -n "$(q 'up{job="nopassword"}')" ]; do
+	until [ "$(prom_query "$pp" 'up{job="tls"}')" = 1 ] &&
+		[ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="tls"})')" = 28 ] &&
+		[ -n "$(prom_query "$pp" 'up{job="nopassword"}')" ]; do
 		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "${BG_ERR[prometheus]}")"
 		sleep 0.5
 	done
-	assert_equal "$(q 'rdma_port_state{job="tls",device="mlx5_1",port="1"}')" 4
+	assert_equal "$(prom_query "$pp" 'rdma_port_state{job="tls",device="mlx5_1",port="1"}')" 4
 	# the job without the password is refused
-	assert_equal "$(q 'up{job="nopassword"}')" 0
+	assert_equal "$(prom_query "$pp" 'up{job="nopassword"}')" 0
 	run curl -fsG "http://127.0.0.1:$pp/api/v1/targets"
 	assert_output --partial '401 Unauthorized'
 }
