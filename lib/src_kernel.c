@@ -518,8 +518,13 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 			return false;
 		s->timer_armed = false;
 	} else {
+		/*
+		 * The pause is over: clear its timer. A drain's later calls
+		 * (after a full batch) find it cleared already; they read on.
+		 */
 		if (cookie == C_PAUSE &&
-		    read(s->pause_fd, &ticks, sizeof(ticks)) < 0)
+		    read(s->pause_fd, &ticks, sizeof(ticks)) < 0 &&
+		    errno != EAGAIN)
 			return false;
 		s->batch = 0;
 		r = ring_buffer__consume(s->rb);
