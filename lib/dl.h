@@ -36,6 +36,23 @@ struct ibve_dl {
 #define IBVE_DL_MEMBER(f) __typeof__(f) *f;
 
 /*
+ * VAR (of storage class CLASS: static, or nothing), the loader of table
+ * FN (a struct of function pointers) whose functions NAMES names in FN's
+ * order, checked to name one per pointer.
+ */
+#define IBVE_DL_DEFINE(class, var, fn_, names_, soname_, users_, package_)   \
+	_Static_assert(sizeof(fn_) == sizeof(names_) / sizeof((names_)[0]) * \
+					      sizeof(void *),                \
+		       "one name per function");                             \
+	class struct ibve_dl var = { .soname = soname_,                      \
+				     .users = users_,                        \
+				     .package = package_,                    \
+				     .names = names_,                        \
+				     .n = sizeof(names_) /                   \
+					  sizeof((names_)[0]),               \
+				     .fn = &(fn_) }
+
+/*
  * Load L, once for all threads: 0 when its functions can be called; else
  * -ELIBACC with the library and what is missing in ibve_errmsg(), the
  * same on every later call.

@@ -30,18 +30,11 @@
 #define IBVE_DL_NAME(f) #f,
 
 /* LIB's table, the names of its functions (in order), and its loader. */
-#define LIBRARY(lib, funcs, file, need, deb)                              \
-	struct ibve_##lib ibve_##lib##_fn;                                \
-	static const char *const lib##_names[] = { funcs(IBVE_DL_NAME) }; \
-	_Static_assert(sizeof(ibve_##lib##_fn) ==                         \
-			       ARRAY_SIZE(lib##_names) * sizeof(void *),  \
-		       "one name per function");                          \
-	struct ibve_dl ibve_##lib##_dl = { .soname = file,                \
-					   .users = need,                 \
-					   .package = deb,                \
-					   .names = lib##_names,          \
-					   .n = ARRAY_SIZE(lib##_names),  \
-					   .fn = &ibve_##lib##_fn }
+#define LIBRARY(lib, funcs, file, need, deb)                                  \
+	struct ibve_##lib ibve_##lib##_fn;                                    \
+	static const char *const lib##_names[] = { funcs(IBVE_DL_NAME) };     \
+	IBVE_DL_DEFINE(, ibve_##lib##_dl, ibve_##lib##_fn, lib##_names, file, \
+		       need, deb)
 
 LIBRARY(jsonc, IBVE_JSONC_FUNCS, IBVE_SONAME_JSONC, "to read JSON",
 	"libjson-c5");

@@ -204,15 +204,9 @@ static struct {
 static int load_libsystemd(void)
 {
 	static const char *const names[] = { "sd_journal_sendv" };
-	static struct ibve_dl lib = { .soname = IBVE_SYSTEMD_SONAME,
-				      .users = "for the journal",
-				      .package = "libsystemd0",
-				      .names = names,
-				      .n = ARRAY_SIZE(names),
-				      .fn = &sd };
+	IBVE_DL_DEFINE(static, lib, sd, names, IBVE_SYSTEMD_SONAME,
+		       "for the journal", "libsystemd0");
 
-	_Static_assert(sizeof(sd) == ARRAY_SIZE(names) * sizeof(void *),
-		       "one name per function");
 	return ibve_dl_load(&lib);
 }
 

@@ -55,17 +55,9 @@ static struct {
 static int xcrypt_load(void)
 {
 	static const char *const names[] = { "crypt_rn", "crypt_gensalt_rn" };
-	static struct ibve_dl lib = {
-		.soname = IBVE_CRYPT_SONAME,
-		.users = "for the passwords of --web-config",
-		.package = "libcrypt1",
-		.names = names,
-		.n = ARRAY_SIZE(names),
-		.fn = &xcrypt
-	};
+	IBVE_DL_DEFINE(static, lib, xcrypt, names, IBVE_CRYPT_SONAME,
+		       "for the passwords of --web-config", "libcrypt1");
 
-	_Static_assert(sizeof(xcrypt) == ARRAY_SIZE(names) * sizeof(void *),
-		       "one name per function");
 	return ibve_dl_load(&lib);
 }
 

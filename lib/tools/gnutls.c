@@ -24,15 +24,8 @@ int ibve_gnutls_load(void)
 		"gnutls_strerror",
 		"gnutls_hmac_fast",
 	};
-	static struct ibve_dl lib = { .soname = IBVE_GNUTLS_SONAME,
-				      .users = "for the TLS of --web-config",
-				      .package = "libgnutls30",
-				      .names = names,
-				      .n = ARRAY_SIZE(names),
-				      .fn = &ibve_gnutls };
+	IBVE_DL_DEFINE(static, lib, ibve_gnutls, names, IBVE_GNUTLS_SONAME,
+		       "for the TLS of --web-config", "libgnutls30");
 
-	_Static_assert(sizeof(ibve_gnutls) ==
-			       ARRAY_SIZE(names) * sizeof(void *),
-		       "one name per function");
 	return ibve_dl_load(&lib);
 }

@@ -80,15 +80,9 @@ static int mhd_load(void)
 		"MHD_queue_basic_auth_fail_response",
 		"MHD_free",
 	};
-	static struct ibve_dl lib = { .soname = IBVE_MHD_SONAME,
-				      .users = "for the HTTP endpoint",
-				      .package = "libmicrohttpd12",
-				      .names = names,
-				      .n = ARRAY_SIZE(names),
-				      .fn = &mhd };
+	IBVE_DL_DEFINE(static, lib, mhd, names, IBVE_MHD_SONAME,
+		       "for the HTTP endpoint", "libmicrohttpd12");
 
-	_Static_assert(sizeof(mhd) == ARRAY_SIZE(names) * sizeof(void *),
-		       "one name per function");
 	return ibve_dl_load(&lib);
 }
 

@@ -54,15 +54,9 @@ static int yaml_load(void)
 		"yaml_document_get_node",
 		"yaml_document_delete",
 	};
-	static struct ibve_dl lib = { .soname = IBVE_YAML_SONAME,
-				      .users = "for --web-config",
-				      .package = "libyaml-0-2",
-				      .names = names,
-				      .n = ARRAY_SIZE(names),
-				      .fn = &yaml };
+	IBVE_DL_DEFINE(static, lib, yaml, names, IBVE_YAML_SONAME,
+		       "for --web-config", "libyaml-0-2");
 
-	_Static_assert(sizeof(yaml) == ARRAY_SIZE(names) * sizeof(void *),
-		       "one name per function");
 	return ibve_dl_load(&lib);
 }
 
