@@ -467,22 +467,6 @@ static bool key_is(const char *k, const char *end, enum ibve_key w)
 	return true;
 }
 
-static const bool is_ws[256] = {
-	[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true
-};
-
-static bool ws(char c)
-{
-	return is_ws[(unsigned char)c];
-}
-
-static inline const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && ws(*p))
-		p++;
-	return p;
-}
-
 /* Bytes that end a plain run inside a string: quote, backslash, controls. */
 static const bool stops_string[256] = {
 	[0x00 ... 0x1f] = true,
@@ -666,7 +650,7 @@ static const char *fast_value(struct fast *f, const char *p, const char *end,
 		if (!n || n > 18 || (d[0] == '0' && n > 1) ||
 		    (v->neg && v->u == 0))
 			return NULL;
-		if (p < end && !ws(*p) && *p != ',' && *p != '}')
+		if (p < end && !ibve_json_ws(*p) && *p != ',' && *p != '}')
 			return NULL; /* a fraction, an exponent, ... */
 		return p;
 	}
@@ -679,10 +663,10 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 	f->used = 0;
 	f->present = 0;
 	f->clean = clean_line(p, (size_t)(end - p));
-	p = skip_ws(p, end);
+	p = ibve_skip_ws(p, end);
 	if (p >= end || *p++ != '{')
 		return 0;
-	p = skip_ws(p, end);
+	p = ibve_skip_ws(p, end);
 	if (p < end && *p == '}') {
 		p++;
 		goto tail;
@@ -708,17 +692,17 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		if (slot < K_COUNT)
 			f->present |= KEY_BIT(slot);
 
-		p = skip_ws(kend + 1, end);
+		p = ibve_skip_ws(kend + 1, end);
 		if (p >= end || *p++ != ':')
 			return 0;
-		p = skip_ws(p, end);
+		p = ibve_skip_ws(p, end);
 		/* the last of repeated keys wins, as with json-c */
 		p = fast_value(f, p, end, slot < K_COUNT ? &f->v[slot] : NULL);
 		if (!p)
 			return 0;
-		p = skip_ws(p, end);
+		p = ibve_skip_ws(p, end);
 		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
+			p = ibve_skip_ws(p + 1, end);
 			continue;
 		}
 		if (p < end && *p == '}') {
@@ -728,7 +712,7 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		return 0;
 	}
 tail:
-	return skip_ws(p, end) == end;
+	return ibve_skip_ws(p, end) == end;
 }
 
 /* ------------------------------------------------------------------ */

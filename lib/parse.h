@@ -22,6 +22,20 @@ int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
 			  size_t errlen);
 int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 		      size_t errlen);
+/* JSON's white space: space, tab, line feed, carriage return. */
+static inline bool ibve_json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* P past white space, not beyond END. */
+static inline const char *ibve_skip_ws(const char *p, const char *end)
+{
+	while (p < end && ibve_json_ws(*p))
+		p++;
+	return p;
+}
+
 /*
  * The replay's prefilter (prefilter.c). Before parsing LINE: false when F
  * cannot pass its record, as its event, source and device, found by a

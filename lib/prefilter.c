@@ -91,14 +91,6 @@ static bool words_at(const char *p, const struct words *w)
 	       ((x[1] & w->m[1]) ^ w->w[1]) == 0;
 }
 
-/* Past white space, if any (lines of our own have none). */
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
 /*
  * The closing quote of a string whose bytes start at P: NULL when there is
  * none, or when a backslash comes first (an escape: the parser's). Eight
@@ -163,18 +155,18 @@ static bool members(const char *p, const char *end, struct ident *id)
 		int kind;
 
 		if (p < end && *p != '"')
-			p = skip_ws(p, end);
+			p = ibve_skip_ws(p, end);
 		if (p >= end || *p != '"')
 			return false;
 		k = p + 1;
 		ke = str_end(k, end);
 		if (!ke || (kind = key_kind(k, (size_t)(ke - k))) == -2)
 			return false;
-		p = skip_ws(ke + 1, end);
+		p = ibve_skip_ws(ke + 1, end);
 		if (p >= end || *p++ != ':')
 			return false;
 		if (p < end && *p != '"')
-			p = skip_ws(p, end);
+			p = ibve_skip_ws(p, end);
 		if (p >= end)
 			return false;
 		if (*p == '"') {
@@ -196,12 +188,12 @@ static bool members(const char *p, const char *end, struct ident *id)
 			id->n[kind] = (size_t)(ve - v);
 		}
 		if (p < end && *p != ',' && *p != '}')
-			p = skip_ws(p, end);
+			p = ibve_skip_ws(p, end);
 		if (p < end && *p == ',') {
 			p++;
 			continue;
 		}
-		return p < end && *p == '}' && skip_ws(p + 1, end) == end;
+		return p < end && *p == '}' && ibve_skip_ws(p + 1, end) == end;
 	}
 }
 
@@ -209,7 +201,7 @@ static bool scan(const char *p, const char *end, struct ident *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->end = end;
-	p = skip_ws(p, end);
+	p = ibve_skip_ws(p, end);
 	if (p >= end || *p++ != '{')
 		return false;
 	return members(p, end, id);
