@@ -42,7 +42,7 @@ struct ibve_src {
 	size_t cap, start, end; /* unread bytes are buf[start..end) */
 	unsigned long line;
 	const struct ibve_filter *needed; /* for this batch, or NULL */
-	struct ibve_prefilter *pf;	  /* NULL: every line parsed */
+	struct ibve_prefilter *pf;	  /* made when a filter first asks */
 	struct json_tokener *tok;
 	/* the capture's clock (with a step) */
 	bool clock_set, held, ended;
@@ -94,7 +94,7 @@ static int start(struct ibve_src *r)
 	}
 	r->cap = CHUNK * 2;
 	r->buf = malloc(r->cap);
-	if (!r->buf || ibve_prefilter_new(&r->pf))
+	if (!r->buf)
 		return ibve_error(ENOMEM, "out of memory");
 	if (r->paced) {
 		struct itimerspec its = { 0 };
@@ -227,7 +227,7 @@ static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 				continue;
 		}
 		/* a record no one would take: not parsed at all */
-		if (r->needed && r->pf &&
+		if (r->needed && (r->pf || !ibve_prefilter_new(&r->pf)) &&
 		    !ibve_prefilter_line(r->pf, r->needed, line, len)) {
 			/* a batch's worth: the loop gets its turn */
 			if (++skips == 256)
