@@ -238,7 +238,7 @@ ibve_device_list_select(struct ibve_device_info **out,
 
 	*out = NULL;
 	errno = 0;
-	list = ibv_get_device_list(&n);
+	list = ibve_get_device_list(&n);
 	if (!list)
 		return ibve_device_list_error(errno ? -errno : -ENOSYS);
 	v = calloc(n ? (size_t)n : 1, sizeof(*v));

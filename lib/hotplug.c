@@ -78,7 +78,7 @@ static int uevent_open(void)
 	return fd;
 }
 
-static int rdma_socket(int flags)
+int ibve_nl_rdma_socket(int flags)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | flags,
@@ -100,9 +100,8 @@ struct nl_req {
 	char attrs[16];
 };
 
-typedef void (*attr_cb)(uint16_t type, const void *data, size_t len, void *arg);
-
-static void for_each_attr(const struct nlmsghdr *h, attr_cb cb, void *arg)
+void ibve_nl_for_each_attr(const struct nlmsghdr *h, ibve_nl_attr_cb cb,
+			   void *arg)
 {
 	const char *p = (const char *)NLMSG_DATA(h);
 	size_t left = h->nlmsg_len - NLMSG_HDRLEN;
@@ -122,7 +121,7 @@ static void for_each_attr(const struct nlmsghdr *h, attr_cb cb, void *arg)
 	}
 }
 
-static uint32_t attr_u32(const void *data, size_t len)
+uint32_t ibve_nl_attr_u32(const void *data, size_t len)
 {
 	uint32_t v = 0;
 
@@ -147,7 +146,7 @@ static int rdma_request(uint16_t op, const uint32_t *dev_index, bool dump,
 	int fd, r = -ENOENT;
 	ssize_t n;
 
-	fd = rdma_socket(0);
+	fd = ibve_nl_rdma_socket(0);
 	if (fd < 0)
 		return fd;
 	req.h.nlmsg_len = NLMSG_LENGTH(0);
@@ -212,7 +211,7 @@ static void sys_attr(uint16_t type, const void *data, size_t len, void *arg)
 
 static void sys_msg(const struct nlmsghdr *h, void *arg)
 {
-	for_each_attr(h, sys_attr, arg);
+	ibve_nl_for_each_attr(h, sys_attr, arg);
 }
 
 static bool rdma_monitor_supported(void)
@@ -226,7 +225,8 @@ static bool rdma_monitor_supported(void)
 
 static int rdma_monitor_open(void)
 {
-	int fd = rdma_socket(SOCK_NONBLOCK), group = RDMA_NL_GROUP_NOTIFY;
+	int fd = ibve_nl_rdma_socket(SOCK_NONBLOCK),
+	    group = RDMA_NL_GROUP_NOTIFY;
 
 	if (fd < 0)
 		return fd;
@@ -251,7 +251,7 @@ static void dev_attr(uint16_t type, const void *data, size_t len, void *arg)
 	struct dev_attrs *d = arg;
 
 	if (type == NLDEV_ATTR_DEV_INDEX) {
-		d->index = attr_u32(data, len);
+		d->index = ibve_nl_attr_u32(data, len);
 		d->has_index = true;
 	} else if (type == NLDEV_ATTR_DEV_NAME && len) {
 		size_t n = strnlen(data, len);
@@ -292,7 +292,7 @@ static void dev_msg(const struct nlmsghdr *h, void *arg)
 	struct dev_query *q = arg;
 	struct dev_attrs d = { 0 };
 
-	for_each_attr(h, dev_attr, &d);
+	ibve_nl_for_each_attr(h, dev_attr, &d);
 	if (d.has_index && d.name[0]) {
 		cache_name(q->hp, d.index, d.name);
 		q->last = d;
@@ -450,17 +450,17 @@ static void mon_attr(uint16_t type, const void *data, size_t len, void *arg)
 
 	switch (type) {
 	case NLDEV_ATTR_EVENT_TYPE:
-		m->event = (int)attr_u32(data, len);
+		m->event = (int)ibve_nl_attr_u32(data, len);
 		break;
 	case NLDEV_ATTR_DEV_INDEX:
-		m->dev_index = attr_u32(data, len);
+		m->dev_index = ibve_nl_attr_u32(data, len);
 		m->has_dev = true;
 		break;
 	case NLDEV_ATTR_PORT_INDEX:
-		m->port = attr_u32(data, len);
+		m->port = ibve_nl_attr_u32(data, len);
 		break;
 	case NLDEV_ATTR_NDEV_INDEX:
-		m->ndev_index = attr_u32(data, len);
+		m->ndev_index = ibve_nl_attr_u32(data, len);
 		break;
 	}
 }
@@ -472,7 +472,7 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	if (h->nlmsg_type != NL_TYPE(NLDEV_CMD_MONITOR) ||
 	    h->nlmsg_len < NLMSG_HDRLEN)
 		return false;
-	for_each_attr(h, mon_attr, m);
+	ibve_nl_for_each_attr(h, mon_attr, m);
 	if (!m->has_dev)
 		return false;
 	switch (m->event) {

@@ -36,6 +36,17 @@ struct ibve_hp_mon {
 };
 
 struct nlmsghdr;
+
+/* A bound NETLINK_RDMA socket (FLAGS: SOCK_NONBLOCK or 0), or -errno. */
+int ibve_nl_rdma_socket(int flags);
+/* Each attribute of netlink message H, nested ones not entered. */
+typedef void (*ibve_nl_attr_cb)(uint16_t type, const void *data, size_t len,
+				void *arg);
+void ibve_nl_for_each_attr(const struct nlmsghdr *h, ibve_nl_attr_cb cb,
+			   void *arg);
+/* An attribute's value as a u32 (from a u8 or a u32). */
+uint32_t ibve_nl_attr_u32(const void *data, size_t len);
+
 /*
  * H (a whole netlink message, nlmsg_len bytes) as a monitor message:
  * false for other messages, events a newer kernel adds, and messages

@@ -325,7 +325,7 @@ int ibve_devices_rescan(struct ibve_src *s, bool announce_changes,
 	struct ibv_device **list;
 	int n;
 
-	list = ibv_get_device_list(&n);
+	list = ibve_get_device_list(&n);
 	if (!list)
 		return errno ? -errno : -ENOSYS;
 
@@ -441,7 +441,7 @@ static int start(struct ibve_src *s)
 		return r && !s->no_rdma ? ibve_device_list_error(r) : 0;
 	}
 	errno = 0;
-	list = ibv_get_device_list(&n);
+	list = ibve_get_device_list(&n);
 	if (!list)
 		return ibve_device_list_error(errno ? -errno : -ENOSYS);
 	for (size_t w = 0; w < s->nwatch; w++) {

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The providers the present devices need, loaded before libibverbs lists
+ * the devices.
+ *
+ * ibv_get_device_list() matches each device against the providers that
+ * are already registered, and only when a device is left unmatched does it
+ * dlopen() every provider its configuration names: seventeen in rdma-core
+ * 44, most of the time ibv_devinfo takes. The kernel tells which provider
+ * each device wants (RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, the number every
+ * provider's match table names), so those are loaded first, from
+ * libibverbs' own provider directory with its private ABI's suffix. A
+ * device they do not match (or a provider that will not load) still gets
+ * libibverbs' full load: nothing is lost but the time.
+ *
+ * RDMAV_DRIVERS and IBV_DRIVERS name providers to load first: with either
+ * set, libibverbs is left to do all of it.
+ */
+#include <dlfcn.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "hotplug.h"
+#include "internal.h"
+
+/* Provider names (/etc/libibverbs.d) by the kernel's driver id. */
+static const char *const provider_of[] = {
+	[RDMA_DRIVER_MLX5] = "mlx5",
+	[RDMA_DRIVER_MLX4] = "mlx4",
+	[RDMA_DRIVER_CXGB4] = "cxgb4",
+	[RDMA_DRIVER_MTHCA] = "mthca",
+	[RDMA_DRIVER_BNXT_RE] = "bnxt_re",
+	[RDMA_DRIVER_OCRDMA] = "ocrdma",
+	[RDMA_DRIVER_IRDMA] = "irdma",
+	[RDMA_DRIVER_VMW_PVRDMA] = "vmw_pvrdma",
+	[RDMA_DRIVER_QEDR] = "qedr",
+	[RDMA_DRIVER_HNS] = "hns",
+	[RDMA_DRIVER_RXE] = "rxe",
+	[RDMA_DRIVER_HFI1] = "hfi1verbs",
+	[RDMA_DRIVER_QIB] = "ipathverbs",
+	[RDMA_DRIVER_EFA] = "efa",
+	[RDMA_DRIVER_SIW] = "siw",
+	[RDMA_DRIVER_ERDMA] = "erdma",
+};
+
+#define NPROVIDERS (sizeof(provider_of) / sizeof(provider_of[0]))
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool tried[NPROVIDERS]; /* each provider is loaded at most once */
+static char prefix[4096];      /* ".../libibverbs/lib", "" unknown */
+static unsigned int pabi;      /* libibverbs' private ABI, 0 unknown */
+
+#define NL_TYPE(op) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)
+#define BATCH	    32 /* requests in one send: their replies fit the buffer */
+
+/* Each device's index, from a dump of RDMA_NLDEV_CMD_GET. */
+struct indices {
+	uint32_t v[256];
+	size_t n;
+};
+
+static void index_attr(uint16_t type, const void *data, size_t len, void *arg)
+{
+	struct indices *ix = arg;
+
+	if (type == RDMA_NLDEV_ATTR_DEV_INDEX && ix->n < 256)
+		ix->v[ix->n++] = ibve_nl_attr_u32(data, len);
+}
+
+static void driver_attr(uint16_t type, const void *data, size_t len, void *arg)
+{
+	uint64_t *id = arg;
+
+	/* a u32, though the header's comment says u64 */
+	if (type != RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID)
+		return;
+	if (len == sizeof(*id))
+		memcpy(id, data, sizeof(*id));
+	else if (len == sizeof(uint32_t))
+		*id = ibve_nl_attr_u32(data, len);
+}
+
+/*
+ * Read replies until the dump's end (DUMP) or COUNT replies, handing each
+ * message of type OP to CB. False when the socket fails or is silent.
+ */
+static bool replies(int fd, bool dump, size_t count, uint16_t op,
+		    ibve_nl_attr_cb cb, void *arg)
+{
+	static char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+
+	while (dump || count) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (n <= 0)
+			return false;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return true;
+			if (h->nlmsg_type == NL_TYPE(op))
+				ibve_nl_for_each_attr(h, cb, arg);
+			else if (h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			if (dump && h->nlmsg_type == NLMSG_ERROR)
+				return false;
+			if (!dump && count)
+				count--;
+		}
+	}
+	return true;
+}
+
+/* A GET_CHARDEV request for the uverbs node of device INDEX, at P. */
+static size_t chardev_request(char *p, uint32_t index, uint32_t seq)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)p;
+	struct nlattr *a = (struct nlattr *)(p + NLMSG_HDRLEN);
+	size_t off = NLMSG_HDRLEN;
+
+	a->nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
+	a->nla_len = NLA_HDRLEN + sizeof(index);
+	memcpy(p + off + NLA_HDRLEN, &index, sizeof(index));
+	off += NLA_ALIGN(a->nla_len);
+	a = (struct nlattr *)(p + off);
+	a->nla_type = RDMA_NLDEV_ATTR_CHARDEV_TYPE;
+	a->nla_len = NLA_HDRLEN + sizeof("uverbs");
+	memcpy(p + off + NLA_HDRLEN, "uverbs", sizeof("uverbs"));
+	off += NLA_ALIGN(a->nla_len);
+	h->nlmsg_len = (uint32_t)off;
+	h->nlmsg_type = NL_TYPE(RDMA_NLDEV_CMD_GET_CHARDEV);
+	h->nlmsg_flags = NLM_F_REQUEST;
+	h->nlmsg_seq = seq;
+	h->nlmsg_pid = 0;
+	return off;
+}
+
+/*
+ * Which providers the devices want, in WANT: one socket, one dump for the
+ * devices' indices, then their uverbs nodes asked in batches (the kernel
+ * answers a send's requests before the send returns).
+ */
+static void wanted(bool *want)
+{
+	struct nlmsghdr dump = {
+		.nlmsg_len = NLMSG_HDRLEN,
+		.nlmsg_type = NL_TYPE(RDMA_NLDEV_CMD_GET),
+		.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.nlmsg_seq = 1,
+	};
+	struct timeval tv = { .tv_sec = 1 };
+	struct indices ix = { .n = 0 };
+	char req[BATCH * 64] __attribute__((aligned(NLMSG_ALIGNTO)));
+	int fd = ibve_nl_rdma_socket(0);
+
+	if (fd < 0)
+		return;
+	/* every wait bounded: this runs before the first line */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(fd, &dump, dump.nlmsg_len, 0) < 0 ||
+	    !replies(fd, true, 0, RDMA_NLDEV_CMD_GET, index_attr, &ix))
+		goto out;
+	for (size_t i = 0; i < ix.n; i += BATCH) {
+		size_t len = 0, k;
+		uint64_t id[BATCH];
+
+		for (k = 0; k < BATCH && i + k < ix.n; k++)
+			len += chardev_request(req + len, ix.v[i + k],
+					       (uint32_t)(2 + i + k));
+		if (send(fd, req, len, 0) < 0)
+			break;
+		/* a reply's driver id, whichever device it is of */
+		for (size_t j = 0; j < k; j++)
+			id[j] = RDMA_DRIVER_UNKNOWN;
+		for (size_t j = 0; j < k; j++) {
+			if (!replies(fd, false, 1, RDMA_NLDEV_CMD_GET_CHARDEV,
+				     driver_attr, &id[j]))
+				goto out;
+			if (id[j] < NPROVIDERS && provider_of[id[j]])
+				want[id[j]] = true;
+		}
+	}
+out:
+	close(fd);
+}
+
+/*
+ * Where libibverbs keeps its providers and the suffix it gives them:
+ * lib<name>-rdmav<N>.so beside it, N its IBVERBS_PRIVATE_<N> ABI, which
+ * it exports as verbs_register_driver_<N>.
+ */
+static bool find_providers(void)
+{
+	Dl_info info;
+	char sym[40];
+	void *reg = NULL;
+	const char *slash;
+
+	for (unsigned int n = 1; n < 200 && !reg; n++) {
+		snprintf(sym, sizeof(sym), "verbs_register_driver_%u", n);
+		if ((reg = dlsym(RTLD_DEFAULT, sym)))
+			pabi = n;
+	}
+	if (!reg || !dladdr(reg, &info) || !info.dli_fname ||
+	    !(slash = strrchr(info.dli_fname, '/')))
+		return false;
+	return snprintf(prefix, sizeof(prefix), "%.*s/libibverbs/lib",
+			(int)(slash - info.dli_fname),
+			info.dli_fname) < (int)sizeof(prefix);
+}
+
+void ibve_providers_load(void)
+{
+	static bool found, looked;
+	bool want[NPROVIDERS] = { false };
+	char path[sizeof(prefix) + 64];
+
+	if (getenv("RDMAV_DRIVERS") || getenv("IBV_DRIVERS"))
+		return;
+	pthread_mutex_lock(&lock);
+	if (!looked) {
+		found = find_providers();
+		looked = true;
+	}
+	if (found) {
+		wanted(want);
+		for (size_t i = 0; i < NPROVIDERS; i++) {
+			if (!want[i] || tried[i])
+				continue;
+			tried[i] = true;
+			snprintf(path, sizeof(path), "%s%s-rdmav%u.so", prefix,
+				 provider_of[i], pabi);
+			/* kept: libibverbs never unloads a provider either */
+			(void)dlopen(path, RTLD_NOW);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+struct ibv_device **ibve_get_device_list(int *n)
+{
+	ibve_providers_load();
+	return ibv_get_device_list(n);
+}
