@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "tools.h"
@@ -174,6 +175,9 @@ static int outcome(const struct watch *w, const struct ibve_pipeline *p, int r)
 	return w->expect && r != IBVE_STOP_EXPECT ? EXIT_NOT_MET : EXIT_OK;
 }
 
+/* glibc sizes a buffer it allocates by st_blksize whatever it is asked */
+static char out_buf[1 << 16];
+
 int main(int argc, char **argv)
 {
 	struct watch w = { 0 };
@@ -185,6 +189,10 @@ int main(int argc, char **argv)
 
 	cmd_prog = "ibv_eventwatch";
 	watch_parse(&w, argc, argv);
+	/* Not a terminal: written 64 KiB at a time, not 4 (a replay writes
+	 * megabytes); whatever is buffered goes out when the loop waits. */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
 	if (w.list) {
 		struct selection sel = { w.names, w.nnames, w.exclude,

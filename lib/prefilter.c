@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "internal.h"
 #include "parse.h"
 
@@ -93,13 +97,28 @@ static bool words_at(const char *p, const struct words *w)
 
 /*
  * The closing quote of a string whose bytes start at P: NULL when there is
- * none, or when a backslash comes first (an escape: the parser's). Eight
- * bytes at a time: a line's strings are short, and a call to memchr()
- * costs more than the search. Outside strings a line the parser takes has
- * no backslash, so this is the pass's whole check for escapes.
+ * none, or when a backslash comes first (an escape: the parser's). Sixteen
+ * bytes at a time with SSE2, then eight: a line's strings are short, and a
+ * call to memchr() costs more than the search. Outside strings a line the
+ * parser takes has no backslash, so this is the pass's whole check for
+ * escapes.
  */
 static inline const char *str_end(const char *p, const char *end)
 {
+#if defined(__SSE2__)
+	const __m128i q16 = _mm_set1_epi8('"'), b16 = _mm_set1_epi8('\\');
+
+	for (; end - p >= 16; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)p);
+		unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(x, q16), _mm_cmpeq_epi8(x, b16)));
+
+		if (m) {
+			p += __builtin_ctz(m);
+			return *p == '"' ? p : NULL;
+		}
+	}
+#endif
 	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
 
 	for (; end - p >= 8; p += 8) {
