@@ -159,6 +159,13 @@ static struct ibve_event *host_emit(void *ctx)
 	return ev;
 }
 
+static bool host_full(void *ctx)
+{
+	const struct ibve_pipeline *p = ctx;
+
+	return p->out && p->nout >= p->maxout;
+}
+
 static int host_put(void *ctx, const struct ibve_event *ev)
 {
 	struct ibve_event *slot = next_slot(ctx);
@@ -321,6 +328,7 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 	p->host = (struct ibve_host){
 		.ctx = p,
 		.emit = host_emit,
+		.full = host_full,
 		.put = host_put,
 		.watch = host_watch,
 		.unwatch = host_unwatch,

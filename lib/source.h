@@ -17,6 +17,12 @@ struct ibve_host {
 	void *ctx;
 	/* A zeroed record to fill, its time set to now; NULL: no memory. */
 	struct ibve_event *(*emit)(void *ctx);
+	/*
+	 * The reader's array is full: a source that can leave the rest where
+	 * it is (in the kernel) stops, rather than have it queued and copied
+	 * out again; the next read takes it. Always false in a run.
+	 */
+	bool (*full)(void *ctx);
 	/* A whole record of its own (a replay's), copied; -ENOMEM. */
 	int (*put)(void *ctx, const struct ibve_event *ev);
 	/* Poll FD for POLLIN; ready(SRC, COOKIE) is then called. */

@@ -506,6 +506,9 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 				release(s, d);
 			break;
 		}
+		/* the reader's array is full: the rest waits in the kernel */
+		if (s->h.full(s->h.ctx))
+			break;
 	}
 	return false;
 }
