@@ -75,6 +75,84 @@ static void test_json(void)
 	   "a short buffer: terminated, and the needed length is returned");
 	ibve_event_format_json(&ev, buf, sizeof(buf));
 	ok(strstr(buf, "\"code\":null"), "no code prints as null");
+
+	/* every row's members, whether copied whole or written one by one */
+	{
+		const struct ibve_event_desc *d;
+		size_t i, bad = 0, kept = 0, used = 0;
+		char want[512];
+
+		for (i = 0; (d = ibve_event_desc_at(i)); i++) {
+			ev = base();
+			ibve_event_set_code(&ev, d->source, d->code);
+			if (ev.desc != d)
+				continue;
+			used++;
+			ibve_event_format_json(&ev, buf, sizeof(buf));
+			snprintf(
+				want, sizeof(want),
+				",\"event\":\"%s\",\"code\":%d,\"class\":\"%s\","
+				"\"severity\":\"%s\",\"affiliated\":%s,"
+				"\"source\":\"%s\",",
+				d->name, d->code, ibve_class_name(d->cls),
+				ibve_severity_name(d->severity),
+				d->affiliated ? "true" : "false",
+				ibve_source_name(d->source));
+			bad += !strstr(buf, want);
+			/* what the record says, where it differs from its row:
+			 * one member at a time */
+			for (int m = 0; m < 6; m++) {
+				ev = base();
+				ibve_event_set_code(&ev, d->source, d->code);
+				switch (m) {
+				case 0:
+					snprintf(ev.name, sizeof(ev.name),
+						 "X%s", d->name);
+					break;
+				case 1:
+					ev.code = d->code + 1000;
+					break;
+				case 2:
+					ev.cls = d->cls == IBVE_CLASS_PORT
+							 ? IBVE_CLASS_QP
+							 : IBVE_CLASS_PORT;
+					break;
+				case 3:
+					ev.severity =
+						d->severity == IBVE_SEVERITY_INFO
+							? IBVE_SEVERITY_ERROR
+							: IBVE_SEVERITY_INFO;
+					break;
+				case 4:
+					ev.affiliated = !d->affiliated;
+					break;
+				default:
+					ev.source =
+						d->source == IBVE_SOURCE_KERNEL
+							? IBVE_SOURCE_VERBS
+							: IBVE_SOURCE_KERNEL;
+					break;
+				}
+				ibve_event_format_json(&ev, buf, sizeof(buf));
+				snprintf(want, sizeof(want),
+					 ",\"event\":\"%s\",\"code\":%d,"
+					 "\"class\":\"%s\",\"severity\":\"%s\","
+					 "\"affiliated\":%s,\"source\":\"%s\",",
+					 ev.name, ev.code,
+					 ibve_class_name(ev.cls),
+					 ibve_severity_name(ev.severity),
+					 ev.affiliated ? "true" : "false",
+					 ibve_source_name(ev.source));
+				kept += strstr(buf, want) != NULL;
+			}
+		}
+		is_int(bad, 0, "each of the %zu rows' members as its row says",
+		       i);
+		ok(used > 40 && kept == 6 * used,
+		   "a record that differs from its row in one member prints "
+		   "what it says (%zu of %zu: six members of each row)",
+		   kept, 6 * used);
+	}
 }
 
 static void test_text(void)
