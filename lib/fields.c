@@ -791,6 +791,8 @@ void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev)
 
 void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev)
 {
+	if (!ev->fields)
+		return; /* a port's event: most records */
 	for (size_t i = 0; i < ibve_nfields; i++)
 		if (ev->fields & ibve_fields[i].flag)
 			ibve_fields[i].json(j, ev);

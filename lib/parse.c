@@ -146,6 +146,16 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
+/* The keys any optional field reads. */
+static uint32_t field_keys;
+static pthread_once_t field_keys_once = PTHREAD_ONCE_INIT;
+
+static void find_field_keys(void)
+{
+	for (size_t i = 0; i < ibve_nfields; i++)
+		field_keys |= ibve_fields[i].keys;
+}
+
 static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 			  char *err, size_t errlen)
 {
@@ -158,6 +168,9 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
+	pthread_once(&field_keys_once, find_field_keys);
+	if (!(o->present & field_keys))
+		return 0; /* none of them: a port's event, most lines */
 	for (size_t i = 0; i < ibve_nfields; i++)
 		if ((o->present & ibve_fields[i].keys) &&
 		    ibve_fields[i].parse(o, ev, err, errlen))
@@ -357,6 +370,14 @@ static bool clean_line(const char *line, size_t len)
 
 		if (_mm_movemask_epi8(bad))
 			return false;
+	}
+	if (i < len && len >= 16) { /* the last 16 bytes, again in part */
+		__m128i b = _mm_loadu_si128(
+			(const __m128i *)(const void *)(line + len - 16));
+
+		return !_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(b, bs),
+				     _mm_cmpeq_epi8(_mm_min_epu8(b, ctl), b)));
 	}
 	for (; i < len; i++)
 		if (line[i] == '\\' || (unsigned char)line[i] < 0x20)
