@@ -421,7 +421,10 @@ IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
 #define CODE_SLOTS (IBVE_KERNEL_EVENTS_LOST + 1)
 
 static uint8_t code_index[NSOURCES][CODE_SLOTS]; /* row + 1; 0: none */
+/* each row's name as a record holds it, zeros after: copied whole */
+static char row_name[ARRAY_SIZE(event_table)][IBVE_EVENT_NAME_MAX];
 static pthread_once_t code_index_once = PTHREAD_ONCE_INIT;
+static bool code_index_ready; /* read first: no call once it is built */
 
 static void build_code_index(void)
 {
@@ -433,32 +436,47 @@ static void build_code_index(void)
 		if ((unsigned int)d->source < NSOURCES && d->code >= 0 &&
 		    d->code < CODE_SLOTS)
 			code_index[d->source][d->code] = (uint8_t)(i + 1);
+		ibve_strcpy(row_name[i], d->name, sizeof(row_name[i]));
 	}
+	__atomic_store_n(&code_index_ready, true, __ATOMIC_RELEASE);
+}
+
+static void code_index_build(void)
+{
+	if (!__atomic_load_n(&code_index_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&code_index_once, build_code_index);
+}
+
+/* What the code index does not hold: codes past it, the kernel's rows. */
+static const struct ibve_event_desc *desc_find_rest(enum ibve_source source,
+						    int code, bool indexed)
+{
+	if (!indexed)
+		for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
+			if (event_table[i].source == source &&
+			    event_table[i].code == code)
+				return &event_table[i];
+	/* the kernel source speaks the verbs codes */
+	if (source == IBVE_SOURCE_KERNEL && code < IBVE_KERNEL_EVENTS_LOST)
+		return ibve_event_desc_find(IBVE_SOURCE_VERBS, code);
+	return NULL;
 }
 
 IBVE_EXPORT const struct ibve_event_desc *
 ibve_event_desc_find(enum ibve_source source, int code)
 {
-	if ((unsigned int)source < NSOURCES && code >= 0 && code < CODE_SLOTS) {
+	bool indexed = (unsigned int)source < NSOURCES && code >= 0 &&
+		       code < CODE_SLOTS;
+
+	if (indexed) { /* every record: nothing else on this path */
 		uint8_t row;
 
-		pthread_once(&code_index_once, build_code_index);
+		code_index_build();
 		row = code_index[source][code];
 		if (row)
 			return &event_table[row - 1];
-		if (source == IBVE_SOURCE_KERNEL &&
-		    code < IBVE_KERNEL_EVENTS_LOST)
-			return ibve_event_desc_find(IBVE_SOURCE_VERBS, code);
-		return NULL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
-		if (event_table[i].source == source &&
-		    event_table[i].code == code)
-			return &event_table[i];
-	/* the kernel source speaks the verbs codes */
-	if (source == IBVE_SOURCE_KERNEL && code < IBVE_KERNEL_EVENTS_LOST)
-		return ibve_event_desc_find(IBVE_SOURCE_VERBS, code);
-	return NULL;
+	return desc_find_rest(source, code, indexed);
 }
 
 const struct ibve_event_desc *
@@ -610,7 +628,9 @@ IBVE_EXPORT void ibve_event_set_code(struct ibve_event *ev,
 	ev->desc = d;
 	ev->source = source;
 	ev->code = code;
-	ibve_strcpy(ev->name, d->name, sizeof(ev->name));
+	/* a row of the table (found above, so its names are made) */
+	_Static_assert(sizeof(ev->name) == sizeof(row_name[0]), "one size");
+	memcpy(ev->name, row_name[d - event_table], sizeof(ev->name));
 	ev->cls = d->cls;
 	ev->affiliated = d->affiliated;
 	ev->severity = d->severity;
@@ -655,7 +675,8 @@ void ibve_event_fill_verbs(struct ibve_event *ev,
 			   const struct ibv_async_event *ae, const char *device,
 			   uint64_t node_guid)
 {
-	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	if (device)
+		ibve_strcpy(ev->device, device, sizeof(ev->device));
 	ev->node_guid = node_guid;
 	ibve_event_set_code(ev, IBVE_SOURCE_VERBS, (int)ae->event_type);
 

@@ -87,7 +87,8 @@ struct ibv_async_event;
 
 /*
  * ibve_event_from_verbs() into a record the pipeline made: already zeroed,
- * its time set (a storm is not zeroed and timed twice).
+ * its time set (a storm is not zeroed and timed twice). DEVICE NULL: the
+ * caller has put the name in.
  */
 void ibve_event_fill_verbs(struct ibve_event *ev,
 			   const struct ibv_async_event *ae, const char *device,

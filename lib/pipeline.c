@@ -626,6 +626,15 @@ static int poll_sources(struct ibve_pipeline *p)
 	return r;
 }
 
+/* Whether a running source observes the records. */
+static bool observed(const struct ibve_pipeline *p)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->observe && p->in[i].started)
+			return true;
+	return false;
+}
+
 static void observe(struct ibve_pipeline *p, const struct ibve_event *ev)
 {
 	for (size_t i = 0; i < p->nin; i++)
@@ -703,7 +712,9 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 		p->out = NULL;
 		p->nout = p->maxout = 0;
 	}
-	for (size_t i = 0; i < n; i++) {
+	/* the records to the sinks and the sources that observe them; with
+	 * neither (an injector's storm), nothing to pass them to */
+	for (size_t i = 0, to = p->nsinks || observed(p) ? n : 0; i < to; i++) {
 		int r = pass(p, &evs[i]);
 
 		if (r < 0)

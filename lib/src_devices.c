@@ -494,8 +494,13 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 			break;
 		}
 		ev = s->h.emit(s->h.ctx);
-		if (ev)
-			ibve_event_fill_verbs(ev, &ae, d->name, d->guid);
+		if (ev) {
+			/* the slot's name is zero-padded: one fixed copy */
+			_Static_assert(sizeof(ev->device) == sizeof(d->name),
+				       "one size");
+			memcpy(ev->device, d->name, sizeof(ev->device));
+			ibve_event_fill_verbs(ev, &ae, NULL, d->guid);
+		}
 		ibv_ack_async_event(&ae);
 		if (ev)
 			track_event(d, ev);
