@@ -122,13 +122,19 @@ static inline void ibve_json_str(struct ibve_json *j, const char *key,
  * A string of the library's own making, with nothing to escape: a name
  * from a table, a time or GUID it formatted. Never one read from outside.
  */
-static inline void ibve_json_name(struct ibve_json *j, const char *key,
-				  const char *s)
+static inline void ibve_json_name_n(struct ibve_json *j, const char *key,
+				    const char *s, size_t n)
 {
 	ibve_json_key(j, key);
 	ibve_buf_putc(j->b, '"');
-	ibve_buf_puts(j->b, s);
+	ibve_buf_put(j->b, s, n);
 	ibve_buf_putc(j->b, '"');
+}
+
+static inline void ibve_json_name(struct ibve_json *j, const char *key,
+				  const char *s)
+{
+	ibve_json_name_n(j, key, s, strlen(s));
 }
 /* A string, or null when S is NULL or empty. */
 void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s);

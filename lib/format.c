@@ -494,8 +494,8 @@ IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
 
 	ibve_json_init(&j, &b);
 	ibve_json_open(&j, NULL);
-	ibve_time_format(&ev->time, tmp, sizeof(tmp));
-	ibve_json_name(&j, "time", tmp);
+	n = ibve_time_format(&ev->time, tmp, sizeof(tmp));
+	ibve_json_name_n(&j, "time", tmp, n < sizeof(tmp) ? n : strlen(tmp));
 	ibve_json_str(&j, "device", ev->device);
 	ibve_json_uint_or_null(&j, "port", ev->port);
 	if ((seg = identity_seg(ev, &n)))
@@ -503,8 +503,8 @@ IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
 	else
 		json_identity(&j, ev);
 	if (ev->node_guid) {
-		ibve_guid_format(ev->node_guid, tmp, sizeof(tmp));
-		ibve_json_name(&j, "node_guid", tmp);
+		n = ibve_guid_format(ev->node_guid, tmp, sizeof(tmp));
+		ibve_json_name_n(&j, "node_guid", tmp, n);
 	} else {
 		ibve_json_null(&j, "node_guid");
 	}
