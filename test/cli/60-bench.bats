@@ -37,6 +37,9 @@ load ../test_helper
 	assert_line --regexp "^\| start-up to \"watching\" \(BPF load and attach\), ms \| $num \|$"
 	# the start-up's profile: what loading costs, ours and the anchor's
 	assert_line --regexp "^[0-9]+ instructions \(ibv_eventwatch -V\) against [0-9]+\$"
+	# and the providers each loaded: the watcher, rxe's alone
+	assert_line --regexp "^\(([2-9]|[1-9][0-9]+) libraries opened, strace\); the watcher asks the kernel which\$"
+	assert_line --regexp "^loads no other \(1 opened\)\. With one device the watcher makes\$"
 	# every goal is judged, one way or the other
 	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 7 ]
 	# and the figures above are numbers, not empty cells
