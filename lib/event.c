@@ -628,8 +628,10 @@ IBVE_EXPORT void ibve_event_set_code(struct ibve_event *ev,
 	ev->desc = d;
 	ev->source = source;
 	ev->code = code;
-	/* a row of the table (found above, so its names are made) */
+	/* a row of the table; its name made with the index (a row found
+	 * past the index, by search, may come first) */
 	_Static_assert(sizeof(ev->name) == sizeof(row_name[0]), "one size");
+	code_index_build();
 	memcpy(ev->name, row_name[d - event_table], sizeof(ev->name));
 	ev->cls = d->cls;
 	ev->affiliated = d->affiliated;
