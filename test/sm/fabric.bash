@@ -42,7 +42,7 @@ opensm_start() {
 # (osm_manager_loop(): cl_thread_suspend(10000)), so a SIGTERM landing
 # between the two waits for the dwell; and its sweeper first ends the
 # sweep under way. 30 s, and bg_check says when it took over 10.
-BG_GRACE[opensm]=30
+BG_GRACE["opensm"]=30
 opensm_stop() {
 	bg_stop opensm 0
 }
