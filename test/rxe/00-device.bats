@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # Smoke test of the soft-RoCE guest itself, with rdma-core's own tools:
-# if these fail, nothing else in test/rxe can be trusted.
+# if these fail, nothing else in test/rxe can be trusted. Then which of
+# rdma-core's providers our programs load to list the devices.
 
 load ../test_helper
 
