@@ -674,7 +674,10 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
 	uint64_t u;
 	int r = ibve_get_str(o, K_GID, &s, err, errlen);
 
-	if (r <= 0 || kernel_line(ev))
+	/* the subnet's records only: the fields share the record's room
+	 * with other sources' (an mlx5 entry decoded over them was written
+	 * back as a notice with the entry's bytes for its producer) */
+	if (r <= 0 || ev->source != IBVE_SOURCE_SM)
 		return r < 0 ? r : 0;
 	if (parse_gid(s, ev->sm.gid))
 		FAIL("\"gid\" is not a GID");
