@@ -14,9 +14,15 @@
  * libibverbs' full load: nothing is lost but the time.
  *
  * RDMAV_DRIVERS and IBV_DRIVERS name providers to load first: with either
- * set, libibverbs is left to do all of it.
+ * set, libibverbs is left to do all of it. Its configuration chooses
+ * providers too (a "driver <name>" line per file, a name with a '/' a
+ * path of the administrator's), so a provider is loaded here only where
+ * its own file, CONFIG_DIR/<name>.driver, names it plainly: a provider
+ * taken out of the configuration, or moved to another path, is left to
+ * libibverbs.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <pthread.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -58,6 +64,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool tried[NPROVIDERS]; /* each provider is loaded at most once */
 static char prefix[4096];      /* ".../libibverbs/lib", "" unknown */
 static unsigned int pabi;      /* libibverbs' private ABI, 0 unknown */
+
+/* rdma-core's IBV_CONFIG_DIR, as its default build and Debian's set it */
+#define CONFIG_DIR "/etc/libibverbs.d"
 
 #define NL_TYPE(op) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)
 #define BATCH	    32 /* requests in one send: their replies fit the buffer */
@@ -219,6 +228,40 @@ static bool find_providers(void)
 			info.dli_fname) < (int)sizeof(prefix);
 }
 
+/*
+ * Whether CONFIG_DIR/NAME.driver has a line "driver NAME", read as
+ * libibverbs reads it (blanks before and between, '#' a comment).
+ */
+static bool configured(const char *name)
+{
+	char path[sizeof(CONFIG_DIR) + 64], buf[1024];
+	size_t nlen = strlen(name);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), CONFIG_DIR "/%s.driver", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *l = buf, *next; l; l = next) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = '\0';
+		l += strspn(l, " \t");
+		if (strncmp(l, "driver", 6) || !strchr(" \t", l[6]) || !l[6])
+			continue;
+		l += 6 + strspn(l + 6, " \t");
+		if (!strncmp(l, name, nlen) && strchr(" \t", l[nlen]))
+			return true;
+	}
+	return false;
+}
+
 void ibve_providers_load(void)
 {
 	static bool found, looked;
@@ -238,6 +281,8 @@ void ibve_providers_load(void)
 			if (!want[i] || tried[i])
 				continue;
 			tried[i] = true;
+			if (!configured(provider_of[i]))
+				continue;
 			snprintf(path, sizeof(path), "%s%s-rdmav%u.so", prefix,
 				 provider_of[i], pabi);
 			/* kept: libibverbs never unloads a provider either */

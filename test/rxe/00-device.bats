@@ -44,13 +44,22 @@ teardown() {
 
 # The provider libraries (lib<name>-rdmav<N>.so) a command opened, by
 # strace, one name a line, sorted: what it loaded, not what it says.
+# The command's own status is returned.
 providers_opened() {
-	local trace=$BATS_TEST_TMPDIR/providers.trace
+	local trace=$BATS_TEST_TMPDIR/providers.trace rc=0
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:detect_leaks=0} \
-		strace -f -o "$trace" -e trace=openat "$@" >"$BATS_TEST_TMPDIR/providers.out"
+		strace -f -o "$trace" -e trace=openat "$@" \
+		>"$BATS_TEST_TMPDIR/providers.out" || rc=$?
 	grep -o 'lib[a-z0-9_]*-rdmav[0-9]*\.so", O_RDONLY[^)]*) = [0-9]' "$trace" |
 		sed 's/-rdmav.*//' | sort -u
+	return $rc
 }
+
+# A command prefix: a mount namespace whose libibverbs configuration
+# (/etc/libibverbs.d) is one file, $IBVE_CONF_FILE, holding $IBVE_CONF.
+WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
+	printf "%s\n" "$IBVE_CONF" >"/etc/libibverbs.d/$IBVE_CONF_FILE" &&
+	exec "$@"' sh)
 
 @test "the watcher loads only the provider its devices need (rxe), where ibv_devinfo loads them all" {
 	run providers_opened ibv_eventwatch -l
@@ -59,11 +68,58 @@ providers_opened() {
 	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
 	assert_output 1
 	run providers_opened ibv_eventwatch -t 0.1 -q
+	assert_success
 	assert_output librxe
 	# the reference: libibverbs left to itself opens every provider
 	run providers_opened ibv_devinfo -l
 	[ "${#lines[@]}" -gt 5 ]
 	assert_line librxe
+}
+
+@test "a provider the configuration names, blanks and comments around, is still the only one loaded" {
+	export IBVE_CONF_FILE=rxe.driver IBVE_CONF=$'# soft-RoCE\n\n  driver\trxe  '
+	run providers_opened "${WITH_CONF[@]}" ibv_eventwatch -l
+	assert_success
+	assert_output librxe
+	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	assert_output 1
+	# loaded before libibverbs looked: it never read its configuration
+	run grep -c '"/etc/libibverbs.d", O_RDONLY' "$BATS_TEST_TMPDIR/providers.trace"
+	assert_output 0
+}
+
+@test "a provider libibverbs' configuration leaves out is not loaded either" {
+	export IBVE_CONF_FILE=mlx5.driver IBVE_CONF="driver mlx5"
+	# the reference: so configured, libibverbs has no provider for rxe0
+	run "${WITH_CONF[@]}" ibv_devices
+	assert_success
+	refute_output --partial rxe0
+	run providers_opened "${WITH_CONF[@]}" ibv_eventwatch -l
+	assert_failure 3
+	assert_line 'ibv_eventwatch: no RDMA devices found'
+	refute_line librxe
+	assert_line libmlx5
+}
+
+@test "a provider the configuration names by path is loaded from that path alone" {
+	local own=$BATS_TEST_TMPDIR/vendor sys
+	# where libibverbs is, and its providers beside it
+	sys=$(ldd "$(command -v ibv_devices)" |
+		sed -n 's/.*libibverbs\.so\.1 => \(.*\) (0x.*/\1/p')
+	mkdir -p "$own"
+	cp "$(dirname "$sys")"/libibverbs/librxe-rdmav*.so "$own/"
+	export IBVE_CONF_FILE=rxe.driver IBVE_CONF="driver $own/librxe"
+	run providers_opened "${WITH_CONF[@]}" ibv_eventwatch -l
+	assert_success
+	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	assert_output 1
+	# opened from the configured path, never from libibverbs' directory
+	run grep -c "\"$own/librxe-rdmav[0-9]*\\.so\", O_RDONLY[^)]*) = [0-9]" \
+		"$BATS_TEST_TMPDIR/providers.trace"
+	assert_output 1
+	run grep -c '/libibverbs/librxe-rdmav[0-9]*\.so", O_RDONLY[^)]*) = [0-9]' \
+		"$BATS_TEST_TMPDIR/providers.trace"
+	assert_output 0
 }
 
 @test "with RDMAV_DRIVERS set, libibverbs loads the providers itself" {
