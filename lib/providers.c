@@ -169,7 +169,8 @@ static void wanted(bool *want)
 	};
 	struct timeval tv = { .tv_sec = 1 };
 	struct indices ix = { .n = 0 };
-	char req[BATCH * 64] __attribute__((aligned(NLMSG_ALIGNTO)));
+	/* zeroed: an attribute's padding goes to the kernel too */
+	char req[BATCH * 64] __attribute__((aligned(NLMSG_ALIGNTO))) = { 0 };
 	int fd = ibve_nl_rdma_socket(0);
 
 	if (fd < 0)
