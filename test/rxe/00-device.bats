@@ -57,6 +57,7 @@ providers_opened() {
 
 # A command prefix: a mount namespace whose libibverbs configuration
 # (/etc/libibverbs.d) is one file, $IBVE_CONF_FILE, holding $IBVE_CONF.
+# shellcheck disable=SC2016 # expanded by that sh
 WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	printf "%s\n" "$IBVE_CONF" >"/etc/libibverbs.d/$IBVE_CONF_FILE" &&
 	exec "$@"' sh)
