@@ -22,7 +22,6 @@
  * libibverbs.
  */
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <linux/netlink.h>
 #include <pthread.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -237,18 +236,10 @@ static bool configured(const char *name)
 {
 	char path[sizeof(CONFIG_DIR) + 64], buf[1024];
 	size_t nlen = strlen(name);
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), CONFIG_DIR "/%s.driver", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (ibve_sysfs_read(path, buf, sizeof(buf)))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	for (char *l = buf, *next; l; l = next) {
 		next = strchr(l, '\n');
 		if (next)
