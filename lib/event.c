@@ -670,15 +670,13 @@ IBVE_EXPORT void ibve_event_from_verbs(struct ibve_event *ev,
 {
 	memset(ev, 0, sizeof(*ev));
 	clock_gettime(CLOCK_REALTIME, &ev->time);
-	ibve_event_fill_verbs(ev, ae, device, node_guid);
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ibve_event_fill_verbs(ev, ae, node_guid);
 }
 
 void ibve_event_fill_verbs(struct ibve_event *ev,
-			   const struct ibv_async_event *ae, const char *device,
-			   uint64_t node_guid)
+			   const struct ibv_async_event *ae, uint64_t node_guid)
 {
-	if (device)
-		ibve_strcpy(ev->device, device, sizeof(ev->device));
 	ev->node_guid = node_guid;
 	ibve_event_set_code(ev, IBVE_SOURCE_VERBS, (int)ae->event_type);
 

@@ -87,11 +87,10 @@ struct ibv_async_event;
 
 /*
  * ibve_event_from_verbs() into a record the pipeline made: already zeroed,
- * its time set (a storm is not zeroed and timed twice). DEVICE NULL: the
- * caller has put the name in.
+ * its time and device name set (a storm is not zeroed and timed twice).
  */
 void ibve_event_fill_verbs(struct ibve_event *ev,
-			   const struct ibv_async_event *ae, const char *device,
+			   const struct ibv_async_event *ae,
 			   uint64_t node_guid);
 
 /* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE, unknown to Debian 12's. */

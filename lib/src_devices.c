@@ -499,7 +499,7 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 			_Static_assert(sizeof(ev->device) == sizeof(d->name),
 				       "one size");
 			memcpy(ev->device, d->name, sizeof(ev->device));
-			ibve_event_fill_verbs(ev, &ae, NULL, d->guid);
+			ibve_event_fill_verbs(ev, &ae, d->guid);
 		}
 		ibv_ack_async_event(&ae);
 		if (ev)
