@@ -53,12 +53,16 @@ WARN += -Werror
 endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(WARN) \
 	-DIBVE_VERSION='"$(VERSION)"'
+# Each object's dependencies on headers, written by the compiler beside it
+# ($(B)/obj/.../x.d, read below), so that a header rebuilds only what
+# includes it.
+DEPFLAGS = -MMD -MP
+# The same for a program compiled and linked from one source file.
+LINK_DEPFLAGS = -MMD -MP -MF $@.d -MT $@
 
-# What the library is built with (LIB_PKGS: what it links, named in its
-# .pc file), and what only the commands need: the HTTP endpoint of the
-# tools archive, the screen.
+# What the library is built with (LIB_PKGS, below: what it links, named
+# in its .pc file).
 PKGS := libibverbs libibumad json-c
-TOOL_PKGS := libmicrohttpd
 # The mlx5 DEVX event source needs libmlx5's headers; MLX5=0 leaves it out.
 MLX5 ?= $(shell printf '\043include <infiniband/mlx5dv.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -91,25 +95,22 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # by the name each gives itself, so a start loads none it does not use.
 LIB_PKGS := libibverbs
 LIB_LIBS := $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
-# The optional libraries' names, for the loader (lib/dl.c)
-# $(call soname,PKG,LIB): the soname of LIB.so of pkg-config's PKG
-soname = $(shell objdump -p "$$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(2).so" 2>/dev/null | \
+# The optional libraries' names, for the loader (lib/dl.c), and for what
+# the tools load when they need it (libmicrohttpd for --metrics-listen;
+# libyaml, libcrypt (bcrypt) and GnuTLS for --web-config), so that a start
+# loads none it does not use. $(call soname,LIB): the soname of LIB.so as
+# the compiler finds it.
+soname = $(shell objdump -p "$$($(CC) -print-file-name=$(1).so)" 2>/dev/null | \
 	awk '$$1 == "SONAME" { print $$2 }')
-JSONC_SONAME := $(call soname,json-c,libjson-c)
-UMAD_SONAME := $(call soname,libibumad,libibumad)
-MLX5_SONAME := $(if $(filter 1,$(MLX5)),$(call soname,libmlx5,libmlx5))
-BPF_SONAME := $(if $(filter 1,$(BPF)),$(call soname,libbpf,libbpf))
+JSONC_SONAME := $(call soname,libjson-c)
+UMAD_SONAME := $(call soname,libibumad)
+MLX5_SONAME := $(if $(filter 1,$(MLX5)),$(call soname,libmlx5))
+BPF_SONAME := $(if $(filter 1,$(BPF)),$(call soname,libbpf))
 DL_CFLAGS := $(foreach l,JSONC UMAD MLX5 BPF,$(if $($(l)_SONAME),-DIBVE_SONAME_$(l)='"$($(l)_SONAME)"'))
-# libmicrohttpd is loaded (dlopen) when --metrics-listen serves, by the
-# name its library gives itself, so a start does not load GnuTLS.
-MHD_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir $(TOOL_PKGS) 2>/dev/null)/libmicrohttpd.so" 2>/dev/null | \
-	awk '$$1 == "SONAME" { print $$2 }')
-# The same for what --web-config loads: libyaml, libcrypt (bcrypt), GnuTLS.
-soname = $(shell objdump -p "$$($(CC) -print-file-name=$(1))" 2>/dev/null | \
-	awk '$$1 == "SONAME" { print $$2 }')
-YAML_SONAME := $(call soname,libyaml.so)
-CRYPT_SONAME := $(call soname,libcrypt.so)
-GNUTLS_SONAME := $(call soname,libgnutls.so)
+MHD_SONAME := $(call soname,libmicrohttpd)
+YAML_SONAME := $(call soname,libyaml)
+CRYPT_SONAME := $(call soname,libcrypt)
+GNUTLS_SONAME := $(call soname,libgnutls)
 TOOL_LIBS := $(shell pkg-config --libs libibverbs 2>/dev/null)
 
 CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
@@ -156,15 +157,15 @@ else
 all:
 endif
 
-$(B)/obj/lib/%.o: lib/%.c $(wildcard include/*.h lib/*.h) | $(B)/gen/ibvevent_config.h
+$(B)/obj/lib/%.o: lib/%.c | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
-$(B)/obj/tools/%.o: %.c $(wildcard include/*.h lib/*.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
+$(B)/obj/tools/%.o: %.c | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib \
+	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib \
 		$(if $(MHD_SONAME),-DIBVE_MHD_SONAME='"$(MHD_SONAME)"') \
 		$(if $(YAML_SONAME),-DIBVE_YAML_SONAME='"$(YAML_SONAME)"') \
 		$(if $(CRYPT_SONAME),-DIBVE_CRYPT_SONAME='"$(CRYPT_SONAME)"') \
@@ -176,10 +177,10 @@ $(TOOLS_A): $(TOOLS_OBJS)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/obj/cmd/%.o: cmd/%.c $(wildcard include/*.h cmd/*.h lib/buf.h lib/tools/*.h) | $(B)/gen/ibvevent_config.h
+$(B)/obj/cmd/%.o: cmd/%.c | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Ilib/tools $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Ilib/tools $(CFLAGS) -c $< -o $@
 
 $(B)/gen/ibvevent_config.h:
 	@mkdir -p $(dir $@)
@@ -211,7 +212,7 @@ $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 $(B)/gen/mkcatalog: systemd/mkcatalog.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
+	$(Q)$(CC) $(LINK_DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
 		$(LIB_OBJS) -o $@ $(LIB_LIBS)
 
 $(B)/ibvevent.catalog: $(B)/gen/mkcatalog
@@ -238,11 +239,10 @@ UNIT_LIBS_test_journal := -ljson-c
 UNIT_LIBS_test_schema := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
 	$(B)/obj/cmd/top_json.o
-$(B)/test/%: test/unit/%.c test/unit/tap.h $(LIB_OBJS) include/ibvevent.h $(wildcard lib/*.h lib/bpf/*.h) \
-		$$(UNIT_OBJS_$$*)
+$(B)/test/%: test/unit/%.c $(LIB_OBJS) $$(UNIT_OBJS_$$*)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd $(CFLAGS) $(LDFLAGS) $< \
+	$(Q)$(CC) $(LINK_DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd $(CFLAGS) $(LDFLAGS) $< \
 		$(UNIT_OBJS_$*) $(LIB_OBJS) -o $@ $(LIB_LIBS) $(UNIT_LIBS_$*)
 
 deps:
@@ -596,3 +596,6 @@ clean:
 	rm -rf $(B)
 
 FORCE:
+
+-include $(wildcard $(B)/obj/*/*.d $(B)/obj/*/*/*.d $(B)/obj/*/*/*/*.d \
+	$(B)/test/*.d $(B)/gen/*.d)
