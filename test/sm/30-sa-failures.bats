@@ -41,3 +41,33 @@ teardown() {
 	sim 'Unlink "HostPeer"'
 	wait_for "$W/out" '"event":"GID_OUT_OF_SERVICE"' 30
 }
+
+# sim_sysfs SCRIPT COMMAND...: run COMMAND on HostWatch under umad2sim,
+# after SCRIPT (sh) has prepared the tree umad2sim writes the management
+# devices' sysfs files in (./sys-PID/sys/...: the shell's PID, which exec
+# gives COMMAND). What umad2sim cannot write there keeps what SCRIPT put.
+sim_sysfs() {
+	local script=$1
+	shift
+	run env -C "$FAB" sh -c "d=sys-\$\$/sys/class/infiniband_mad && $script && exec env SIM_HOST=HostWatch LD_PRELOAD='$(own_preload)' \"\$@\"" sh "$@"
+}
+
+@test "no umad ABI (no ib_umad): one line naming the port, status 3" {
+	# without ib_umad there is no abi_version for libibumad to read
+	# shellcheck disable=SC2016 # expanded by sim_sysfs's shell
+	sim_sysfs 'mkdir -p "$d/abi_version"' ibv_eventwatch --sm --sm-issm -t 5
+	assert_failure 3
+	assert_line "ibv_eventwatch: --sm: cannot open the management device of ibsim0 port 1: Operation not supported (is ib_umad loaded?)"
+}
+
+@test "a umad device the user may not open: one line naming it, status 3" {
+	# libibumad finds ibsim0 port 1 at umad1, a device umad2sim does not
+	# stand in for (its umad0 is made unreadable), so the open reaches the
+	# kernel, where a seccomp filter refuses it as a device node's mode
+	# would (test/sm/deny.c)
+	# shellcheck disable=SC2016 # expanded by sim_sysfs's shell
+	sim_sysfs 'mkdir -p "$d/umad0/ibdev" "$d/umad1" && echo ibsim0 >"$d/umad1/ibdev" && echo 1 >"$d/umad1/port"' \
+		"$BUILD/sm/deny" ibv_eventwatch --sm --sm-issm -t 5
+	assert_failure 3
+	assert_line "ibv_eventwatch: --sm: cannot open /dev/infiniband/umad1: Permission denied (subnet events need read-write access to it: root by default)"
+}
