@@ -42,6 +42,20 @@ teardown() {
 	wait_for "$W/out" '"event":"GID_OUT_OF_SERVICE"' 30
 }
 
+@test "the simulator gone under a watcher: a note per trap, and SIGTERM still ends it" {
+	# ibsim killed: umad2sim's sends fail and its receiver waits for
+	# ever, so the watcher's receiver threads never return from
+	# umad_recv(); at exit they are cancelled after their wait
+	export IBVEVENT_SM_REFRESH=20
+	watch_start
+	bg_stop ibsim 137 KILL
+	# the next refresh (20 s) starts the tries again: 1 + 2 + 4 + 8 s
+	for trap in 64 65 66 67; do
+		wait_for "${BG_ERR[watch]}" "^ibv_eventwatch: ibsim0 port 1: no answer from the SA at LID 1 to the subscription to trap $trap after 4 tries; trying again in 20 s\$" 180
+	done
+	watch_stop
+}
+
 # sim_sysfs SCRIPT COMMAND...: run COMMAND on HostWatch under umad2sim,
 # after SCRIPT (sh) has prepared the tree umad2sim writes the management
 # devices' sysfs files in (./sys-PID/sys/...: the shell's PID, which exec
