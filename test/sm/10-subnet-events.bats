@@ -84,7 +84,7 @@ GID_OUT_OF_SERVICE $gid"
 	export IBVEVENT_SM_REFRESH=2
 	watch_start
 	opensm_stop
-	opensm_start
+	opensm_start_apart HostWatch
 	# the new OpenSM's own log: it took the four subscriptions again
 	wait_subscribed
 	sim 'Unlink "HostPeer"'

@@ -34,7 +34,7 @@ teardown() {
 		wait_for "${BG_ERR[watch]}" "^ibv_eventwatch: ibsim0 port 1: no answer from the SA at LID 1 to the subscription to trap $trap after 4 tries; trying again in 20 s\$" 90
 	done
 	# the next refresh subscribes at the SM that is there by then
-	opensm_start
+	opensm_start_apart HostWatch
 	guid=$(printf '%x' "0x$(port_guid HostWatch)")
 	wait_count "$FAB/opensm.log" "Adding event subscription for port 0x$guid\$" 4 120
 	# and the watcher is still watching
