@@ -314,6 +314,21 @@ $(B)/sm/mcg: test/sm/mcg.c
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g $< -o $@ -libumad
 
+# A test helper: runs a command with a seccomp filter that fails its opens
+# of a umad device with EACCES. Never sanitized.
+$(B)/sm/deny: test/sm/deny.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g $< -o $@
+
+# A test client built like this build's programs (sanitized in build/asan):
+# passes buffers of its own through ibsim's preload, the right size or, on
+# purpose, not, for the sanitizer suppressions to be tested on.
+$(B)/sm/overrun: test/sm/overrun.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -libumad
+
 # A program of this build, on the library like any: the subnet source with
 # a replay source beside it, for the port events ibsim cannot raise.
 $(B)/sm/resub: test/sm/resub.c $(LIB_SO) include/ibvevent.h
@@ -331,7 +346,7 @@ define schema_tap
 	cat $(1)/schema.tap
 endef
 
-check-sm: all $(B)/sm/mcg $(B)/sm/resub
+check-sm: all $(B)/sm/mcg $(B)/sm/resub $(B)/sm/overrun $(B)/sm/deny
 	@rm -rf $(B)/tap/sm/json-lines && mkdir -p $(B)/tap/sm
 	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(abspath $(B)/tap/sm/json-lines) \
 		bats --report-formatter tap -o $(B)/tap/sm test/sm || rc=1; \

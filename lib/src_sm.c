@@ -350,10 +350,15 @@ static int open_port(struct ibve_src *sm, struct sm_port *p, char *path,
 	p->smi_agent = p->dr_agent = p->agent = -1;
 	p->issm_fd = -1;
 	p->subscribe = true;
+	errno = 0;
 	p->fd = umad_open_port(p->ca, p->portnum);
 	if (p->fd < 0) {
 		int e = p->fd < -1 ? -p->fd : errno;
 
+		/* libibumad says EIO for a device it could not open, leaving
+		 * open()'s errno */
+		if (e == EIO && errno && errno != EIO)
+			e = errno;
 		if (e == EACCES || e == EPERM) {
 			umad_path(p->ca, p->portnum, path, pathlen);
 			return -EACCES;
@@ -500,12 +505,21 @@ static int sm_open(struct ibve_src *sm)
 					"to it: root by default)",
 					path, strerror(EACCES));
 			}
+			/* libibumad: no umad ABI version (no ib_umad) */
+			if (r == -EOPNOTSUPP) {
+				umad_release_ca(&ca);
+				return ibve_error(ENOSYS,
+						  "cannot open the management "
+						  "device of %s port %d: %s "
+						  "(is ib_umad loaded?)",
+						  names[c], i, strerror(-r));
+			}
 			if (r) {
 				umad_release_ca(&ca);
 				return ibve_error(r,
 						  "cannot subscribe to subnet "
-						  "events: %s",
-						  strerror(-r));
+						  "events on %s port %d: %s",
+						  names[c], i, strerror(-r));
 			}
 		}
 		umad_release_ca(&ca);

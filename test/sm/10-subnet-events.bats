@@ -27,6 +27,7 @@ teardown() {
 	sim 'ReLink "HostPeer"'
 	wait_for "$W/out" '"event":"GID_IN_SERVICE"' 30
 	run jq -r 'select(.source == "sm") | [.event, .gid, .device, .port] | @tsv' "$W/out"
+	assert_success
 	assert_line --index 0 "GID_OUT_OF_SERVICE	$gid	ibsim0	1"
 	assert_line --index 1 "GID_IN_SERVICE	$gid	ibsim0	1"
 	jq -e 'select(.source == "sm") | .issuer_lid > 0' "$W/out" >/dev/null
@@ -40,6 +41,7 @@ teardown() {
 	assert_line "leave status 0"
 	wait_for "$W/out" '"event":"MCG_DELETED"' 30
 	run jq -r '[.event, .gid] | @tsv' "$W/out"
+	assert_success
 	assert_output "MCG_CREATED	ff12:e017:0000:0000:0000:0000:0000:4242
 MCG_DELETED	ff12:e017:0000:0000:0000:0000:0000:4242"
 }
@@ -49,6 +51,7 @@ MCG_DELETED	ff12:e017:0000:0000:0000:0000:0000:4242"
 	on HostMcast "$BUILD/sm/mcg" ff12:e017::4343 1
 	wait_for "$W/out" 'MCG_DELETED' 30
 	run jq -r .event "$W/out"
+	assert_success
 	assert_output "MCG_DELETED"
 }
 
@@ -64,6 +67,7 @@ MCG_DELETED	ff12:e017:0000:0000:0000:0000:0000:4242"
 	sim 'Unlink "HostPeer"'
 	wait_count "$W/out" '"event":"GID_OUT_OF_SERVICE"' 2 30
 	run jq -r '"\(.event) \(.gid)"' "$W/out"
+	assert_success
 	assert_output "GID_OUT_OF_SERVICE $gid
 GID_IN_SERVICE $gid
 GID_OUT_OF_SERVICE $gid"
@@ -80,7 +84,7 @@ GID_OUT_OF_SERVICE $gid"
 	export IBVEVENT_SM_REFRESH=2
 	watch_start
 	opensm_stop
-	opensm_start
+	opensm_start_apart HostWatch
 	# the new OpenSM's own log: it took the four subscriptions again
 	wait_subscribed
 	sim 'Unlink "HostPeer"'
@@ -89,11 +93,10 @@ GID_OUT_OF_SERVICE $gid"
 	wait_for "$W/out" '"event":"GID_IN_SERVICE"' 30
 }
 
-@test "a new SM announced by SM_CHANGE or CLIENT_REREGISTER: subscribed again at once" {
-	# ibsim raises no verbs events: a replay source of the same pipeline
-	# feeds them through a FIFO. The subnet source's own refresh is an
-	# hour away, and a restarted OpenSM knows no subscription: only those
-	# events can make it subscribe again (OpenSM logs new ones alone).
+# resub_start: test/sm/resub on HostWatch, fed through the FIFO on fd 8,
+# until OpenSM has its four subscriptions. Sets R and ADDED (the line
+# OpenSM logs for each new subscription of HostWatch).
+resub_start() {
 	R=$FAB/resub
 	mkdir -p "$R"
 	mkfifo "$R/feed"
@@ -102,37 +105,67 @@ GID_OUT_OF_SERVICE $gid"
 		"$BUILD/sm/resub" "$R/feed" >"$R/out"
 	wait_subscribed
 	guid=$(printf '%x' "0x$(port_guid HostWatch)")
-	added="Adding event subscription for port 0x$guid\$"
+	ADDED="Adding event subscription for port 0x$guid\$"
+	REMOVED="Removing event subscription for port 0x$guid\$"
+}
 
+@test "another device's SM_CHANGE is not this port's: nothing is sent" {
+	# ibsim raises no verbs events: a replay source of the same pipeline
+	# feeds them through a FIFO (test/sm/resub.c, its own refresh an hour
+	# away). A restarted OpenSM knows no subscription and logs each new one.
+	resub_start
 	opensm_stop
 	opensm_start
-	# another device's SM_CHANGE is not this port's: nothing is sent
 	echo '{"time":"2026-11-23T10:00:00Z","device":"mlx5_9","port":1,"event":"SM_CHANGE"}' >&8
 	wait_for "$R/out" '"device":"mlx5_9"' 10
-	sleep 2 # a Set would have been answered well within this
-	assert_equal "$(count_lines "$FAB/opensm.log" "$added")" 0
+	# The record was seen, so any Set it caused was sent. Then resub takes
+	# back the four subscriptions it holds, after it on the same way to
+	# OpenSM, whose SA handles Sets one at a time in the order they come
+	# (its single-threaded "subnadmin_set" dispatcher): once OpenSM has
+	# answered all four, a Set sent before them would show.
+	bg_stop resub 0
+	exec 8>&-
+	wait_count "$FAB/opensm.log" "Failed to UnSubscribe to non existing inform object|$REMOVED" 4 20
+	assert_equal "$(count_lines "$FAB/opensm.log" "$ADDED")" 0
+	assert_equal "$(count_lines "$FAB/opensm.log" "$REMOVED")" 0
+	run jq -r '"\(.device) \(.event)"' "$R/out"
+	assert_success
+	assert_output "mlx5_9 SM_CHANGE"
+}
+
+@test "a new SM announced by SM_CHANGE or CLIENT_REREGISTER: subscribed again at once" {
+	# The subnet source's own refresh is an hour away, and a restarted
+	# OpenSM knows no subscription: only those events can make it
+	# subscribe again (OpenSM logs new ones alone).
+	resub_start
+	opensm_stop
+	opensm_start
 	echo '{"time":"2026-11-23T10:00:01Z","device":"ibsim0","port":1,"event":"SM_CHANGE"}' >&8
-	wait_count "$FAB/opensm.log" "$added" 4 20
+	wait_count "$FAB/opensm.log" "$ADDED" 4 20
 
 	opensm_stop
 	opensm_start
 	echo '{"time":"2026-11-23T10:00:02Z","device":"ibsim0","port":1,"event":"CLIENT_REREGISTER"}' >&8
-	wait_count "$FAB/opensm.log" "$added" 4 20
+	wait_count "$FAB/opensm.log" "$ADDED" 4 20
 
 	bg_stop resub 0
 	exec 8>&-
 	run jq -r '"\(.device) \(.event)"' "$R/out"
-	assert_output "mlx5_9 SM_CHANGE
-ibsim0 SM_CHANGE
+	assert_success
+	assert_output "ibsim0 SM_CHANGE
 ibsim0 CLIENT_REREGISTER"
 }
 
 @test "ending the watcher takes its subscriptions back" {
 	watch_start
 	watch_stop
-	# OpenSM removed all four (and none it could not match)
+	# OpenSM removed all four (and none it could not match): the watcher
+	# waits only so long for the answers, so OpenSM may log them after it
+	# has ended
 	guid=$(printf '%x' "0x$(port_guid HostWatch)")
-	assert_equal "$(count_lines "$FAB/opensm.log" "Removing event subscription for port 0x$guid\$")" 4
+	removed="Removing event subscription for port 0x$guid\$"
+	wait_count "$FAB/opensm.log" "$removed|Failed to UnSubscribe" 4 20
+	assert_equal "$(count_lines "$FAB/opensm.log" "$removed")" 4
 	run ! grep "Failed to UnSubscribe" "$FAB/opensm.log"
 }
 
@@ -162,5 +195,6 @@ ibsim0 CLIENT_REREGISTER"
 	wait_for "$T/out" '"subnet":[1-9]' 30
 	bg_stop top 0
 	run jq -s 'map(.rows[] | select(.device == "ibsim0") | .counts.subnet) | max' "$T/out"
+	assert_success
 	assert_output 1
 }

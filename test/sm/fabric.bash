@@ -37,6 +37,18 @@ opensm_start() {
 	wait_for "$FAB/opensm.log" "SUBNET UP" 60
 }
 
+# opensm_start_apart HOST: OpenSM started with HOST out of the fabric,
+# put back once the subnet is up. OpenSM's umad2sim takes requests as soon
+# as OpenSM claims IsSM, before it registers its SA agent, and dies of one
+# that comes in between (its receiver looks up the queue of a class nobody
+# registered): a watcher on HOST that keeps subscribing must not reach it
+# before. HOST is back when OpenSM's sweep has found it again.
+opensm_start_apart() {
+	sim "Unlink \"$1\""
+	opensm_start
+	sim "ReLink \"$1\""
+}
+
 # OpenSM ends with status 0 on SIGTERM, but not always within 10 s: its
 # main thread checks for the signal, then dwells 10 s
 # (osm_manager_loop(): cl_thread_suspend(10000)), so a SIGTERM landing

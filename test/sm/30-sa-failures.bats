@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# The subnet source when the subnet administrator or the management
+# devices fail it: an SA that does not answer, a umad ABI that cannot be
+# read. Real OpenSM on ibsim (test/sm/fabric.bash).
+
+load ../test_helper
+load fabric
+
+setup() {
+	ibve_setup
+	fabric_start
+}
+
+teardown() {
+	local rc=0
+	watch_stop || rc=1
+	fabric_stop || rc=1
+	ibve_teardown || rc=1
+	return $rc
+}
+
+@test "no SA answers: a note per trap after four tries, subscribed once one does" {
+	# the tries wait 1, 2, 4 and 8 s: the refresh (which starts them
+	# again) must come later than that
+	export IBVEVENT_SM_REFRESH=20
+	opensm_stop
+	W=$FAB/watch
+	mkdir -p "$W"
+	bg_start watch 0 env -C "$W" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch --sm --sm-issm -j >"$W/out"
+	wait_for "${BG_ERR[watch]}" "subnet events: 1 port" 20
+	for trap in 64 65 66 67; do
+		wait_for "${BG_ERR[watch]}" "^ibv_eventwatch: ibsim0 port 1: no answer from the SA at LID 1 to the subscription to trap $trap after 4 tries; trying again in 20 s\$" 90
+	done
+	# the next refresh subscribes at the SM that is there by then
+	opensm_start_apart HostWatch
+	guid=$(printf '%x' "0x$(port_guid HostWatch)")
+	wait_count "$FAB/opensm.log" "Adding event subscription for port 0x$guid\$" 4 120
+	# and the watcher is still watching
+	sim 'Unlink "HostPeer"'
+	wait_for "$W/out" '"event":"GID_OUT_OF_SERVICE"' 30
+}
+
+@test "the simulator gone under a watcher: a note per trap" {
+	# ibsim killed: umad2sim's sends fail. Its receiver then waits for
+	# ever, and so do the watcher's receiver threads in umad_recv(): the
+	# cancel that ends them at exit leaves umad2sim's queue mutex locked
+	# (ThreadSanitizer: destroy of a locked mutex, and the exit may hang),
+	# so this watcher is killed, not stopped. On a kernel's umad device
+	# the sends time out and the receivers end by themselves.
+	export IBVEVENT_SM_REFRESH=20
+	watch_start
+	bg_stop ibsim 137 KILL
+	# the next refresh (20 s) starts the tries again: 1 + 2 + 4 + 8 s
+	for trap in 64 65 66 67; do
+		wait_for "${BG_ERR[watch]}" "^ibv_eventwatch: ibsim0 port 1: no answer from the SA at LID 1 to the subscription to trap $trap after 4 tries; trying again in 20 s\$" 180
+	done
+	bg_stop watch 137 KILL
+}
+
+# sim_sysfs SCRIPT COMMAND...: run COMMAND on HostWatch under umad2sim,
+# after SCRIPT (sh) has prepared the tree umad2sim writes the management
+# devices' sysfs files in (./sys-PID/sys/...: the shell's PID, which exec
+# gives COMMAND). What umad2sim cannot write there keeps what SCRIPT put.
+sim_sysfs() {
+	local script=$1
+	shift
+	run env -C "$FAB" sh -c "d=sys-\$\$/sys/class/infiniband_mad && $script && exec env SIM_HOST=HostWatch LD_PRELOAD='$(own_preload)' \"\$@\"" sh "$@"
+}
+
+@test "no umad ABI (no ib_umad): one line naming the port, status 3" {
+	# without ib_umad there is no abi_version for libibumad to read
+	# shellcheck disable=SC2016 # expanded by sim_sysfs's shell
+	sim_sysfs 'mkdir -p "$d/abi_version"' ibv_eventwatch --sm --sm-issm -t 5
+	assert_failure 3
+	assert_line "ibv_eventwatch: --sm: cannot open the management device of ibsim0 port 1: Operation not supported (is ib_umad loaded?)"
+}
+
+@test "a umad device the user may not open: one line naming it, status 3" {
+	# libibumad finds ibsim0 port 1 at umad1, a device umad2sim does not
+	# stand in for (its umad0 is made unreadable), so the open reaches the
+	# kernel, where a seccomp filter refuses it as a device node's mode
+	# would (test/sm/deny.c)
+	# shellcheck disable=SC2016 # expanded by sim_sysfs's shell
+	sim_sysfs 'mkdir -p "$d/umad0/ibdev" "$d/umad1" && echo ibsim0 >"$d/umad1/ibdev" && echo 1 >"$d/umad1/port"' \
+		"$BUILD/sm/deny" ibv_eventwatch --sm --sm-issm -t 5
+	assert_failure 3
+	assert_line "ibv_eventwatch: --sm: cannot open /dev/infiniband/umad1: Permission denied (subnet events need read-write access to it: root by default)"
+}
