@@ -128,6 +128,32 @@ need() {
 	assert_line 'node_textfile_scrape_error 0'
 }
 
+@test "a device name with a quote, a backslash and a newline: escaped in its labels, read back as itself" {
+	need promtool
+	need prometheus-node-exporter
+	dir=$BATS_TEST_TMPDIR/textfile
+	mkdir -p "$dir"
+	cap=$BATS_TEST_TMPDIR/odd.jsonl
+	not_output "$cap"
+	echo '{"time":"2026-03-02T08:00:00Z","device":"a\"b\\c\nd","port":1,"event":"PORT_ERR"}' >"$cap"
+	run -0 ibv_eventwatch -q -r "$cap" --metrics-file "$dir/rdma.prom"
+	# Prometheus' text format: \" \\ and \n in a label value
+	run -0 grep -F 'rdma_async_events_total{' "$dir/rdma.prom"
+	assert_output 'rdma_async_events_total{device="a\"b\\c\nd",port="1",event="PORT_ERR",severity="error"} 1'
+	run -0 promtool check metrics <"$dir/rdma.prom"
+	# a real parser reads it back: node_exporter's textfile collector
+	# parses the file and serves what it read, escaped its own way
+	port=$(free_port)
+	bg_start node_exporter 143 prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir"
+	wait_http "http://127.0.0.1:$port/metrics"
+	run -0 curl -fs "http://127.0.0.1:$port/metrics"
+	assert_line 'node_textfile_scrape_error 0'
+	assert_line 'rdma_async_events_total{device="a\"b\\c\nd",event="PORT_ERR",port="1",severity="error"} 1'
+	assert_line 'rdma_device_present{device="a\"b\\c\nd"} 1'
+}
+
 @test "a real Prometheus server scrapes node_exporter and --metrics-listen; its API has the counts" {
 	need prometheus
 	need prometheus-node-exporter
