@@ -93,13 +93,13 @@ man_page() {
 			COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
 			"_$1"; printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/completions/ibvevent" "$@"
 	}
-	run comp ibv_eventwatch --exp
+	run -0 comp ibv_eventwatch --exp
 	assert_equal "$output" --expect
-	run comp ibv_eventwatch --exc
+	run -0 comp ibv_eventwatch --exc
 	assert_output $'--exclude\n--exclude-device'
-	run comp ibv_eventwatch -e PORT_A
+	run -0 comp ibv_eventwatch -e PORT_A
 	assert_output PORT_ACTIVE
-	run comp ibv_eventwatch -x PORT_ERR,sever
+	run -0 comp ibv_eventwatch -x PORT_ERR,sever
 	assert_line 'PORT_ERR,severity>=warning'
 }
 
@@ -125,7 +125,7 @@ man_page() {
 
 @test "every source file carries an SPDX licence line" {
 	cd "$TOP"
-	run bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|share/prometheus/|test/alerts/|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
+	run -0 bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|share/prometheus/|test/alerts/|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
 		while read -r f; do head -n 3 \"\$f\" | grep -q SPDX-License-Identifier || echo \"\$f\"; done"
 	assert_output ''
 }
@@ -133,7 +133,7 @@ man_page() {
 @test "tests start background programs through bg_start and tear down through the helper" {
 	cd "$TOP"
 	# a bare "CMD &" would escape the status and stderr checks
-	run grep -nE '[^&]&[[:space:]]*$' test/*/*.bats test/*/*.bash
+	run -1 grep -nE '[^&]&[[:space:]]*$' test/*/*.bats test/*/*.bash
 	assert_output ''
 	for f in test/*/*.bats; do
 		if grep -q '^setup()' "$f"; then

@@ -19,7 +19,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 }
 
 @test "every exported symbol is versioned IBVEVENT_0.1; nothing internal leaks" {
-	run bash -c "nm -D --defined-only '$LIB' | awk '\$2 == \"T\" && \$3 !~ /@@IBVEVENT_0\\.1\$/'"
+	run -0 bash -c "nm -D --defined-only '$LIB' | awk '\$2 == \"T\" && \$3 !~ /@@IBVEVENT_0\\.1\$/'"
 	assert_output ''
 	run bash -c "nm -D --defined-only '$LIB' | grep -E ' (ibve_buf|ibve_hotplug|ibve_parse)'"
 	assert_failure
@@ -61,7 +61,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 }
 
 @test "soname is libibvevent.so.0" {
-	run readelf -d "$LIB"
+	run -0 readelf -d "$LIB"
 	assert_output --partial 'Library soname: [libibvevent.so.0]'
 }
 
@@ -86,7 +86,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 	[ -f "$BATS_TEST_TMPDIR/ex1.c" ] && [ -f "$BATS_TEST_TMPDIR/ex2.c" ]
 	export PKG_CONFIG_SYSROOT_DIR=$dest
 	export PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig
-	run pkg-config --modversion libibvevent
+	run -0 pkg-config --modversion libibvevent
 	assert_output "$(sed -n 's/^VERSION := //p' "$TOP/Makefile")"
 	# a sanitized library wants its runtime in the program, first
 	san=()
@@ -134,6 +134,6 @@ LIB=$BUILD/lib/libibvevent.so.0
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN
 	[ -z "$(find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print)" ]
 	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
-	run find "$dest" -type f -o -type l
+	run -0 find "$dest" -type f -o -type l
 	assert_output ''
 }

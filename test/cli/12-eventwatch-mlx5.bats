@@ -41,7 +41,7 @@ eqe_events() {
 	run ibv_eventwatch -j -r "$MLX"
 	assert_success
 	diff -u "$EXPECTED/mlx5.jsonl" <(echo "$output")
-	run jq -r 'select(.event == "PORT_MODULE") | "\(.module) \(.module_status) \(.error_type // "-")"' "$EXPECTED/mlx5.jsonl"
+	run -0 jq -r 'select(.event == "PORT_MODULE") | "\(.module) \(.module_status) \(.error_type // "-")"' "$EXPECTED/mlx5.jsonl"
 	assert_output $'0 unplugged -\n0 plugged -\n2 cable error bad or shorted cable/module\n2 cable error ports powered down: insufficient PCIe slot power\n1 disabled -'
 	ibv_eventwatch -j -r "$EXPECTED/mlx5.jsonl" | cmp - "$EXPECTED/mlx5.jsonl"
 }
@@ -50,11 +50,11 @@ eqe_events() {
 	run ibv_eventwatch -r "$MLX" -e port_module -x 'severity<=warning'
 	assert_success
 	assert_equal "${#lines[@]}" 2
-	run ibv_eventwatch -j -r "$CAPTURES/ib-fabric.jsonl" -e mlx5
+	run -0 ibv_eventwatch -j -r "$CAPTURES/ib-fabric.jsonl" -e mlx5
 	assert_output ''
-	run ibv_eventwatch -j -r "$MLX" -e mlx5
+	run -0 ibv_eventwatch -j -r "$MLX" -e mlx5
 	assert_equal "${#lines[@]}" 17
-	run ibv_eventwatch -r "$MLX" -e GENERAL,TEMP_WARN,EVENTS_LOST
+	run -0 ibv_eventwatch -r "$MLX" -e GENERAL,TEMP_WARN,EVENTS_LOST
 	assert_equal "${#lines[@]}" 7
 	run ibv_eventwatch -r "$MLX" --expect INTERNAL_ERROR -q
 	assert_success
@@ -75,7 +75,7 @@ raw_line() { # raw_line EXTRA-FIELDS: a line with the raw entry and EXTRA
 @test "a raw mlx5 entry alone replays: the entry says what it is" {
 	run ibv_eventwatch -j -r - <<<"$(raw_line '"source":"mlx5",')"
 	assert_success
-	run jq -r '"\(.event) \(.source) \(.code) \(.module) \(.module_status) \(.severity)"' <<<"$output"
+	run -0 jq -r '"\(.event) \(.source) \(.code) \(.module) \(.module_status) \(.severity)"' <<<"$output"
 	assert_output 'PORT_MODULE mlx5 22 0 unplugged warning'
 	# without "source" too: an entry is an mlx5 entry
 	run ibv_eventwatch -r - <<<"$(raw_line '')"
@@ -101,7 +101,7 @@ $f:2: \"code\" 23 disagrees with its \"eqe\" (PORT_MODULE)
 $f:4: \"event\" UNKNOWN(66) disagrees with its \"eqe\" (PORT_MODULE)
 $f:5: \"eqe\" is an mlx5 entry, but \"source\" is \"verbs\"" ]
 	# the agreeing line, and the name this version cannot check: the entry decides
-	run jq -r .event <<<"$output"
+	run -0 jq -r .event <<<"$output"
 	assert_output $'PORT_MODULE\nPORT_MODULE'
 }
 
@@ -115,12 +115,11 @@ $f:5: \"eqe\" is an mlx5 entry, but \"source\" is \"verbs\"" ]
 	for d in mlx5_0 mlx5_1; do
 		module=$(jq -r --arg d "$d" 'select(.device == $d) | .eqe // ""' "$MLX" | grep -c '^..16' || true)
 		temp=$(jq -r --arg d "$d" 'select(.device == $d) | .eqe // ""' "$MLX" | grep -c '^..17' || true)
-		run bash -c "ibv_eventtop -b -j -r '$MLX' | jq -r '.rows[] | select(.device == \"$d\") | \"\\(.counts.module) \\(.counts.temperature)\"'"
+		run -0 bash -o pipefail -c "ibv_eventtop -b -j -r '$MLX' | jq -r '.rows[] | select(.device == \"$d\") | \"\\(.counts.module) \\(.counts.temperature)\"'"
 		assert_output "$module $temp"
 	done
-	run ibv_eventtop -b -r "$MLX"
 	# without such events the columns do not appear
-	run ibv_eventtop -b -r "$CAPTURES/ib-fabric.jsonl"
+	run -0 ibv_eventtop -b -r "$CAPTURES/ib-fabric.jsonl"
 	refute_output --partial MODULE
 }
 
@@ -128,9 +127,9 @@ $f:5: \"eqe\" is an mlx5 entry, but \"source\" is \"verbs\"" ]
 	nb=$BATS_TEST_TMPDIR/nomlx5
 	run make -s -C "$TOP" B="$nb" MLX5=0 all
 	assert_success
-	run "$nb/bin/ibv_eventwatch" -V
+	run -0 "$nb/bin/ibv_eventwatch" -V
 	assert_output --partial 'mlx5 DEVX events: no'
-	run nm -D "$nb/lib/libibvevent.so.0"
+	run -0 nm -D "$nb/lib/libibvevent.so.0"
 	refute_output --partial mlx5dv
 	run "$nb/bin/ibv_eventwatch" -r "$MLX"
 	assert_success
@@ -138,7 +137,7 @@ $f:5: \"eqe\" is an mlx5 entry, but \"source\" is \"verbs\"" ]
 	run --separate-stderr "$nb/bin/ibv_eventwatch" --mlx5
 	assert_failure 3
 	[ "$stderr" = "ibv_eventwatch: --mlx5: this build has no mlx5 support (it was built with MLX5=0)" ]
-	run ibv_eventwatch -V
+	run -0 ibv_eventwatch -V
 	assert_output --partial 'mlx5 DEVX events: yes'
 }
 

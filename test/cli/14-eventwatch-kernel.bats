@@ -49,24 +49,24 @@ jqk() {
 	assert_success
 	assert_equal "${#lines[@]}" "$(jqk 'select(.pid == 217) | .pid' | wc -l)"
 	[ "${#lines[@]}" -gt 1 ]
-	run ibv_eventwatch -r "$K" -j --comm ibv_eventinject
+	run -0 ibv_eventwatch -r "$K" -j --comm ibv_eventinject
 	assert_equal "${#lines[@]}" "$(jqk .pid | wc -l)"
 	refute_output --partial '"source":"verbs"' # no owner: never passes
 	run ibv_eventwatch -r "$K" -j --pid 217 --comm nosuch
 	assert_success
 	assert_output ''
-	run ibv_eventwatch -r "$K" -j --pid 209 --pid 210
+	run -0 ibv_eventwatch -r "$K" -j --pid 209 --pid 210
 	assert_equal "$(jq -r .pid <<<"$output" | sort -u | paste -sd' ')" "209 210"
-	run ibv_eventwatch -r "$K" -j -e kernel
+	run -0 ibv_eventwatch -r "$K" -j -e kernel
 	assert_equal "${#lines[@]}" "$(jqk .pid | wc -l)"
-	run ibv_eventwatch -r "$K" -j -x kernel
+	run -0 ibv_eventwatch -r "$K" -j -x kernel
 	assert_equal "$(jq -r .event <<<"$output" | paste -sd' ')" "PORT_ERR PORT_ACTIVE"
-	run ibv_eventwatch -r "$K" -j -e srq
+	run -0 ibv_eventwatch -r "$K" -j -e srq
 	assert_equal "${#lines[@]}" "$(jq -c 'select(.class == "srq")' "$K" | wc -l)"
 	# QP records carry their port: -i 2 keeps only what concerns no port
-	run ibv_eventwatch -r "$K" -j -i 2
+	run -0 ibv_eventwatch -r "$K" -j -i 2
 	assert_equal "$(jq -r .event <<<"$output" | sort -u | paste -sd' ')" "CQ_ERR SRQ_LIMIT_REACHED"
-	run ibv_eventwatch -r "$K" -j -d mlx5_0
+	run -0 ibv_eventwatch -r "$K" -j -d mlx5_0
 	assert_output ''
 }
 

@@ -31,19 +31,19 @@ metric() {
 	assert_success
 	assert_output '2026-03-02 10:00:00.500 mlx5_1     DEVICE_SPEED_CHANGE  warning a link of the device retrained at another speed or width (port 1: 200 Gb/sec (4X HDR) -> 100 Gb/sec (2X HDR))'
 	# a device event: -e device has it, -e port does not
-	run ibv_eventwatch -r "$FABRIC" -e device -j
+	run -0 ibv_eventwatch -r "$FABRIC" -e device -j
 	assert_equal "$(jq -r 'select(.event == "DEVICE_SPEED_CHANGE") | .rates[0] | "\(.port) \(.old) \(.new)"' <<<"$output")" \
 		"1 200 Gb/sec (4X HDR) 100 Gb/sec (2X HDR)"
-	run ibv_eventwatch -r "$FABRIC" -e port
+	run -0 ibv_eventwatch -r "$FABRIC" -e port
 	refute_output --partial DEVICE_SPEED_CHANGE
 	# the next number is still unknown, and said so
-	run ibv_eventwatch -r "$FABRIC" -e unknown
+	run -0 ibv_eventwatch -r "$FABRIC" -e unknown
 	assert_output --regexp '^2026-03-02 10:00:00.000 mlx5_0 +UNKNOWN\(21\) +warning '
 	# counted under its own name and class
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
 	assert_equal "$(metric rdma_async_events_total 'device="mlx5_1",port="",event="DEVICE_SPEED_CHANGE",severity="warning"')" 1
 	# the dashboard shows the new rate of the port it names
-	run ibv_eventtop -b -j -r "$FABRIC"
+	run -0 ibv_eventtop -b -j -r "$FABRIC"
 	assert_equal "$(jq -r '.rows[] | select(.device == "mlx5_1") | "\(.rate) \(.old_rate) \(.rate_changed)"' <<<"$output")" \
 		"100 Gb/sec (2X HDR) 200 Gb/sec (4X HDR) 2026-03-02T10:00:00.500000000Z"
 }
@@ -97,7 +97,7 @@ metric() {
 	ibv_eventwatch -q -r "$cap" --metrics-file "$M" --metrics-state "$S" --flap-window 1m >/dev/null
 	assert_equal "$(metric rdma_port_flaps_total 'device="rxe0",port="1"')" 6
 	assert_equal "$(metric rdma_async_events_total 'device="rxe0",port="1",event="PORT_ERR",severity="error"')" 8
-	run jq -r 'select(.device == "rxe0" and .flaps) | "\(.flaps) \(.up) \(.since) \(.flap_times | length)"' "$S"
+	run -0 jq -r 'select(.device == "rxe0" and .flaps) | "\(.flaps) \(.up) \(.since) \(.flap_times | length)"' "$S"
 	assert_output '6 true 2026-05-01T10:04:20.000000000Z 6'
 	assert_equal "$(head -n 1 "$S")" "{\"boot_id\":\"$(cat /proc/sys/kernel/random/boot_id)\"}"
 }

@@ -147,17 +147,17 @@ compare() {
 	assert_success
 	entries "$BATS_TEST_TMPDIR/got" 17
 	# records of kernel.jsonl and sm.jsonl are whole: the entry has no more
-	run compare "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" full
+	run -0 compare "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" full
 	assert_output ''
 	# a few, spelled out
-	run jq -sr '.[0] | "\(.RDMA_PID) \(.RDMA_COMM) \(.RDMA_CGROUP) \(.PRIORITY)"' "$BATS_TEST_TMPDIR/got"
+	run -0 jq -sr '.[0] | "\(.RDMA_PID) \(.RDMA_COMM) \(.RDMA_CGROUP) \(.PRIORITY)"' "$BATS_TEST_TMPDIR/got"
 	assert_output '209 ibv_eventinject /system.slice/slurmstepd.scope/job_4711/step_0/user/task_0 4'
-	run jq -sr '.[1] | "\(.RDMA_QP_NUM) \(.RDMA_QP_TYPE) \(.RDMA_PORT) \(.RDMA_TIME)"' "$BATS_TEST_TMPDIR/got"
+	run -0 jq -sr '.[1] | "\(.RDMA_QP_NUM) \(.RDMA_QP_TYPE) \(.RDMA_PORT) \(.RDMA_TIME)"' "$BATS_TEST_TMPDIR/got"
 	assert_output '19 RC 1 2026-11-24T00:07:55.175771542Z'
-	run jq -sr 'map(select(.RDMA_PORT == null)) | length' "$BATS_TEST_TMPDIR/got"
+	run -0 jq -sr 'map(select(.RDMA_PORT == null)) | length' "$BATS_TEST_TMPDIR/got"
 	[ "$output" -ge 1 ] # a null port is no field
 	# one MESSAGE_ID per kind of event, none shared
-	run jq -sr '[.[] | "\(.RDMA_EVENT) \(.MESSAGE_ID)"] | unique | map(split(" ")) |
+	run -0 jq -sr '[.[] | "\(.RDMA_EVENT) \(.MESSAGE_ID)"] | unique | map(split(" ")) |
 		(map(.[0]) | unique | length) == length and (map(.[1]) | unique | length) == length' \
 		"$BATS_TEST_TMPDIR/got"
 	assert_output true
@@ -182,15 +182,16 @@ compare() {
 	run --separate-stderr in_ns ibv_eventwatch -q -r "$FABRIC" -x 'severity<=info' --journal
 	assert_success
 	entries "$BATS_TEST_TMPDIR/got" "$n"
-	run compare "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	run -0 compare "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 	assert_output ''
-	run jq -rn --argjson s "$sev" --slurpfile e "$BATS_TEST_TMPDIR/got" \
+	# shellcheck disable=SC2016 # jq's variables
+	run -0 jq -rn --argjson s "$sev" --slurpfile e "$BATS_TEST_TMPDIR/got" \
 		'$e[] | select(.RDMA_SEVERITY != $s[.RDMA_EVENT]) | .RDMA_EVENT'
 	assert_output ''
-	run jq -sr '.[] | select(.RDMA_EVENT == "DEVICE_FATAL") | "\(.PRIORITY) \(.RDMA_CLASS) \(.RDMA_SOURCE) \(.RDMA_AFFILIATED)"' \
+	run -0 jq -sr '.[] | select(.RDMA_EVENT == "DEVICE_FATAL") | "\(.PRIORITY) \(.RDMA_CLASS) \(.RDMA_SOURCE) \(.RDMA_AFFILIATED)"' \
 		"$BATS_TEST_TMPDIR/got"
 	assert_output '2 device verbs false'
-	run jq -sr '.[] | select(.RDMA_EVENT == "UNKNOWN(21)") | "\(.RDMA_CODE) \(.RDMA_CLASS) \(.MESSAGE_ID)"' \
+	run -0 jq -sr '.[] | select(.RDMA_EVENT == "UNKNOWN(21)") | "\(.RDMA_CODE) \(.RDMA_CLASS) \(.MESSAGE_ID)"' \
 		"$BATS_TEST_TMPDIR/got"
 	assert_output "21 unknown $(catalog_ids | jq -r .UNKNOWN)"
 
@@ -199,9 +200,9 @@ compare() {
 	assert_success
 	entries "$BATS_TEST_TMPDIR/all" $((n + 17))
 	tail -n 17 "$BATS_TEST_TMPDIR/all" >"$BATS_TEST_TMPDIR/got"
-	run compare "$CAPTURES/mlx5.jsonl" "$BATS_TEST_TMPDIR/got"
+	run -0 compare "$CAPTURES/mlx5.jsonl" "$BATS_TEST_TMPDIR/got"
 	assert_output ''
-	run jq -sr '.[] | select(.RDMA_EVENT == "TEMP_WARN") | .RDMA_SENSORS' "$BATS_TEST_TMPDIR/got"
+	run -0 jq -sr '.[] | select(.RDMA_EVENT == "TEMP_WARN") | .RDMA_SENSORS' "$BATS_TEST_TMPDIR/got"
 	assert_line --index 0 --regexp '^\[[0-9,]+\]$'
 }
 
@@ -234,13 +235,13 @@ compare() {
 	text=$(sed -n 's/^░░ //p' <<<"$output" | tr '\n' ' ')
 	[[ $text == *"mlx5_0 reported PORT_ERR (class port, severity error, source verbs): port left the active state: link down or lost."* ]]
 	[[ $text == *"What to do: The link is down. Check the cable"* ]]
-	run in_ns journalctl -x -a --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch 'RDMA_EVENT=UNKNOWN(21)'
+	run -0 in_ns journalctl -x -a --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch 'RDMA_EVENT=UNKNOWN(21)'
 	assert_line '░░ Subject: RDMA event UNKNOWN(21) on mlx5_0, unknown to ibvevent'
 }
 
 @test "make install puts the catalog in CATALOGDIR, make uninstall takes it away" {
 	[ -s "$CATALOG" ]
-	run grep -c '^-- [0-9a-f]\{32\}$' "$CATALOG"
+	run -0 grep -c '^-- [0-9a-f]\{32\}$' "$CATALOG"
 	[ "$output" -ge 59 ]
 	dest=$BATS_TEST_TMPDIR/root
 	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/opt/x CATALOGDIR=/etc/systemd/catalog >/dev/null
@@ -312,7 +313,7 @@ compare() {
 	bg_start watch 0 ibv_eventwatch -q -r - -w "$BATS_TEST_TMPDIR/cap" <"$fifo" >/dev/null 5>&-
 	head -n 1 "$FABRIC" >&5
 	wait_for "$BATS_TEST_TMPDIR/cap" PORT_ERR 30
-	run grep -c '/libsystemd\.so' "/proc/$(bg_pid watch)/maps"
+	run -1 grep -c '/libsystemd\.so' "/proc/$(bg_pid watch)/maps"
 	assert_output 0
 	exec 5>&-
 	bg_wait watch 0 30
@@ -341,7 +342,7 @@ compare() {
 	conf=$DEST/usr/share/ibvevent/all-processes.conf
 	for f in "$unit" "$conf"; do
 		# the command: ExecStart= and its continuation lines
-		run sed -n '/^ExecStart=./,/[^\\]$/p' "$f"
+		run -0 sed -n '/^ExecStart=./,/[^\\]$/p' "$f"
 		assert_line --index 0 --regexp '^ExecStart=/usr/bin/ibv_eventwatch .*--journal '
 		refute_output --partial -- --syslog
 	done

@@ -15,7 +15,7 @@ load ../test_helper
 	assert_line --regexp '^last-wqe +QP_LAST_WQE_REACHED +'
 	assert_equal "${#lines[@]}" 4
 	ibv_eventinject -j list >"$BATS_TEST_TMPDIR/list"
-	run jq -r '"\(.scenario) \(.event)"' "$BATS_TEST_TMPDIR/list"
+	run -0 jq -r '"\(.scenario) \(.event)"' "$BATS_TEST_TMPDIR/list"
 	assert_output $'srq-limit SRQ_LIMIT_REACHED\ncq-overflow CQ_ERR\nsq-drained SQ_DRAINED\nlast-wqe QP_LAST_WQE_REACHED'
 }
 
@@ -23,7 +23,7 @@ load ../test_helper
 	run ibv_eventinject --help
 	assert_success
 	assert_line '  srq-limit    expects SRQ_LIMIT_REACHED'
-	run ibv_eventinject -V
+	run -0 ibv_eventinject -V
 	assert_output --regexp '^ibv_eventinject [0-9.]+ \(libibvevent [0-9.]+\)$'
 }
 
@@ -59,6 +59,6 @@ load ../test_helper
 	assert_output ''
 	run --separate-stderr ibv_eventinject -j srq-limit
 	assert_failure 3
-	run jq -r '"\(.status) \(.error)"' <<<"$output"
+	run -0 jq -r '"\(.status) \(.error)"' <<<"$output"
 	assert_output '3 no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)'
 }

@@ -48,7 +48,7 @@ need() {
 	diff -u <(sort "$BATS_TEST_TMPDIR/want") "$BATS_TEST_TMPDIR/got"
 	run promtool check metrics <"$M"
 	assert_success
-	run grep -c '^rdma_async_events_total{' "$M"
+	run -0 grep -c '^rdma_async_events_total{' "$M"
 	assert_output 28
 	assert_equal "$(sum_events "$M")" 28
 	# by class: the records' own classes, counted with jq
@@ -101,10 +101,10 @@ need() {
 	S=$BATS_TEST_TMPDIR/state
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
-	run grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	run -0 grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
 	assert_output --regexp ' 2$'
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
-	run grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	run -0 grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
 	assert_output --regexp ' 1$'
 	echo 'not json' >"$S"
 	run --separate-stderr ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S"
@@ -122,10 +122,36 @@ need() {
 		--collector.disable-defaults --collector.textfile \
 		--collector.textfile.directory="$dir"
 	wait_http "http://127.0.0.1:$port/metrics"
-	run curl -fs "http://127.0.0.1:$port/metrics"
+	run -0 curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'rdma_async_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
 	assert_line 'rdma_device_present{device="mlx5_1"} 1'
 	assert_line 'node_textfile_scrape_error 0'
+}
+
+@test "a device name with a quote, a backslash and a newline: escaped in its labels, read back as itself" {
+	need promtool
+	need prometheus-node-exporter
+	dir=$BATS_TEST_TMPDIR/textfile
+	mkdir -p "$dir"
+	cap=$BATS_TEST_TMPDIR/odd.jsonl
+	not_output "$cap"
+	printf '%s\n' '{"time":"2026-03-02T08:00:00Z","device":"a\"b\\c\nd","port":1,"event":"PORT_ERR"}' >"$cap"
+	run -0 ibv_eventwatch -q -r "$cap" --metrics-file "$dir/rdma.prom"
+	# Prometheus' text format: \" \\ and \n in a label value
+	run -0 grep -F 'rdma_async_events_total{' "$dir/rdma.prom"
+	assert_output 'rdma_async_events_total{device="a\"b\\c\nd",port="1",event="PORT_ERR",severity="error"} 1'
+	run -0 promtool check metrics <"$dir/rdma.prom"
+	# a real parser reads it back: node_exporter's textfile collector
+	# parses the file and serves what it read, escaped its own way
+	port=$(free_port)
+	bg_start node_exporter 143 prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir"
+	wait_http "http://127.0.0.1:$port/metrics"
+	run -0 curl -fs "http://127.0.0.1:$port/metrics"
+	assert_line 'node_textfile_scrape_error 0'
+	assert_line 'rdma_async_events_total{device="a\"b\\c\nd",event="PORT_ERR",port="1",severity="error"} 1'
+	assert_line 'rdma_device_present{device="a\"b\\c\nd"} 1'
 }
 
 @test "a real Prometheus server scrapes node_exporter and --metrics-listen; its API has the counts" {
@@ -174,14 +200,14 @@ YML
 	port=$(free_port)
 	bg_start watch 0 ibv_eventwatch -q -r - --metrics-listen ":$port" <"$fifo" >/dev/null
 	wait_http "http://127.0.0.1:$port/metrics"
-	run ss -ltnH "sport = :$port"
+	run -0 ss -ltnH "sport = :$port"
 	assert_output --regexp "127\.0\.0\.1:$port "
-	run curl -fsi "http://127.0.0.1:$port/metrics"
+	run -0 curl -fsi "http://127.0.0.1:$port/metrics"
 	assert_line --partial 'Content-Type: text/plain; version=0.0.4'
 	assert_output --partial 'ibvevent_build_info{'
-	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/"
+	run -0 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/"
 	assert_output 404
-	run curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics"
+	run -0 curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics"
 	assert_output 405
 	head -n 2 "$FABRIC" >&5
 	end=$((SECONDS + 10))
@@ -189,7 +215,7 @@ YML
 		[ $SECONDS -lt $end ] || fail "the endpoint never counted the lines"
 		sleep 0.05
 	done
-	run curl -fs "http://127.0.0.1:$port/metrics"
+	run -0 curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
 	# libmicrohttpd (and GnuTLS with it) is loaded now, for serving...
 	grep -q '/libmicrohttpd\.so' "/proc/$(bg_pid watch)/maps"
@@ -208,7 +234,7 @@ YML
 	bg_start watch 0 ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null 5>&-
 	head -n 1 "$FABRIC" >&5
 	wait_for "$M" 'rdma_async_events_total' 10
-	run grep -cE '/lib(microhttpd|gnutls)\.so' "/proc/$(bg_pid watch)/maps"
+	run -1 grep -cE '/lib(microhttpd|gnutls)\.so' "/proc/$(bg_pid watch)/maps"
 	assert_output 0
 	exec 5>&-
 	bg_wait watch 0
@@ -240,7 +266,7 @@ YML
 	run systemd-analyze verify --man=no "$unit"
 	assert_success
 	assert_output ''
-	run systemd-analyze security --offline=yes "$unit"
+	run -0 systemd-analyze security --offline=yes "$unit"
 	level=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p' <<<"$output")
 	echo "# exposure level $level" >&3
 	awk -v l="$level" 'BEGIN { exit !(l != "" && l < 3.0) }'
@@ -257,7 +283,7 @@ YML
 	run systemd-analyze verify --man=no "$unit"
 	assert_success
 	assert_output ''
-	run systemd-analyze security --offline=yes "$unit"
+	run -0 systemd-analyze security --offline=yes "$unit"
 	assert_line --regexp '^✗ CapabilityBoundingSet=~CAP_BPF '
 	assert_line --regexp '^✗ CapabilityBoundingSet=~CAP_SYS_ADMIN '
 	assert_line --regexp '^✓ CapabilityBoundingSet=~CAP_NET_ADMIN '

@@ -133,7 +133,7 @@ YML
 	dest=$BATS_TEST_TMPDIR/root
 	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
 	cmp "$RULES" "$dest/usr/share/ibvevent/ibvevent.rules.yml"
-	run stat -c %a "$dest/usr/share/ibvevent/ibvevent.rules.yml"
+	run -0 stat -c %a "$dest/usr/share/ibvevent/ibvevent.rules.yml"
 	assert_output 644
 	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null
 	[ ! -e "$dest/usr/share/ibvevent" ] || fail "left: $(find "$dest/usr/share/ibvevent")"

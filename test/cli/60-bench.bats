@@ -14,7 +14,7 @@ load ../test_helper
 	run "$TOP"/bench/run --smoke -o "$out"
 	assert_success
 	num='[0-9]+(\.[0-9]+)?'
-	run cat "$out"
+	run -0 cat "$out"
 	assert_line --regexp "^Guest: Debian kernel 6\.12\.[0-9]+.* under qemu \((TCG|KVM)\)"
 	assert_line --regexp "^\| ibv_eventwatch \(every device, hot-plug on\) \| $num \| $num \|$"
 	assert_line --regexp "^\| ibv_asyncwatch -d rxe0 \(anchor\) \| $num \| $num \|$"

@@ -118,7 +118,8 @@ refused() {
 		[ "$(jq -r '."$comment"' "$f")" = "SPDX-License-Identifier: MIT" ] || fail "$f: SPDX"
 		# the properties of each object the output has (not those of the
 		# rules that only constrain them)
-		run jq -r '[paths(objects) | select(.[-1] == "properties" and
+		# shellcheck disable=SC2016 # jq's variables
+		run -0 jq -r '[paths(objects) | select(.[-1] == "properties" and
 			(map(tostring) | any(. == "allOf" or . == "anyOf" or . == "oneOf" or
 				. == "not" or . == "if" or . == "then" or . == "else") | not))] as $ps |
 			$ps[] as $p | getpath($p) | to_entries[] |
@@ -126,7 +127,7 @@ refused() {
 		assert_output ''
 	done
 	# one per kind of output the validator claims lines for
-	run ls "$TOP"/share/schema
+	run -0 ls "$TOP"/share/schema
 	assert_output "$(printf '%s.schema.json\n' check-report device-list event inject-report \
 		inject-scenarios metrics-state top-report)"
 }

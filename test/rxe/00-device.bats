@@ -38,7 +38,7 @@ teardown() {
 	ip link set dummy0 up
 	wait_for "$AOUT" 'IBV_EVENT_PORT_ACTIVE'
 	bg_stop asyncwatch 143
-	run grep -o 'IBV_EVENT_PORT_[A-Z]*' "$AOUT"
+	run -0 grep -o 'IBV_EVENT_PORT_[A-Z]*' "$AOUT"
 	assert_output $'IBV_EVENT_PORT_ERR\nIBV_EVENT_PORT_ACTIVE'
 }
 
@@ -66,13 +66,13 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	run providers_opened ibv_eventwatch -l
 	assert_success
 	assert_output librxe
-	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	run -0 grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
 	assert_output 1
 	run providers_opened ibv_eventwatch -t 0.1 -q
 	assert_success
 	assert_output librxe
 	# the reference: libibverbs left to itself opens every provider
-	run providers_opened ibv_devinfo -l
+	run -0 providers_opened ibv_devinfo -l
 	[ "${#lines[@]}" -gt 5 ]
 	assert_line librxe
 }
@@ -82,10 +82,10 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	run providers_opened "${WITH_CONF[@]}" ibv_eventwatch -l
 	assert_success
 	assert_output librxe
-	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	run -0 grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
 	assert_output 1
 	# loaded before libibverbs looked: it never read its configuration
-	run grep -c '"/etc/libibverbs.d", O_RDONLY' "$BATS_TEST_TMPDIR/providers.trace"
+	run -1 grep -c '"/etc/libibverbs.d", O_RDONLY' "$BATS_TEST_TMPDIR/providers.trace"
 	assert_output 0
 }
 
@@ -112,13 +112,13 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	export IBVE_CONF_FILE=rxe.driver IBVE_CONF="driver $own/librxe"
 	run providers_opened "${WITH_CONF[@]}" ibv_eventwatch -l
 	assert_success
-	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	run -0 grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
 	assert_output 1
 	# opened from the configured path, never from libibverbs' directory
-	run grep -c "\"$own/librxe-rdmav[0-9]*\\.so\", O_RDONLY[^)]*) = [0-9]" \
+	run -0 grep -c "\"$own/librxe-rdmav[0-9]*\\.so\", O_RDONLY[^)]*) = [0-9]" \
 		"$BATS_TEST_TMPDIR/providers.trace"
 	assert_output 1
-	run grep -c '/libibverbs/librxe-rdmav[0-9]*\.so", O_RDONLY[^)]*) = [0-9]' \
+	run -1 grep -c '/libibverbs/librxe-rdmav[0-9]*\.so", O_RDONLY[^)]*) = [0-9]' \
 		"$BATS_TEST_TMPDIR/providers.trace"
 	assert_output 0
 }
@@ -127,7 +127,7 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	RDMAV_DRIVERS=rxe run providers_opened ibv_eventwatch -l
 	assert_success
 	[ "${#lines[@]}" -gt 5 ]
-	run grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	run -0 grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
 	assert_output 1
 }
 
@@ -145,7 +145,7 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	done
 	assert_success
 	assert_output librxe
-	run sh -c "sed -n 's/^\([a-z0-9]\{1,\}\) .*/\1/p' '$BATS_TEST_TMPDIR/providers.out' | sort"
+	run -0 sh -c "sed -n 's/^\([a-z0-9]\{1,\}\) .*/\1/p' '$BATS_TEST_TMPDIR/providers.out' | sort"
 	assert_output "$want"
 	[ "${#lines[@]}" -eq 40 ]
 }

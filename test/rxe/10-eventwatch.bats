@@ -46,7 +46,7 @@ flap() {
 	assert_equal "$(count_lines "$WOUT" '"event":"PORT_ACTIVE"')" 3
 	assert_equal "$(count_lines "$AOUT" IBV_EVENT_PORT_ERR)" 3
 	assert_equal "$(count_lines "$AOUT" IBV_EVENT_PORT_ACTIVE)" 3
-	run jq -r '[.device, .port, .event, .class, .source] | join(" ")' "$WOUT"
+	run -0 jq -r '[.device, .port, .event, .class, .source] | join(" ")' "$WOUT"
 	assert_line --index 0 'rxe0 1 PORT_ERR port verbs'
 	assert_line --index 1 'rxe0 1 PORT_ACTIVE port verbs'
 	# the node GUID of the record is the device's
@@ -68,23 +68,23 @@ flap() {
 	n=$(count_lines "$WOUT" GID_CHANGE)
 	[ "$n" -ge 2 ]
 	assert_equal "$n" "$(count_lines "$AOUT" GID_CHANGE)"
-	run jq -r '"\(.port) \(.severity)"' "$WOUT"
+	run -0 jq -r '"\(.port) \(.severity)"' "$WOUT"
 	assert_line --index 0 '1 info'
 }
 
 removal_cycle() {
 	start_watch -j
 	grep -q "hot-plug: $1)" "$WERR" || fail "watcher uses $(cat "$WERR")"
-	start=$(date +%s%N)
-	timeout 5 rdma link delete rxe0 || fail "rdma link delete rxe0 did not finish within 5 s"
-	echo "# rdma link delete took $((($(date +%s%N) - start) / 1000000)) ms" >&3
-	wait_for "$WOUT" '"event":"DEVICE_REMOVED"' 5
+	# blocked, it would wait as long as the watcher holds the device:
+	# for ever (ibv_asyncwatch does); 60 s tells the two apart
+	timeout 60 rdma link delete rxe0 || fail "rdma link delete rxe0 blocked"
+	wait_for "$WOUT" '"event":"DEVICE_REMOVED"' 30
 	rdma link add rxe0 type rxe netdev dummy0
-	wait_for "$WOUT" '"event":"DEVICE_ADDED"' 5
+	wait_for "$WOUT" '"event":"DEVICE_ADDED"' 30
 	wait_port_state ACTIVE
 	flap 1
-	wait_for "$WOUT" '"event":"PORT_ACTIVE"' 5
-	run jq -r '"\(.event) \(.source) \(.chardev // "-")"' "$WOUT"
+	wait_for "$WOUT" '"event":"PORT_ACTIVE"' 30
+	run -0 jq -r '"\(.event) \(.source) \(.chardev // "-")"' "$WOUT"
 	assert_line --index 0 'DEVICE_REMOVED hotplug uverbs0'
 	assert_line --index 1 'DEVICE_ADDED hotplug uverbs0'
 	# events still flow from the re-opened device
@@ -105,27 +105,29 @@ removal_cycle() {
 @test "on kernels with the RDMA monitor, a new device's netdev attach is reported" {
 	kernel_at_least 6.11 || skip "no RDMA netlink monitor before Linux 6.11 ($(uname -r))"
 	start_watch -j -e hotplug
-	timeout 5 rdma link delete rxe0
+	timeout 60 rdma link delete rxe0
 	rdma link add rxe0 type rxe netdev dummy0
-	wait_for "$WOUT" NETDEV_ATTACH 5
-	run jq -r 'select(.event == "NETDEV_ATTACH") | "\(.device) \(.port) \(.netdev)"' "$WOUT"
+	wait_for "$WOUT" NETDEV_ATTACH 30
+	run -0 jq -r 'select(.event == "NETDEV_ATTACH") | "\(.device) \(.port) \(.netdev)"' "$WOUT"
 	assert_output 'rxe0 1 dummy0'
 }
 
 @test "-d rxe0 follows rxe0 by name across its removal" {
 	start_watch -d rxe0 -e hotplug,PORT_ERR
-	timeout 5 rdma link delete rxe0
+	timeout 60 rdma link delete rxe0
 	rdma link add rxe0 type rxe netdev dummy0
-	wait_for "$WOUT" DEVICE_ADDED 5
+	wait_for "$WOUT" DEVICE_ADDED 30
 	flap 1
-	wait_for "$WOUT" PORT_ERR 5
+	wait_for "$WOUT" PORT_ERR 30
 }
 
-@test "--expect PORT_ERR -t 10 exits 0 when the link drops" {
-	start_watch --expect PORT_ERR -t 10
+@test "--expect PORT_ERR -t 120 exits 0 when the link drops" {
+	# the status tells the event (0) from the timeout (1); the timeout
+	# far above what a loaded guest takes to see the link drop
+	start_watch --expect PORT_ERR -t 120
 	ip link set dummy0 down
-	bg_wait watch 0 5
-	run cat "$WOUT"
+	bg_wait watch 0 60
+	run -0 cat "$WOUT"
 	assert_output --regexp '^[-0-9]+ [:.0-9]+ rxe0/1 +PORT_ERR +error '
 }
 
@@ -143,7 +145,7 @@ removal_cycle() {
 	assert_line --regexp '^        gid 0 +fe80:'
 	run ibv_eventwatch -l -j
 	assert_success
-	run jq -r '.device, .ports[0].state, .ports[0].link_layer, .ports[0].gids[0].type' <<<"$output"
+	run -0 jq -r '.device, .ports[0].state, .ports[0].link_layer, .ports[0].gids[0].type' <<<"$output"
 	assert_output $'rxe0\nACTIVE\nEthernet\nRoCE v2'
 	run ibv_eventwatch -l -d nosuchdev
 	assert_failure 3
@@ -167,25 +169,23 @@ removal_cycle() {
 	cp "$trace" "$trace.idle"
 	# then one event, to prove strace was attached and seeing
 	flap 1
-	wait_for "$WOUT" PORT_ACTIVE 5
-	wait_for "$trace" '^[0-9]* *write\(1, .*PORT_ACTIVE' 5
+	wait_for "$WOUT" PORT_ACTIVE 30
+	wait_for "$trace" '^[0-9]* *write\(1, .*PORT_ACTIVE' 30
 	bg_stop strace 130 INT
 	# strace's own attach shows the poll being resumed; nothing else ran
-	run grep -v -e 'restart_syscall' -e '^[0-9]* *+++' -e '^[0-9]* *---' "$trace.idle"
+	run -1 grep -v -e 'restart_syscall' -e '^[0-9]* *+++' -e '^[0-9]* *---' "$trace.idle"
 	assert_output ''
 }
 
 @test "SIGTERM and SIGINT end the watcher at once with status 0" {
-	# Under ASan the time includes LeakSanitizer's scan at exit, which
-	# took 1.26 s on a loaded CI machine under emulation: 3 s there.
-	limit=1000
-	[ -z "${IBVEVENT_SANITIZED:-}" ] || limit=3000
+	# Nothing happens in the guest meanwhile: a watcher that noticed a
+	# signal only at its next event, or never, would not end at all.
+	# Ending within 60 s (a loaded CI guest took 1.4 s, 3 s under ASan)
+	# tells "at once" from that; how fast is make bench's to measure.
+	BG_GRACE[watch]=60
 	for sig in TERM INT; do
 		start_watch
-		start=$(date +%s%N)
 		bg_stop watch 0 "$sig"
-		ms=$((($(date +%s%N) - start) / 1000000))
-		[ "$ms" -le "$limit" ] || fail "SIG$sig took $ms ms (at most $limit)"
 	done
 }
 
@@ -201,7 +201,7 @@ removal_cycle() {
 	bg_wait head 0
 	flap 1 # the next write finds the pipe closed
 	bg_wait watch 0
-	run cat "$BATS_TEST_TMPDIR/first"
+	run -0 cat "$BATS_TEST_TMPDIR/first"
 	assert_output --regexp ' rxe0/1 +PORT_ERR '
 	# nothing but its "watching" line
 	assert_equal "$(wc -l <"${BG_ERR[watch]}")" 1
@@ -221,6 +221,6 @@ removal_cycle() {
 	assert_equal "$(cat "$WERR")" "ibv_eventwatch: watching 1 device: rxe0 (hot-plug: $(expected_hotplug))"
 	ip link set dummy0 down
 	wait_for "$WOUT" '"event":"PORT_ERR"'
-	run jq -r .source "$WOUT"
+	run -0 jq -r .source "$WOUT"
 	refute_output --partial mlx5
 }

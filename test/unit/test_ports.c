@@ -359,12 +359,48 @@ static void test_check(void)
 	ibve_ports_free(t);
 }
 
+/* flaps<=N at the edge: exactly N flaps pass, N + 1 fail. */
+static void test_check_flaps(void)
+{
+	struct ibve_ports *t = table(0);
+	struct ibve_check *c = NULL;
+	const struct ibve_check_problem *p;
+	struct ibve_event e;
+	struct timespec now = { 1040, 0 };
+	size_t n;
+
+	ibve_ports_set_flap_window(t, 60);
+	for (time_t k = 0; k < 2; k++) { /* two quick flaps of rxe0/1 */
+		e = ev("rxe0", 1, 10, 1000 + 10 * k);
+		ibve_ports_event(t, &e);
+		e = ev("rxe0", 1, 9, 1002 + 10 * k);
+		ibve_ports_event(t, &e);
+	}
+	ibve_ports_sample(t, &now);
+	is_int((int)row(t, "rxe0", 1)->flaps_window, 2,
+	       "2 flaps in the window");
+	ok(ibve_check_new(&c) == 0 && ibve_check_add(c, "rxe0/1 flaps<=2") == 0,
+	   "flaps<=2");
+	n = ibve_check_run(c, t, NULL, &p);
+	ok(n == 0, "2 flaps, at most 2: healthy (%s)", n ? p[0].what : "none");
+	ibve_check_free(c);
+	ok(ibve_check_new(&c) == 0 && ibve_check_add(c, "rxe0/1 flaps<=1") == 0,
+	   "flaps<=1");
+	n = ibve_check_run(c, t, NULL, &p);
+	ok(n == 1 && strcmp(p[0].brief, "2 flaps") == 0 &&
+		   strcmp(p[0].what, "2 flaps in the window, at most 1") == 0,
+	   "2 flaps, at most 1: unhealthy (%s)", n ? p[0].what : "none");
+	ibve_check_free(c);
+	ibve_ports_free(t);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	test_health();
 	test_counter_advance();
 	test_check();
+	test_check_flaps();
 	test_error_counters();
 	test_model();
 	test_kinds();
