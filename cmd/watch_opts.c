@@ -58,7 +58,7 @@ static const struct cmd_opt opts[] = {
 	{ OPT_CHECK, "check", no_argument, NULL,
 	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
 	{ OPT_SPEC, "spec", required_argument, "SPEC",
-	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE)" },
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE; flaps<= needs -r or\n--metrics-state)" },
 	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
 	  "with --check: the expectations of FILE, one a line" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
@@ -277,6 +277,11 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	     w->journal || w->all || w->sm || w->mlx5 || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
+	if (w->check && !w->replay && !w->state && w->spec &&
+	    ibve_check_needs_history(w->spec))
+		cmd_usage_error(
+			"--check: '%s' needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)",
+			ibve_check_needs_history(w->spec));
 	if (w->state && !w->metrics && !w->listen && !w->check)
 		cmd_usage_error(
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");

@@ -864,6 +864,11 @@ void ibve_check_free(struct ibve_check *c);
 int ibve_check_add(struct ibve_check *c, const char *line);
 /* Every line of the file PATH; -EINVAL: "PATH:LINE: reason". */
 int ibve_check_load(struct ibve_check *c, const char *path);
+/*
+ * The first condition of the spec that cannot be evaluated without a
+ * history of events (e.g. "flaps<=2"), or NULL when every one can.
+ */
+const char *ibve_check_needs_history(const struct ibve_check *c);
 /* The spec's exclude globs, up to MAX; how many there are. */
 size_t ibve_check_excludes(const struct ibve_check *c, const char **globs,
 			   size_t max);
