@@ -201,6 +201,10 @@ int main(int argc, char **argv)
 		status = watch_list(&sel, w.port, w.json);
 		goto out;
 	}
+	if (w.list_events) {
+		status = watch_list_events(w.json);
+		goto out;
+	}
 	if (w.check) {
 		status = check(&w);
 		goto out;

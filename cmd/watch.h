@@ -19,7 +19,8 @@ struct watch {
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
 	const char *replay, *capture, *metrics, *state, *listen, *web_config;
-	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all, journal;
+	bool json, list, list_events, quiet, no_color, mlx5, sm, sm_issm, all,
+		journal;
 	uint32_t port;
 	int facility;
 };
@@ -48,6 +49,8 @@ struct check_opts {
 bool watch_selected(const char *dev, void *arg);
 /* -l: the selected devices with their ports; an exit status. */
 int watch_list(const struct selection *sel, uint32_t port, bool json);
+/* --list-events: every row of the library's event table; an exit status. */
+int watch_list_events(bool json);
 /* LOG_DAEMON ... of a facility's NAME; -1 when it is not one. */
 int watch_facility(const char *name);
 

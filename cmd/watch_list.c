@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* ibv_eventwatch's smaller parts: -l, and the syslog facilities by name. */
+/*
+ * ibv_eventwatch's smaller parts: -l, --list-events, and the syslog
+ * facilities by name.
+ */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
 
+#include "buf.h"
 #include "common.h"
 #include "watch.h"
 
@@ -62,6 +66,51 @@ int watch_list(const struct selection *sel, uint32_t port, bool json)
 		status = EXIT_RUNTIME;
 	}
 	return status;
+}
+
+/* One row of the table as a JSON object on a line. */
+static void event_json(const struct ibve_event_desc *d)
+{
+	char out[1024];
+	struct ibve_buf b = { out, sizeof(out), 0 };
+	struct ibve_json j;
+
+	ibve_json_init(&j, &b);
+	ibve_json_open(&j, NULL);
+	ibve_json_str(&j, "name", d->name);
+	ibve_json_str(&j, "source", ibve_source_name(d->source));
+	ibve_json_int(&j, "code", d->code);
+	ibve_json_str(&j, "class", ibve_class_name(d->cls));
+	ibve_json_str(&j, "severity", ibve_severity_name(d->severity));
+	ibve_json_bool(&j, "affiliated", d->affiliated);
+	ibve_json_str(&j, "meaning", d->text);
+	ibve_json_str(&j, "message_id", d->message_id);
+	ibve_json_close(&j);
+	ibve_buf_putc(&b, '\n');
+	fwrite(out, 1, ibve_buf_end(&b) < sizeof(out) ? b.len : 0, stdout);
+}
+
+int watch_list_events(bool json)
+{
+	const struct ibve_event_desc *d;
+
+	if (!json)
+		printf("%-20s %-8s %-7s %-8s %s\n", "EVENT", "SOURCE", "CLASS",
+		       "SEVERITY", "MEANING");
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
+		if (json)
+			event_json(d);
+		else
+			printf("%-20s %-8s %-7s %-8s %s\n", d->name,
+			       ibve_source_name(d->source),
+			       ibve_class_name(d->cls),
+			       ibve_severity_name(d->severity), d->text);
+	}
+	if (fflush(stdout) && errno != EPIPE) {
+		cmd_error("write to standard output: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
 }
 
 int watch_facility(const char *name)

@@ -31,6 +31,7 @@ enum {
 	OPT_EXCLUDE_DEVICE,
 	OPT_FLAP_WINDOW,
 	OPT_WEB_CONFIG,
+	OPT_LIST_EVENTS,
 };
 
 static const struct cmd_opt opts[] = {
@@ -55,6 +56,8 @@ static const struct cmd_opt opts[] = {
 	{ 'r', "replay", required_argument, "FILE",
 	  "read events from FILE (- for standard input)" },
 	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
+	{ OPT_LIST_EVENTS, "list-events", no_argument, NULL,
+	  "list every event: name, source, class, severity and\nmeaning (with -j: JSON Lines), then exit" },
 	{ OPT_CHECK, "check", no_argument, NULL,
 	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
 	{ OPT_SPEC, "spec", required_argument, "SPEC",
@@ -184,6 +187,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case 'l':
 			w->list = true;
 			break;
+		case OPT_LIST_EVENTS:
+			w->list_events = true;
+			break;
 		case 'q':
 			w->quiet = true;
 			break;
@@ -261,6 +267,10 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
+	for (int i = 1; w->list_events && i < argc; i++)
+		if (strcmp(argv[i], "--list-events") && strcmp(argv[i], "-j") &&
+		    strcmp(argv[i], "--json"))
+			cmd_usage_error("--list-events takes only -j");
 	if (w->list && (w->replay || w->capture || w->expect))
 		cmd_usage_error(
 			"--list cannot be combined with --replay, --write or --expect");

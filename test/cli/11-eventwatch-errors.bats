@@ -29,7 +29,7 @@ no_rdma_here() {
 	assert_failure 2
 	run --separate-stderr ibv_eventwatch -e PORT_ERRX -r "$FABRIC"
 	assert_failure 2
-	[ "${stderr_lines[0]}" = "ibv_eventwatch: unknown event, class or severity 'PORT_ERRX'" ]
+	[ "${stderr_lines[0]}" = "ibv_eventwatch: unknown event, class or severity 'PORT_ERRX': did you mean PORT_ERR? (ibv_eventwatch --list-events lists them)" ]
 	run --separate-stderr ibv_eventwatch -x 'severity>=loud' -r "$FABRIC"
 	assert_failure 2
 	run --separate-stderr ibv_eventwatch --expect '' -r "$FABRIC"
