@@ -69,7 +69,7 @@ static const struct cmd_opt opts[] = {
 	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
 	  "a flap is a PORT_ERR then PORT_ACTIVE within it;\nmetrics count flaps (default 10m)" },
 	{ 'q', "quiet", no_argument, NULL,
-	  "no \"watching\" line on standard error" },
+	  "no \"watching\" line on standard error (without a\ndevice, it waits for one; with -n, --expect, -t or\n-d it exits 3)" },
 	{ 'A', "all-processes", no_argument, NULL,
 	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)" },
 	{ OPT_PID, "pid", required_argument, "PID",

@@ -530,6 +530,12 @@ enum ibve_source_flags {
 	IBVE_SRC_PACED = 1u << 3,
 	/* "kernel": kprobes, not fentry, even where fentry works. */
 	IBVE_SRC_KPROBE = 1u << 4,
+	/*
+	 * "devices" over every device: none yet (or no RDMA in the kernel
+	 * yet) is not a failure; with "hotplug", those that appear are
+	 * watched.
+	 */
+	IBVE_SRC_WAIT = 1u << 5,
 };
 
 /* Options of a source; set sz, leave what does not apply zero. */

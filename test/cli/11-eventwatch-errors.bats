@@ -88,12 +88,27 @@ no_rdma_here() {
 	[ -z "$stderr" ]
 }
 
-@test "no RDMA device at all: one line, status 3 (the host's real libibverbs)" {
+@test "no RDMA device at all: one line, status 3 for scripts; a plain watcher waits (the host's real libibverbs)" {
 	no_rdma_here
-	run --separate-stderr ibv_eventwatch
-	assert_failure 3
-	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ ${stderr_lines[0]} == "ibv_eventwatch: no RDMA devices found"* ]]
+	for opt in '-n 1' '-t 600' '--expect PORT_ERR' '-q -n 1'; do
+		# shellcheck disable=SC2086
+		run --separate-stderr ibv_eventwatch $opt
+		assert_failure 3
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ ${stderr_lines[0]} == "ibv_eventwatch: no RDMA devices found"* ]]
+	done
+	# a plain watcher (the service's) says it waits, and runs until stopped
+	bg_start w 0 ibv_eventwatch
+	wait_for "${BG_ERR[w]}" 'waiting' 30
+	run cat "${BG_ERR[w]}"
+	assert_success
+	assert_output --regexp '^ibv_eventwatch: watching 0 devices \(hot-plug: (netlink|uevent)\): waiting for RDMA devices to appear$'
+	running "$(bg_pid w)"
+	bg_stop w 0
+	bg_start q 0 ibv_eventwatch -q --metrics-file "$BATS_TEST_TMPDIR/m.prom"
+	wait_for "${BG_ERR[q]}" 'waiting' 30
+	assert_equal "$(cat "${BG_ERR[q]}")" "ibv_eventwatch: no RDMA devices yet: waiting for them to appear"
+	bg_stop q 0
 	run --separate-stderr ibv_eventwatch -l
 	assert_failure 3
 	[[ ${stderr_lines[0]} == "ibv_eventwatch: no RDMA devices found"* ]]
