@@ -16,6 +16,7 @@ struct watch {
 	struct ibve_check *spec;
 	double since, flap_window;
 	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
+	bool owners;		     /* --pid, --comm */
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
 	const char *replay, *capture, *metrics, *state, *listen, *web_config;

@@ -212,7 +212,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			w->all = true;
 			break;
 		case OPT_PID:
-			w->filtered = true;
+			w->filtered = w->owners = true;
 			ibve_filter_add_pid(
 				w->filter,
 				(uint32_t)cmd_count(
@@ -220,7 +220,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 					1, 4194304));
 			break;
 		case OPT_COMM:
-			w->filtered = true;
+			w->filtered = w->owners = true;
 			if (ibve_filter_add_comm(w->filter, arg))
 				cmd_usage_error("--comm: %s", ibve_errmsg());
 			break;
@@ -308,4 +308,8 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->all && (w->list || w->replay))
 		cmd_usage_error(
 			"--all-processes is for watching devices, not with --list or --replay");
+	/* not an error: a filter may be kept for when -A is added */
+	if (w->owners && !w->all && !w->replay && !w->check)
+		cmd_error(
+			"--pid and --comm match events of processes' own objects, which only -A sees: without it they match nothing");
 }

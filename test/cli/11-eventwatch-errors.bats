@@ -115,3 +115,20 @@ no_rdma_here() {
 	run --separate-stderr ibv_eventwatch -d mlx5_0 --expect PORT_ERR -t 1
 	assert_failure 3
 }
+
+@test "--pid and --comm without -A: said once at start that they match nothing" {
+	note="ibv_eventwatch: --pid and --comm match events of processes' own objects, which only -A sees: without it they match nothing"
+	# 3 here without a device; 0 at the timeout where there is one
+	run --separate-stderr ibv_eventwatch --pid 1 --comm sshd -n 1 -t 1
+	[ "$status" -eq 3 ] || [ "$status" -eq 0 ] || fail "status $status: $stderr"
+	assert_equal "${stderr_lines[0]}" "$note"
+	assert_equal "$(grep -c 'match nothing' <<<"$stderr")" 1
+	# a capture may hold -A's records: no note
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --comm sshd
+	assert_success
+	assert_equal "$stderr" ''
+	# with -A, whatever else happens here, no note either
+	run --separate-stderr ibv_eventwatch -A --pid 1 -t 1
+	[ "$status" -eq 3 ] || [ "$status" -eq 0 ] || fail "status $status: $stderr"
+	[[ $stderr != *'match nothing'* ]] || fail "noted with -A: $stderr"
+}
