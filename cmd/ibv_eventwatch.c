@@ -124,6 +124,9 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	if ((w->metrics || w->listen) &&
 	    (status = add_metrics(p, w, ports, http)))
 		return status;
+	/* no syslog daemon, like no journal, is a failure now */
+	if (w->facility >= 0 && watch_syslog_ready())
+		return EXIT_RUNTIME;
 	if (w->facility >= 0 && (ibve_sink_syslog(&s, cmd_prog, w->facility) ||
 				 ibve_pipeline_add_sink(p, s, 0)))
 		return cmd_fail();

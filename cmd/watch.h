@@ -54,6 +54,8 @@ int watch_list(const struct selection *sel, uint32_t port, bool json);
 int watch_list_events(bool json);
 /* LOG_DAEMON ... of a facility's NAME; -1 when it is not one. */
 int watch_facility(const char *name);
+/* Whether a syslog daemon takes messages; if not, said, and -errno. */
+int watch_syslog_ready(void);
 
 /* --check: the exit status (0 healthy, 1 not, 3 runtime, 4 bad input). */
 int watch_check(const struct check_opts *o);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibv_eventwatch's smaller parts: -l, --list-events, and the syslog
- * facilities by name.
+ * ibv_eventwatch's smaller parts: -l, --list-events, and syslog's
+ * facilities by name and its socket.
  */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "common.h"
@@ -132,4 +135,28 @@ int watch_facility(const char *name)
 		if (strcmp(f[i].name, name) == 0)
 			return f[i].value;
 	return -1;
+}
+
+int watch_syslog_ready(void)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_STREAM };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int err = 0;
+
+	/* where syslog(3) sends: a daemon must be there to take it */
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", _PATH_LOG);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		int fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -errno;
+		err = connect(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
+		close(fd);
+		if (err != EPROTOTYPE)
+			break;
+	}
+	if (err)
+		cmd_error("--syslog: no syslog daemon at %s (%s)", _PATH_LOG,
+			  strerror(err));
+	return -err;
 }

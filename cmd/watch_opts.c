@@ -91,7 +91,7 @@ static const struct cmd_opt opts[] = {
 	{ OPT_WEB_CONFIG, "web-config", required_argument, "FILE",
 	  "with --metrics-listen: HTTPS and basic auth as the\nexporters' web configuration FILE says (YAML)" },
 	{ OPT_SYSLOG, "syslog", optional_argument, "FACILITY",
-	  "also log each event shown to syslog (default daemon)" },
+	  "also log each event shown to syslog (default daemon;\nno syslog daemon at /dev/log: exit 3)" },
 	{ OPT_JOURNAL, "journal", no_argument, NULL,
 	  "also send each event shown to the systemd journal,\nwith its fields and a MESSAGE_ID" },
 	{ OPT_NO_COLOR, "no-color", no_argument, NULL,

@@ -132,3 +132,37 @@ no_rdma_here() {
 	[ "$status" -eq 3 ] || [ "$status" -eq 0 ] || fail "status $status: $stderr"
 	[[ $stderr != *'match nothing'* ]] || fail "noted with -A: $stderr"
 }
+
+# in_ns CMD...: CMD in a mount namespace of its own where /dev is a new,
+# empty tmpfs (no /dev/log), as root.
+in_ns() {
+	unshare -m --propagation private -- sh -c 'mount -t tmpfs tmpfs /dev && exec "$@"' sh "$@"
+}
+
+@test "--syslog with no syslog daemon: one line and status 3 before anything; with one, it logs" {
+	[ "$(id -u)" = 0 ] || skip "a /dev/log of the test's own needs root (mount namespaces)"
+	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
+	run --separate-stderr in_ns ibv_eventwatch -r "$FABRIC" --syslog
+	assert_failure 3
+	assert_equal "$stderr" 'ibv_eventwatch: --syslog: no syslog daemon at /dev/log (No such file or directory)'
+	assert_output '' # not one record replayed
+	# a socket at /dev/log: the records reach it, read there (not by the watcher)
+	# shellcheck disable=SC2016 # python's text
+	run --separate-stderr in_ns python3 -c '
+import socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+s.settimeout(0.2)
+n = 0
+while True:  # read while it writes: a full socket would block it
+    try:
+        n += " event=" in s.recv(65536).decode()
+    except socket.timeout:  # nothing queued: done once it has ended
+        if p.poll() is not None:
+            break
+print(p.returncode, n)' ibv_eventwatch -r "$FABRIC" --syslog
+	assert_success
+	assert_output "0 $(ibv_eventwatch -r "$FABRIC" | wc -l)"
+	assert_equal "$stderr" ''
+}
