@@ -758,9 +758,14 @@ static int start(struct ibve_src *s)
 			"eBPF: waiting for kernel module %s: hooked when RDMA devices appear",
 			mod);
 		s->waiting = true;
-		return 0;
+	} else if ((r = attach(s))) {
+		return r;
 	}
-	return attach(s);
+	if (!s->cgroot[0]) /* said once: records lack cgroup, and so job */
+		ibve_host_note(
+			&s->h, IBVE_NOTE,
+			"eBPF: no cgroup2 file system is mounted: records name no cgroup (nor job)");
+	return 0;
 }
 
 static void observe(struct ibve_src *s, const struct ibve_event *ev)

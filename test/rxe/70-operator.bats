@@ -81,3 +81,51 @@ uverbs_open() {
 			fail "$opt: ${stderr_lines[0]}"
 	done
 }
+
+# watch_ns SETUP ARGS...: the watcher (as start_watch) in a mount namespace
+# of its own, after the shell commands SETUP ran there.
+watch_ns() {
+	local setup=$1
+	shift
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	bg_start watch 0 unshare -m --propagation private -- \
+		sh -c "$setup"' && exec "$@"' sh ibv_eventwatch "$@" >"$WOUT"
+	WPID=$BG_LAST
+	WERR=${BG_ERR[watch]}
+	BG_GRACE[watch]=60 # its eBPF links released on a loaded machine
+	wait_for "$WERR" '^ibv_eventwatch: watching' 60
+}
+
+# srq_record: inject srq-limit; the watcher's kernel record of it (JSON).
+srq_record() {
+	local j=$BATS_TEST_TMPDIR/inject.json end=$((SECONDS + 60)) pid
+	bg_start inject 0 ibv_eventinject -j srq-limit >"$j"
+	pid=$BG_LAST
+	bg_wait inject 0 120
+	until jq -ec "select(.source == \"kernel\" and .pid == $pid)" "$WOUT" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || fail "no kernel record of the injector (pid $pid)"
+		sleep 0.1
+	done
+}
+
+NOTE_CG='ibv_eventwatch: eBPF: no cgroup2 file system is mounted: records name no cgroup (nor job)'
+
+@test "-A without a cgroup2 mount says so once; its records have no cgroup" {
+	ibv_eventwatch -V | grep -q 'all processes (eBPF): yes' || skip "built without eBPF (BPF=0)"
+	# every cgroup2 mount gone from the watcher's namespace
+	watch_ns "awk '/ - cgroup2 / { print \$5 }' /proc/self/mountinfo | xargs -r -n 1 umount -l" -A -j
+	run srq_record
+	assert_success
+	assert_equal "$(jq -r '.event, has("cgroup")' <<<"$output")" $'SRQ_LIMIT_REACHED\nfalse'
+	assert_equal "$(grep -cxF "$NOTE_CG" "$WERR")" 1
+	bg_stop watch 0
+	# with one mounted: no such line, and the record has its cgroup
+	watch_ns "mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup" -A -j
+	run srq_record
+	assert_success
+	assert_equal "$(jq -r '.event, has("cgroup")' <<<"$output")" $'SRQ_LIMIT_REACHED\ntrue'
+	bg_stop watch 0
+	run grep -c 'cgroup2' "$WERR"
+	assert_failure 1
+	assert_output 0
+}
