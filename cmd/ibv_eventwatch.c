@@ -170,9 +170,8 @@ static void say_watching(const struct ibve_pipeline *p, bool quiet)
 	bool none = !ibve_pipeline_devices(p, NULL, 0);
 
 	ibve_pipeline_describe(p, what, sizeof(what));
-	if (!quiet)
-		cmd_error("watching %s%s", what,
-			  none ? ": waiting for RDMA devices to appear" : "");
+	if (!quiet) /* "watching 0 devices (hot-plug: netlink)" */
+		cmd_error("watching %s", what);
 	else if (none)
 		cmd_error("no RDMA devices yet: waiting for them to appear");
 }

@@ -35,7 +35,7 @@ uverbs_open() {
 	start_watch -j
 	run cat "$WERR"
 	assert_success
-	assert_output "ibv_eventwatch: watching 0 devices (hot-plug: $(expected_hotplug)): waiting for RDMA devices to appear"
+	assert_output "ibv_eventwatch: watching 0 devices (hot-plug: $(expected_hotplug))"
 	running "$WPID" || fail "the watcher ended with no device"
 	if uverbs_open "$WPID"; then fail "a uverbs device is open with no device"; fi
 	rdma link add rxe0 type rxe netdev dummy0
