@@ -206,6 +206,12 @@ struct ibve_kernel_fields {
 	char after[IBVE_EVENT_NAME_MAX];
 	uint32_t after_port;
 	uint64_t after_us;
+	/*
+	 * With a PORT_ERR: whether its port was active again before this
+	 * event, and how long after the PORT_ERR it came back.
+	 */
+	bool recovered;
+	uint64_t recovered_us;
 };
 
 /* A port whose rate changed (DEVICE_SPEED_CHANGE): before and after. */
