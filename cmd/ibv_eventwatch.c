@@ -49,6 +49,10 @@ static int add_sources(struct ibve_pipeline *p, const struct watch *w)
 	o.flags = cmd_bpf_flags();
 	if (w->all && (r = ibve_pipeline_add_source(p, "kernel", &o)))
 		return r;
+	/* a service started before the driver waits for its devices; a
+	 * script that counts on an event (-n, --expect, -t) is told at once */
+	if (!w->run.count && !w->expect && !w->run.timeout)
+		o.flags |= IBVE_SRC_WAIT;
 	return ibve_pipeline_add_source(p, "devices", &o);
 }
 
@@ -120,6 +124,9 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	if ((w->metrics || w->listen) &&
 	    (status = add_metrics(p, w, ports, http)))
 		return status;
+	/* no syslog daemon, like no journal, is a failure now */
+	if (w->facility >= 0 && watch_syslog_ready())
+		return EXIT_RUNTIME;
 	if (w->facility >= 0 && (ibve_sink_syslog(&s, cmd_prog, w->facility) ||
 				 ibve_pipeline_add_sink(p, s, 0)))
 		return cmd_fail();
@@ -156,6 +163,19 @@ static int check(struct watch *w)
 	return watch_check(&o);
 }
 
+/* "watching ...", unless -q; none yet is said either way. */
+static void say_watching(const struct ibve_pipeline *p, bool quiet)
+{
+	char what[4096];
+	bool none = !ibve_pipeline_devices(p, NULL, 0);
+
+	ibve_pipeline_describe(p, what, sizeof(what));
+	if (!quiet) /* "watching 0 devices (hot-plug: netlink)" */
+		cmd_error("watching %s", what);
+	else if (none)
+		cmd_error("no RDMA devices yet: waiting for them to appear");
+}
+
 static int on_signal(int signo, void *arg)
 {
 	(void)signo;
@@ -184,7 +204,6 @@ int main(int argc, char **argv)
 	struct ibve_pipeline *p = NULL;
 	struct ibve_ports *ports = NULL;
 	struct ibve_http *http = NULL;
-	char what[4096];
 	int status;
 
 	cmd_prog = "ibv_eventwatch";
@@ -199,6 +218,10 @@ int main(int argc, char **argv)
 					 w.nexclude };
 
 		status = watch_list(&sel, w.port, w.json);
+		goto out;
+	}
+	if (w.list_events) {
+		status = watch_list_events(w.json);
 		goto out;
 	}
 	if (w.check) {
@@ -223,10 +246,8 @@ int main(int argc, char **argv)
 		status = cmd_start_failed(p);
 		goto out;
 	}
-	if (!w.quiet && !w.replay) {
-		ibve_pipeline_describe(p, what, sizeof(what));
-		cmd_error("watching %s", what);
-	}
+	if (!w.replay)
+		say_watching(p, w.quiet);
 	status = outcome(&w, p, ibve_pipeline_run(p, &w.run));
 out:
 	ibve_pipeline_free(p);

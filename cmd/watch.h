@@ -16,10 +16,12 @@ struct watch {
 	struct ibve_check *spec;
 	double since, flap_window;
 	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
+	bool owners;		     /* --pid, --comm */
 	struct ibve_filter *filter, *expect;
 	struct ibve_run_opts run;
 	const char *replay, *capture, *metrics, *state, *listen, *web_config;
-	bool json, list, quiet, no_color, mlx5, sm, sm_issm, all, journal;
+	bool json, list, list_events, quiet, no_color, mlx5, sm, sm_issm, all,
+		journal;
 	uint32_t port;
 	int facility;
 };
@@ -48,8 +50,12 @@ struct check_opts {
 bool watch_selected(const char *dev, void *arg);
 /* -l: the selected devices with their ports; an exit status. */
 int watch_list(const struct selection *sel, uint32_t port, bool json);
+/* --list-events: every row of the library's event table; an exit status. */
+int watch_list_events(bool json);
 /* LOG_DAEMON ... of a facility's NAME; -1 when it is not one. */
 int watch_facility(const char *name);
+/* Whether a syslog daemon takes messages; if not, said, and -errno. */
+int watch_syslog_ready(void);
 
 /* --check: the exit status (0 healthy, 1 not, 3 runtime, 4 bad input). */
 int watch_check(const struct check_opts *o);

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
-/* ibv_eventwatch's smaller parts: -l, and the syslog facilities by name. */
+/*
+ * ibv_eventwatch's smaller parts: -l, --list-events, and syslog's
+ * facilities by name and its socket.
+ */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
+#include <unistd.h>
 
+#include "buf.h"
 #include "common.h"
 #include "watch.h"
 
@@ -64,6 +71,51 @@ int watch_list(const struct selection *sel, uint32_t port, bool json)
 	return status;
 }
 
+/* One row of the table as a JSON object on a line. */
+static void event_json(const struct ibve_event_desc *d)
+{
+	char out[1024];
+	struct ibve_buf b = { out, sizeof(out), 0 };
+	struct ibve_json j;
+
+	ibve_json_init(&j, &b);
+	ibve_json_open(&j, NULL);
+	ibve_json_str(&j, "name", d->name);
+	ibve_json_str(&j, "source", ibve_source_name(d->source));
+	ibve_json_int(&j, "code", d->code);
+	ibve_json_str(&j, "class", ibve_class_name(d->cls));
+	ibve_json_str(&j, "severity", ibve_severity_name(d->severity));
+	ibve_json_bool(&j, "affiliated", d->affiliated);
+	ibve_json_str(&j, "meaning", d->text);
+	ibve_json_str(&j, "message_id", d->message_id);
+	ibve_json_close(&j);
+	ibve_buf_putc(&b, '\n');
+	fwrite(out, 1, ibve_buf_end(&b) < sizeof(out) ? b.len : 0, stdout);
+}
+
+int watch_list_events(bool json)
+{
+	const struct ibve_event_desc *d;
+
+	if (!json)
+		printf("%-20s %-8s %-7s %-8s %s\n", "EVENT", "SOURCE", "CLASS",
+		       "SEVERITY", "MEANING");
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
+		if (json)
+			event_json(d);
+		else
+			printf("%-20s %-8s %-7s %-8s %s\n", d->name,
+			       ibve_source_name(d->source),
+			       ibve_class_name(d->cls),
+			       ibve_severity_name(d->severity), d->text);
+	}
+	if (fflush(stdout) && errno != EPIPE) {
+		cmd_error("write to standard output: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 int watch_facility(const char *name)
 {
 	static const struct {
@@ -83,4 +135,28 @@ int watch_facility(const char *name)
 		if (strcmp(f[i].name, name) == 0)
 			return f[i].value;
 	return -1;
+}
+
+int watch_syslog_ready(void)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_STREAM };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int err = 0;
+
+	/* where syslog(3) sends: a daemon must be there to take it */
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", _PATH_LOG);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		int fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -errno;
+		err = connect(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
+		close(fd);
+		if (err != EPROTOTYPE)
+			break;
+	}
+	if (err)
+		cmd_error("--syslog: no syslog daemon at %s (%s)", _PATH_LOG,
+			  strerror(err));
+	return -err;
 }

@@ -31,6 +31,7 @@ enum {
 	OPT_EXCLUDE_DEVICE,
 	OPT_FLAP_WINDOW,
 	OPT_WEB_CONFIG,
+	OPT_LIST_EVENTS,
 };
 
 static const struct cmd_opt opts[] = {
@@ -55,10 +56,12 @@ static const struct cmd_opt opts[] = {
 	{ 'r', "replay", required_argument, "FILE",
 	  "read events from FILE (- for standard input)" },
 	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
+	{ OPT_LIST_EVENTS, "list-events", no_argument, NULL,
+	  "list every event: name, source, class, severity and\nmeaning (with -j: JSON Lines), then exit" },
 	{ OPT_CHECK, "check", no_argument, NULL,
 	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
 	{ OPT_SPEC, "spec", required_argument, "SPEC",
-	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE)" },
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE; flaps<= needs -r or\n--metrics-state)" },
 	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
 	  "with --check: the expectations of FILE, one a line" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
@@ -66,9 +69,9 @@ static const struct cmd_opt opts[] = {
 	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
 	  "a flap is a PORT_ERR then PORT_ACTIVE within it;\nmetrics count flaps (default 10m)" },
 	{ 'q', "quiet", no_argument, NULL,
-	  "no \"watching\" line on standard error" },
+	  "no \"watching\" line on standard error (without a\ndevice, it waits for one; with -n, --expect, -t or\n-d it exits 3)" },
 	{ 'A', "all-processes", no_argument, NULL,
-	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF\nand CAP_PERFMON)" },
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)" },
 	{ OPT_PID, "pid", required_argument, "PID",
 	  "only events of objects of process PID (repeatable)" },
 	{ OPT_COMM, "comm", required_argument, "NAME",
@@ -82,13 +85,13 @@ static const struct cmd_opt opts[] = {
 	{ OPT_METRICS_FILE, "metrics-file", required_argument, "FILE",
 	  "keep Prometheus metrics of every event in FILE" },
 	{ OPT_METRICS_STATE, "metrics-state", required_argument, "FILE",
-	  "keep the metrics' counters across restarts in FILE" },
+	  "keep the metrics' counters across restarts in FILE\n(with --metrics-file or --metrics-listen; with\n--check, the history)" },
 	{ OPT_METRICS_LISTEN, "metrics-listen", required_argument, "ADDR",
 	  "serve them at http://ADDR/metrics (:PORT: loopback)" },
 	{ OPT_WEB_CONFIG, "web-config", required_argument, "FILE",
 	  "with --metrics-listen: HTTPS and basic auth as the\nexporters' web configuration FILE says (YAML)" },
 	{ OPT_SYSLOG, "syslog", optional_argument, "FACILITY",
-	  "also log each event shown to syslog (default daemon)" },
+	  "also log each event shown to syslog (default daemon;\nno syslog daemon at /dev/log: exit 3)" },
 	{ OPT_JOURNAL, "journal", no_argument, NULL,
 	  "also send each event shown to the systemd journal,\nwith its fields and a MESSAGE_ID" },
 	{ OPT_NO_COLOR, "no-color", no_argument, NULL,
@@ -184,6 +187,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case 'l':
 			w->list = true;
 			break;
+		case OPT_LIST_EVENTS:
+			w->list_events = true;
+			break;
 		case 'q':
 			w->quiet = true;
 			break;
@@ -206,7 +212,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			w->all = true;
 			break;
 		case OPT_PID:
-			w->filtered = true;
+			w->filtered = w->owners = true;
 			ibve_filter_add_pid(
 				w->filter,
 				(uint32_t)cmd_count(
@@ -214,7 +220,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 					1, 4194304));
 			break;
 		case OPT_COMM:
-			w->filtered = true;
+			w->filtered = w->owners = true;
 			if (ibve_filter_add_comm(w->filter, arg))
 				cmd_usage_error("--comm: %s", ibve_errmsg());
 			break;
@@ -261,6 +267,10 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
+	for (int i = 1; w->list_events && i < argc; i++)
+		if (strcmp(argv[i], "--list-events") && strcmp(argv[i], "-j") &&
+		    strcmp(argv[i], "--json"))
+			cmd_usage_error("--list-events takes only -j");
 	if (w->list && (w->replay || w->capture || w->expect))
 		cmd_usage_error(
 			"--list cannot be combined with --replay, --write or --expect");
@@ -277,6 +287,11 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	     w->journal || w->all || w->sm || w->mlx5 || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
+	if (w->check && !w->replay && !w->state && w->spec &&
+	    ibve_check_needs_history(w->spec))
+		cmd_usage_error(
+			"--check: '%s' needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)",
+			ibve_check_needs_history(w->spec));
 	if (w->state && !w->metrics && !w->listen && !w->check)
 		cmd_usage_error(
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
@@ -293,4 +308,8 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->all && (w->list || w->replay))
 		cmd_usage_error(
 			"--all-processes is for watching devices, not with --list or --replay");
+	/* not an error: a filter may be kept for when -A is added */
+	if (w->owners && !w->all && !w->replay && !w->check)
+		cmd_error(
+			"--pid and --comm match events of processes' own objects, which only -A sees: without it they match nothing");
 }

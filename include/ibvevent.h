@@ -206,6 +206,12 @@ struct ibve_kernel_fields {
 	char after[IBVE_EVENT_NAME_MAX];
 	uint32_t after_port;
 	uint64_t after_us;
+	/*
+	 * With a PORT_ERR: whether its port was active again before this
+	 * event, and how long after the PORT_ERR it came back.
+	 */
+	bool recovered;
+	uint64_t recovered_us;
 };
 
 /* A port whose rate changed (DEVICE_SPEED_CHANGE): before and after. */
@@ -530,6 +536,12 @@ enum ibve_source_flags {
 	IBVE_SRC_PACED = 1u << 3,
 	/* "kernel": kprobes, not fentry, even where fentry works. */
 	IBVE_SRC_KPROBE = 1u << 4,
+	/*
+	 * "devices" over every device: none yet (or no RDMA in the kernel
+	 * yet) is not a failure; with "hotplug", those that appear are
+	 * watched.
+	 */
+	IBVE_SRC_WAIT = 1u << 5,
 };
 
 /* Options of a source; set sz, leave what does not apply zero. */
@@ -864,6 +876,11 @@ void ibve_check_free(struct ibve_check *c);
 int ibve_check_add(struct ibve_check *c, const char *line);
 /* Every line of the file PATH; -EINVAL: "PATH:LINE: reason". */
 int ibve_check_load(struct ibve_check *c, const char *path);
+/*
+ * The first condition of the spec that cannot be evaluated without a
+ * history of events (e.g. "flaps<=2"), or NULL when every one can.
+ */
+const char *ibve_check_needs_history(const struct ibve_check *c);
 /* The spec's exclude globs, up to MAX; how many there are. */
 size_t ibve_check_excludes(const struct ibve_check *c, const char **globs,
 			   size_t max);

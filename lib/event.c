@@ -603,6 +603,111 @@ IBVE_EXPORT int ibve_severity_parse(const char *name)
 	return parse_name(severity_names, ARRAY_SIZE(severity_names), name);
 }
 
+/* The edit distance of A and B, case-insensitive; SIZE_MAX when long. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], prev, cur;
+
+	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
+					     tolower((unsigned char)b[j - 1]));
+
+			cur = row[j];
+			row[j] = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1
+							     : row[j - 1] + 1;
+			if (sub < row[j])
+				row[j] = sub;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * NAMES[0..N) against WORD: the nearest so far in *BEST, *D; a name WORD
+ * begins (3 letters at least) is at distance 2 at most.
+ */
+static void nearest(const char *word, const char *const *names, size_t n,
+		    const char **best, size_t *d)
+{
+	size_t len = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = SIZE_MAX;
+
+		if (names[i])
+			k = distance(word, names[i]);
+		if (k > 2 && len >= 3 && strncasecmp(word, names[i], len) == 0)
+			k = 2;
+		if (k < *d) {
+			*d = k;
+			*best = names[i];
+		}
+	}
+}
+
+/* What people call some events and levels, and the table's names. */
+static const char *synonym(const char *word, bool severity)
+{
+	static const struct {
+		const char *word, *name;
+	} v[] = {
+		{ "DOWN", "PORT_ERR" },	      { "PORT_DOWN", "PORT_ERR" },
+		{ "LINK_DOWN", "PORT_ERR" },  { "UP", "PORT_ACTIVE" },
+		{ "PORT_UP", "PORT_ACTIVE" }, { "LINK_UP", "PORT_ACTIVE" },
+		{ "crit", "fatal" },	      { "critical", "fatal" },
+		{ "err", "error" },	      { "warn", "warning" },
+		{ "notice", "info" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		if (strcasecmp(word, v[i].word) == 0 &&
+		    (!severity || ibve_severity_parse(v[i].name) >= 0))
+			return v[i].name;
+	return NULL;
+}
+
+bool ibve_term_suggest(const char *word, char *out, size_t size)
+{
+	const char *s = word, *best;
+	size_t d = SIZE_MAX, len;
+	bool severity;
+
+	if (strncasecmp(s, "severity", 8) == 0)
+		s += 8;
+	while (*s == '<' || *s == '>' || *s == '=')
+		s++;
+	severity = s != word; /* a bound: only a level completes it */
+	if (!severity && strncasecmp(s, "IBV_EVENT_", 10) == 0)
+		s += 10;
+	len = strlen(s);
+	if ((best = synonym(s, severity))) {
+		d = 1;
+	} else if (severity) {
+		nearest(s, severity_names, ARRAY_SIZE(severity_names), &best,
+			&d);
+	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(event_table); i++)
+			nearest(s, &event_table[i].name, 1, &best, &d);
+		nearest(s, class_names, ARRAY_SIZE(class_names), &best, &d);
+		nearest(s, source_names, ARRAY_SIZE(source_names), &best, &d);
+		nearest(s, severity_names, ARRAY_SIZE(severity_names), &best,
+			&d);
+	}
+	/* near enough: a third of the word changed at most */
+	if (!best || d == 0 || d > (len >= 6 ? len / 3 : 1))
+		return false;
+	snprintf(out, size, "%.*s%s", (int)(s - word), word, best);
+	return true;
+}
+
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code)
 {

@@ -55,6 +55,7 @@ const struct ibve_key_name ibve_keys[K_COUNT] = {
 	KEY(K_AFTER, "after"),
 	KEY(K_AFTER_PORT, "after_port"),
 	KEY(K_AFTER_US, "after_us"),
+	KEY(K_RECOVERED_US, "recovered_us"),
 	KEY(K_CHARDEV, "chardev"),
 	KEY(K_NETDEV, "netdev"),
 	KEY(K_NETDEV_INDEX, "netdev_index"),
@@ -333,21 +334,33 @@ static void after_json(struct ibve_json *j, const struct ibve_event *ev)
 	if (ev->kernel.after_port)
 		ibve_json_uint(j, "after_port", ev->kernel.after_port);
 	ibve_json_uint(j, "after_us", ev->kernel.after_us);
+	if (ev->kernel.recovered)
+		ibve_json_uint(j, "recovered_us", ev->kernel.recovered_us);
+}
+
+/* A duration of US microseconds in ms: "0.8 ms", "795 ms". */
+static void ms_text(struct ibve_buf *b, uint64_t us)
+{
+	if (us < 10000)
+		ibve_buf_printf(b, "%.1f ms", (double)us / 1000);
+	else
+		ibve_buf_printf(b, "%" PRIu64 " ms", us / 1000);
 }
 
 static void after_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
-	uint64_t us = ev->kernel.after_us;
-
-	if (us < 10000)
-		ibve_buf_printf(b, "%.1f ms after ", (double)us / 1000);
-	else
-		ibve_buf_printf(b, "%" PRIu64 " ms after ", us / 1000);
+	ms_text(b, ev->kernel.after_us);
+	ibve_buf_puts(b, " after ");
 	ibve_buf_text_str(b, ev->kernel.after);
 	ibve_buf_putc(b, ' ');
 	ibve_buf_text_str(b, ev->device);
 	if (ev->kernel.after_port)
 		ibve_buf_printf(b, "/%u", ev->kernel.after_port);
+	if (ev->kernel.recovered) {
+		ibve_buf_puts(b, ", the port had recovered ");
+		ms_text(b, ev->kernel.recovered_us);
+		ibve_buf_puts(b, " after it");
+	}
 }
 
 static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
@@ -369,6 +382,11 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	if ((r = ibve_get_uint(o, K_AFTER_US, UINT64_MAX, &u, err, errlen)) < 0)
 		return r;
 	ev->kernel.after_us = u;
+	if ((r = ibve_get_uint(o, K_RECOVERED_US, UINT64_MAX, &u, err,
+			       errlen)) < 0)
+		return r;
+	ev->kernel.recovered = r > 0;
+	ev->kernel.recovered_us = r > 0 ? u : 0;
 	return 0;
 }
 

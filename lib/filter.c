@@ -141,6 +141,23 @@ static int parse_term(const char *s, struct term *t)
 	return -EINVAL;
 }
 
+/* The term P[0..LEN) names nothing: said, with the nearest name. */
+static int unknown_term(const char *p, size_t len)
+{
+	char word[64], near[96];
+
+	snprintf(word, sizeof(word), "%.*s", (int)len, p);
+	if (len < sizeof(word) && ibve_term_suggest(word, near, sizeof(near)))
+		return ibve_error(
+			EINVAL,
+			"unknown event, class or severity '%s': did you mean %s? (ibv_eventwatch --list-events lists them)",
+			word, near);
+	return ibve_error(
+		EINVAL,
+		"unknown event, class or severity '%.*s' (ibv_eventwatch --list-events lists them)",
+		(int)len, p);
+}
+
 IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 				      bool exclude)
 {
@@ -181,8 +198,7 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 	set->n += added;
 	return 0;
 unknown:
-	return ibve_error(EINVAL, "unknown event, class or severity '%.*s'",
-			  (int)len, p);
+	return unknown_term(p, len);
 }
 
 IBVE_EXPORT int ibve_filter_add_device(struct ibve_filter *f,

@@ -31,6 +31,7 @@ struct ibve_check {
 	size_t nexclude;
 	struct ibve_check_problem *out;
 	size_t nout, cap;
+	char history[64]; /* the first condition that needs a history */
 };
 
 IBVE_EXPORT int ibve_check_new(struct ibve_check **out)
@@ -158,9 +159,13 @@ IBVE_EXPORT int ibve_check_add(struct ibve_check *c, const char *line)
 		return ibve_error(EINVAL, "'%s': not DEVICE[/PORT]", line);
 	ibve_strcpy(e.dev, w, sizeof(e.dev));
 	ibve_strcpy(e.port, slash ? slash : "*", sizeof(e.port));
-	while ((w = strtok_r(NULL, " \t\r\n", &save)))
+	while ((w = strtok_r(NULL, " \t\r\n", &save))) {
 		if (condition(&e, w))
 			return -EINVAL;
+		/* flaps are counted in a window of events: none without */
+		if (e.flaps >= 0 && !c->history[0])
+			ibve_strcpy(c->history, w, sizeof(c->history));
+	}
 	v = realloc(c->ex, (c->nex + 1) * sizeof(*v));
 	if (!v)
 		return ibve_error(ENOMEM, "out of memory");
@@ -192,6 +197,11 @@ IBVE_EXPORT int ibve_check_load(struct ibve_check *c, const char *path)
 	free(line);
 	fclose(f);
 	return r;
+}
+
+IBVE_EXPORT const char *ibve_check_needs_history(const struct ibve_check *c)
+{
+	return c->history[0] ? c->history : NULL;
 }
 
 IBVE_EXPORT size_t ibve_check_excludes(const struct ibve_check *c,

@@ -150,6 +150,12 @@ ibve_event_desc_of(enum ibve_source source, const struct ibve_event_desc *d);
  * their explanation, MESSAGE_ID and advice.
  */
 extern const struct ibve_event_desc ibve_unknown_desc;
+/*
+ * For a filter term WORD that names nothing: the event name, class, source
+ * or severity (after "severity>=" and the like, that bound with the
+ * nearest level) it is nearest, in OUT; false when none is near.
+ */
+bool ibve_term_suggest(const char *word, char *out, size_t size);
 /* The generic row used for codes this version does not know. */
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);

@@ -34,6 +34,7 @@ struct ibve_src {
 	struct ibve_dev_hooks hooks[IBVE_HOOKS_MAX];
 	size_t nhooks;
 	bool no_rdma; /* every device: the kernel offers no RDMA at all */
+	bool wait;    /* IBVE_SRC_WAIT: none is not a failure */
 	int lazy_fd;  /* a timerfd: the ports' rates, read after start-up */
 	bool lazy_watched;
 };
@@ -58,6 +59,7 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 		return 0;
 	}
 	s->all = !o->ndevices;
+	s->wait = s->all && (o->flags & IBVE_SRC_WAIT);
 	s->watch = calloc(o->ndevices + 1, sizeof(*s->watch));
 	if (!s->watch)
 		return ibve_error(ENOMEM, "out of memory");
@@ -523,6 +525,8 @@ static int empty(const struct ibve_src *s)
 	for (size_t i = 0; i < s->nslots; i++)
 		if (s->slots[i]->used && s->slots[i]->ctx)
 			return 0;
+	if (s->wait)
+		return 0; /* watching none until one appears */
 	if (s->no_rdma)
 		return ibve_device_list_error(-ENOSYS);
 	return ibve_error(ENODEV, "no RDMA devices found");
@@ -535,7 +539,8 @@ static size_t describe(const struct ibve_src *s, char *buf, size_t size)
 
 	for (size_t i = 0; i < s->nslots; i++)
 		n += s->slots[i]->used && s->slots[i]->ctx;
-	ibve_buf_printf(&b, "%zu device%s:", n, n == 1 ? "" : "s");
+	ibve_buf_printf(&b, "%zu device%s%s", n, n == 1 ? "" : "s",
+			n ? ":" : "");
 	for (size_t i = 0; i < s->nslots; i++) {
 		const struct ibve_slot *d = s->slots[i];
 

@@ -18,6 +18,8 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "kernel.h"
 #include "source.h"
 
@@ -54,6 +56,7 @@ struct cause {
 	char device[64];
 	uint64_t ns;
 	uint32_t event, port;
+	uint64_t up_ns; /* a PORT_ERR's port active again at; 0: not yet */
 };
 
 /* What is kept of a device events came from. */
@@ -323,11 +326,15 @@ static void port_event(struct ibve_src *s, const struct ibve_kevent *k)
 		ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)k->event);
 	struct cause *c = NULL;
 
-	if (!d || d->severity < IBVE_SEVERITY_WARNING)
-		return;
 	for (size_t i = 0; i < s->ncauses && !c; i++)
 		if (strcmp(s->causes[i].device, k->device) == 0)
 			c = &s->causes[i];
+	/* the port of a PORT_ERR back: its victims after that are told so */
+	if (c && k->event == IBV_EVENT_PORT_ACTIVE &&
+	    c->event == IBV_EVENT_PORT_ERR && c->port == k->port && !c->up_ns)
+		c->up_ns = k->ns;
+	if (!d || d->severity < IBVE_SEVERITY_WARNING)
+		return;
 	if (!c) {
 		c = realloc(s->causes, (s->ncauses + 1) * sizeof(*c));
 		if (!c)
@@ -339,6 +346,7 @@ static void port_event(struct ibve_src *s, const struct ibve_kevent *k)
 	c->ns = k->ns;
 	c->event = k->event;
 	c->port = d->cls == IBVE_CLASS_PORT ? k->port : 0;
+	c->up_ns = 0;
 }
 
 static void after(const struct ibve_src *s, const struct ibve_kevent *k,
@@ -356,6 +364,9 @@ static void after(const struct ibve_src *s, const struct ibve_kevent *k,
 			    sizeof(ev->kernel.after));
 		ev->kernel.after_port = c->port;
 		ev->kernel.after_us = (k->ns - c->ns) / 1000;
+		ev->kernel.recovered = c->up_ns && c->up_ns <= k->ns;
+		ev->kernel.recovered_us =
+			ev->kernel.recovered ? (c->up_ns - c->ns) / 1000 : 0;
 		ev->fields |= IBVE_FIELD_AFTER;
 	}
 }
@@ -758,9 +769,14 @@ static int start(struct ibve_src *s)
 			"eBPF: waiting for kernel module %s: hooked when RDMA devices appear",
 			mod);
 		s->waiting = true;
-		return 0;
+	} else if ((r = attach(s))) {
+		return r;
 	}
-	return attach(s);
+	if (!s->cgroot[0]) /* said once: records lack cgroup, and so job */
+		ibve_host_note(
+			&s->h, IBVE_NOTE,
+			"eBPF: no cgroup2 file system is mounted: records name no cgroup (nor job)");
+	return 0;
 }
 
 static void observe(struct ibve_src *s, const struct ibve_event *ev)

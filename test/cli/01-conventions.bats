@@ -36,6 +36,34 @@ man_page() {
 	ls "$TOP"/man/"$1".[0-9]
 }
 
+# The page FILE as a reader sees it: rendered by mandoc, one paragraph a
+# line (wide), without the overstrikes of bold and underline.
+man_rendered() {
+	mandoc -Tascii -Owidth=1000 "$1" | sed 's/.\x08//g'
+}
+
+# Option spellings of text on standard input, one per line: -x, --long,
+# and a lone "-" or "--"; values that look like options (-1h) are not.
+shown_options() {
+	grep -oE "(^|[][ (|'\`\"])(--?[a-zA-Z][-a-zA-Z0-9.]*[a-zA-Z0-9]|-[a-zA-Z]|--?)([]=[ ,;:.)'\`\"]|$)" |
+		sed -E "s/^[][ (|'\`\"]//; s/[]=[ ,;:.)'\`\"]$//" | sort -u
+}
+
+# The options of each command line shown in text on standard input
+# ("ibv_eventwatch -q -d mlx5_0 ..." up to a pipe, quote or bracket's end),
+# as "COMMAND OPTION" lines.
+invoked_options() {
+	grep -oE "ibv_event(watch|top|inject) [^|;)\`'<>&]*" | while read -r cmd args; do
+		for a in $args; do
+			a=${a//[][]/}
+			a=${a%[,.:]}
+			case $a in
+			-[a-zA-Z]* | --[a-zA-Z]*) echo "$cmd ${a%%=*}" ;;
+			esac
+		done
+	done | sort -u
+}
+
 @test "every command has a man page, a completion, -h and -V" {
 	for c in "${COMMANDS[@]}"; do
 		[ -f "$(man_page "$c")" ] || fail "$c has no man page"
@@ -54,6 +82,36 @@ man_page() {
 		[ -n "$h" ] || fail "no options found in $c --help"
 		diff -u <(echo "$h") <(echo "$m") || fail "$c: --help and man page differ"
 		diff -u <(echo "$h") <(echo "$k") || fail "$c: --help and completion differ"
+	done
+}
+
+@test "the option spellings a rendered man page shows are the command's (--help, completion)" {
+	all=$(for c in "${COMMANDS[@]}"; do help_options "$c"; done | sort -u)
+	for c in "${COMMANDS[@]}"; do
+		page=$(man_rendered "$(man_page "$c")")
+		[ -n "$page" ] || fail "mandoc rendered nothing of $c's page"
+		h=$(help_options "$c")
+		k=$(completion_options "$c")
+		# SYNOPSIS and OPTIONS: this command's options; another command
+		# of the suite's (ibv_eventwatch's -w in ibv_eventtop's -r); "-"
+		# for standard input; the exporters' --web.config.file, quoted
+		bad=$(awk '/^[A-Z]/ { s = $0 } s == "SYNOPSIS" || s == "OPTIONS"' <<<"$page" |
+			shown_options | grep -vxF -e - -e --web.config.file |
+			grep -vxF -f <(echo "$all") || true)
+		[ -z "$bad" ] || fail "$c's page shows options no command has: $bad"
+		# every command line shown, anywhere in the page
+		bad=$(invoked_options <<<"$page" | grep "^$c " | cut -d' ' -f2 |
+			grep -vxF -f <(echo "$h") || true)
+		[ -z "$bad" ] || fail "$c's page runs $c with options its --help lacks: $bad"
+		bad=$(invoked_options <<<"$page" | grep "^$c " | cut -d' ' -f2 |
+			grep -vxF -f <(echo "$k") || true)
+		[ -z "$bad" ] || fail "$c's page runs $c with options its completion lacks: $bad"
+	done
+	# and the README's command lines
+	for c in "${COMMANDS[@]}"; do
+		bad=$(invoked_options <"$TOP/README.md" | grep "^$c " | cut -d' ' -f2 |
+			grep -vxF -f <(help_options "$c") || true)
+		[ -z "$bad" ] || fail "README runs $c with options its --help lacks: $bad"
 	done
 }
 

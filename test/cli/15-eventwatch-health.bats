@@ -161,6 +161,30 @@ metric() {
 	assert_line --index 0 "ibv_eventwatch: invalid duration '10q': e.g. 90s, 10m, 2h"
 }
 
+@test "--check: a condition that needs a history is refused without one, naming what to add" {
+	want="ibv_eventwatch: --check: 'flaps<=2' needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)"
+	run --separate-stderr ibv_eventwatch --check --spec 'X/1 flaps<=2'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "$want"
+	assert_equal "$output" ''
+	# from a spec file too, after conditions that need none
+	printf 'X/1 rate>=100\nY/* state=any flaps<=2\n' >"$BATS_TEST_TMPDIR/spec"
+	run --separate-stderr ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/spec" -j
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "$want"
+	# with a history it is evaluated: unhealthy (X has no port here), not refused
+	cap=$BATS_TEST_TMPDIR/cap.jsonl
+	not_output "$cap"
+	echo '{"time":"2026-05-01T10:00:00Z","device":"X","port":1,"event":"PORT_ACTIVE"}' >"$cap"
+	run --separate-stderr ibv_eventwatch --check -r "$cap" --spec 'X/1 flaps<=2'
+	assert_failure 1
+	assert_equal "$stderr" ''
+	# conditions that need no history are still checked without one
+	run --separate-stderr ibv_eventwatch --check --spec 'X/1 rate>=100'
+	assert_failure 1
+	assert_equal "$stderr" ''
+}
+
 @test "--check without any RDMA device is unhealthy, and says so" {
 	[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ] ||
 		skip "this host has RDMA devices: the guest tests cover them"

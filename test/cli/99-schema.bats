@@ -128,6 +128,6 @@ refused() {
 	done
 	# one per kind of output the validator claims lines for
 	run -0 ls "$TOP"/share/schema
-	assert_output "$(printf '%s.schema.json\n' check-report device-list event inject-report \
+	assert_output "$(printf '%s.schema.json\n' check-report device-list event-list event inject-report \
 		inject-scenarios metrics-state top-report)"
 }

@@ -284,10 +284,14 @@ in_cgroup() {
 	us=$(kernel .after_us)
 	[ "$us" -gt 0 ] && [ "$us" -le $(((t1 - t0) / 1000)) ] ||
 		fail "after_us $us, the test measured $(((t1 - t0) / 1000)) us"
+	# the port was ACTIVE again (in sysfs) before the injector started:
+	# the record says it had recovered, and when
+	up=$(kernel .recovered_us)
+	[ "$up" -gt 0 ] && [ "$up" -lt "$us" ] || fail "recovered_us '$up', after_us $us"
 	# the storm's events before the link went down name nothing
 	[ "$(IPID=$S kernel 'select(.after == null)' | grep -c .)" -gt 0 ]
 	run -0 ibv_eventwatch -r "$WOUT" -e SRQ_LIMIT_REACHED
-	assert_output --regexp "[0-9.]+ ms after PORT_ERR rxe0/1\)$"
+	assert_output --regexp "[0-9.]+ ms after PORT_ERR rxe0/1, the port had recovered [0-9.]+ ms after it\)$"
 }
 
 BOOT=/run/ibvevent-modules/boot

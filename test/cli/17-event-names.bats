@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# Finding the names: --list-events lists every row of the library's event
+# table (text and JSON Lines, valid under event-list.schema.json), and an
+# unknown event name or severity is refused with the nearest one.
+
+load ../test_helper
+
+setup() {
+	ibve_setup
+	FABRIC=$CAPTURES/ib-fabric.jsonl
+}
+
+# The rows of lib/event.c's table, read from its source (not through the
+# library): "SOURCE NAME", in the table's order.
+table_rows() {
+	sed -n '/^static const struct ibve_event_desc event_table\[\] = {/,/^};/p' \
+		"$TOP/lib/event.c" | tr '\n' ' ' |
+		grep -oE '(VERBS|MLX5|SM|HOTPLUG)\([^,]+, "[A-Z0-9_]+"|IBVE_SOURCE_KERNEL, [A-Z_]+, "[A-Z0-9_]+"' |
+		sed -E 's/^IBVE_SOURCE_KERNEL, [A-Z_]+, /kernel /; s/^([A-Z0-9]+)\([^,]+, /\1 /' |
+		tr -d '"' | awk '{ print tolower($1), $2 }'
+}
+
+@test "--list-events -j: every row of the event table, valid under its schema" {
+	want=$(table_rows)
+	[ "$(wc -l <<<"$want")" -ge 50 ] || fail "read too few rows of lib/event.c: $want"
+	run --separate-stderr ibv_eventwatch --list-events -j
+	assert_success
+	assert_equal "$stderr" ''
+	json=$output
+	assert_equal "$(jq -r '"\(.source) \(.name)"' <<<"$json")" "$want"
+	run "$TOP/test/schema-check" --kind event-list - <<<"$json"
+	assert_success
+	# what a record of the event says agrees with its row
+	run ibv_eventwatch -r "$FABRIC" -j -e PORT_ERR -n 1
+	assert_success
+	rec=$output
+	assert_equal "$(jq -c 'select(.name == "PORT_ERR") | [.source, .code, .class, .severity, .affiliated]' <<<"$json")" \
+		"$(jq -c '[.source, .code, .class, .severity, .affiliated]' <<<"$rec")"
+	# the schema refuses a row that breaks it
+	run "$TOP/test/schema-check" --kind event-list - <<<"$(head -n 1 <<<"$json" | jq -c '.severity = "loud"')"
+	assert_failure 1
+}
+
+@test "--list-events: a line per row with source, class, severity and meaning" {
+	run --separate-stderr ibv_eventwatch --list-events
+	assert_success
+	assert_line --index 0 --regexp '^EVENT +SOURCE +CLASS +SEVERITY +MEANING$'
+	assert_equal "$(tail -n +2 <<<"$output" | awk '{ print $2, $1 }')" "$(table_rows)"
+	assert_line 'PORT_ERR             verbs    port    error    port left the active state: link down or lost'
+	assert_line 'DEVICE_ADDED         hotplug  device  info     device appeared and is being watched'
+	# every listed name is one -e takes
+	for n in $(tail -n +2 <<<"$output" | awk '{ print $1 }' | sort -u); do
+		ibv_eventwatch -r "$FABRIC" -e "$n" >/dev/null || fail "-e $n refused"
+	done
+	# it takes -j and nothing else
+	run --separate-stderr ibv_eventwatch --list-events -d mlx5_0
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --list-events takes only -j'
+	run --separate-stderr ibv_eventwatch -q --list-events
+	assert_failure 2
+}
+
+@test "an unknown event name or severity is refused with the nearest one" {
+	hint='(ibv_eventwatch --list-events lists them)'
+	refused() { # TERM SUGGESTION: -e TERM is a usage error suggesting it
+		run --separate-stderr ibv_eventwatch -r "$FABRIC" -e "$1"
+		assert_failure 2
+		assert_equal "$output" ''
+		assert_equal "${stderr_lines[0]}" "ibv_eventwatch: unknown event, class or severity '$1'${2:+: did you mean $2?} $hint"
+	}
+	refused PORT_DOWN PORT_ERR
+	refused LINK_UP PORT_ACTIVE
+	refused PORT_ERRX PORT_ERR
+	refused gid_chnage GID_CHANGE
+	refused IBV_EVENT_PORT_AKTIVE IBV_EVENT_PORT_ACTIVE
+	refused hotplg hotplug
+	refused 'severity>=warn' 'severity>=warning'
+	refused 'severity>=fatl' 'severity>=fatal'
+	refused '<=crit' '<=fatal'
+	refused 'severity>=loud' ''
+	refused bogus ''
+	# the same in -x, --expect and a list's later terms
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" -x 'qp,srqq'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: unknown event, class or severity 'srqq': did you mean srq? $hint"
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --expect 'PORT_DOWN'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: unknown event, class or severity 'PORT_DOWN': did you mean PORT_ERR? $hint"
+	# and each suggestion is a term -e takes
+	ibv_eventwatch -r "$FABRIC" -e PORT_ERR,GID_CHANGE,hotplug,'severity>=warning','<=fatal',srq >/dev/null
+}
