@@ -356,9 +356,15 @@ check-cli: all $(BENCH_BINS)
 	@mkdir -p $(B)/tap/cli
 	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)
 
+# A helper of test/rxe: a command run with one system call failing.
+$(B)/helpers/seccomp-errno: test/seccomp-errno.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
+
 # The guest collects into the results directory; the host validates.
 VM_TAP = $(abspath $(B)/tap/rxe-$(KERNEL))
-check-vm: all
+check-vm: all $(B)/helpers/seccomp-errno
 	@rm -rf $(VM_TAP)/json-lines && mkdir -p $(VM_TAP)
 	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(VM_TAP)/json-lines \
 		VM_ENV="BUILD IBVEVENT_COLLECT $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \

@@ -44,18 +44,12 @@
 
 enum { MON_REGISTER, MON_UNREGISTER, MON_NETDEV_ATTACH, MON_NETDEV_DETACH };
 
-#define NAME_CACHE 64
-
 struct ibve_hotplug {
 	enum ibve_hotplug_method method;
 	int uevent_fd;
 	int nl_fd;
 	uint32_t seq;
-	struct {
-		uint32_t index;
-		char name[IBVE_NAME_MAX];
-	} names[NAME_CACHE]; /* RDMA device index -> name */
-	size_t nnames;
+	struct ibve_name_cache names; /* RDMA device index -> name */
 };
 
 static int uevent_open(void)
@@ -263,22 +257,30 @@ static void dev_attr(uint16_t type, const void *data, size_t len, void *arg)
 	}
 }
 
-static void cache_name(struct ibve_hotplug *hp, uint32_t index,
-		       const char *name)
+void ibve_name_cache_put(struct ibve_name_cache *c, uint32_t index,
+			 const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < hp->nnames; i++)
-		if (hp->names[i].index == index)
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].index == index)
 			break;
-	if (i == hp->nnames) {
-		if (hp->nnames == NAME_CACHE)
-			i = index % NAME_CACHE; /* evict something */
+	if (i == c->n) {
+		if (c->n == IBVE_NAME_CACHE)
+			i = index % IBVE_NAME_CACHE; /* evict something */
 		else
-			hp->nnames++;
+			c->n++;
 	}
-	hp->names[i].index = index;
-	ibve_strcpy(hp->names[i].name, name, sizeof(hp->names[i].name));
+	c->v[i].index = index;
+	ibve_strcpy(c->v[i].name, name, sizeof(c->v[i].name));
+}
+
+const char *ibve_name_cache_get(const struct ibve_name_cache *c, uint32_t index)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].index == index)
+			return c->v[i].name;
+	return NULL;
 }
 
 /* Each reply of a GET: remember index -> name; report it through ARG. */
@@ -294,7 +296,7 @@ static void dev_msg(const struct nlmsghdr *h, void *arg)
 
 	ibve_nl_for_each_attr(h, dev_attr, &d);
 	if (d.has_index && d.name[0]) {
-		cache_name(q->hp, d.index, d.name);
+		ibve_name_cache_put(&q->hp->names, d.index, d.name);
 		q->last = d;
 	}
 }
@@ -304,6 +306,7 @@ static void device_name(struct ibve_hotplug *hp, uint32_t index, char *name,
 			size_t size)
 {
 	struct dev_query q = { hp, { 0 } };
+	const char *known;
 
 	name[0] = '\0';
 	if (rdma_request(NLDEV_CMD_GET, &index, false, dev_msg, &q) == 0 &&
@@ -311,9 +314,9 @@ static void device_name(struct ibve_hotplug *hp, uint32_t index, char *name,
 		ibve_strcpy(name, q.last.name, size);
 		return;
 	}
-	for (size_t i = 0; i < hp->nnames; i++)
-		if (hp->names[i].index == index)
-			ibve_strcpy(name, hp->names[i].name, size);
+	known = ibve_name_cache_get(&hp->names, index);
+	if (known)
+		ibve_strcpy(name, known, size);
 }
 
 void ibve_hotplug_refresh(struct ibve_hotplug *hp)
@@ -375,8 +378,7 @@ int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp)
 	return hp->nl_fd;
 }
 
-/* One kernel uevent: "ACTION@DEVPATH\0KEY=VALUE\0...". */
-static bool parse_uevent(const char *buf, size_t len, struct ibve_hp_msg *m)
+bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 {
 	const char *action = NULL, *devpath = NULL, *subsystem = NULL;
 	const char *p = buf, *end = buf + len;
@@ -438,7 +440,7 @@ static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			continue;
 		buf[len] = '\0';
 		memset(&msgs[n], 0, sizeof(msgs[n]));
-		if (parse_uevent(buf, (size_t)len, &msgs[n]))
+		if (ibve_hp_uevent_parse(buf, (size_t)len, &msgs[n]))
 			n++;
 	}
 	return n;
@@ -522,11 +524,12 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			m->kind = a.kind;
 			if (a.kind == IBVE_HP_REMOVED) {
 				/* Gone already: only a remembered name. */
-				for (size_t i = 0; i < hp->nnames; i++)
-					if (hp->names[i].index == a.dev_index)
-						ibve_strcpy(m->device,
-							    hp->names[i].name,
-							    sizeof(m->device));
+				const char *known = ibve_name_cache_get(
+					&hp->names, a.dev_index);
+
+				if (known)
+					ibve_strcpy(m->device, known,
+						    sizeof(m->device));
 			} else {
 				device_name(hp, a.dev_index, m->device,
 					    sizeof(m->device));

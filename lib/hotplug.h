@@ -37,6 +37,32 @@ struct ibve_hp_mon {
 
 struct nlmsghdr;
 
+/*
+ * One kernel uevent, "ACTION@DEVPATH\0KEY=VALUE\0..." (LEN bytes, and
+ * BUF[LEN] a '\0'): true for a uverbs node's add or remove, its name in
+ * M->chardev; false for every other message.
+ */
+bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m);
+
+/*
+ * RDMA device index -> name, for UNREGISTER, which comes when the device
+ * is gone and cannot be asked its name: IBVE_NAME_CACHE entries, a new
+ * index past that evicting the entry at its index modulo the size.
+ */
+#define IBVE_NAME_CACHE 64
+struct ibve_name_cache {
+	struct {
+		uint32_t index;
+		char name[IBVE_NAME_MAX];
+	} v[IBVE_NAME_CACHE];
+	size_t n;
+};
+void ibve_name_cache_put(struct ibve_name_cache *c, uint32_t index,
+			 const char *name);
+/* INDEX's name, or NULL. */
+const char *ibve_name_cache_get(const struct ibve_name_cache *c,
+				uint32_t index);
+
 /* A bound NETLINK_RDMA socket (FLAGS: SOCK_NONBLOCK or 0), or -errno. */
 int ibve_nl_rdma_socket(int flags);
 /* Each attribute of netlink message H, nested ones not entered. */

@@ -108,6 +108,8 @@ void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at);
 int ibve_sysfs_read(const char *path, char *buf, size_t size);
 int ibve_sysfs_port(const char *device, uint32_t port,
 		    struct ibve_port_attrs *a);
+/* The same from a port's directory DIR (IBVE_SYSFS/DEV/ports/N). */
+int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a);
 /* The node GUID of DEVICE from sysfs, 0 when it cannot be read. */
 uint64_t ibve_sysfs_node_guid(const char *device);
 /*
@@ -131,6 +133,18 @@ void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);
 void ibve_mlx5_json(struct ibve_json *j, const struct ibve_event *ev);
 /* EV is the DEVX channel's overflow, the OVERFLOWS-th so far. */
 void ibve_mlx5_event_lost(struct ibve_event *ev, uint64_t overflows);
+/*
+ * What one read of a DEVX event channel gave: LEN bytes (a header and an
+ * entry are WHOLE bytes), or LEN -1 and ERR (errno).
+ */
+enum ibve_mlx5_got {
+	IBVE_MLX5_GOT_ENTRY,   /* a whole entry: decode it */
+	IBVE_MLX5_GOT_SHORT,   /* fewer bytes (no entry data): skip it */
+	IBVE_MLX5_GOT_LOST,    /* EOVERFLOW: the kernel dropped events */
+	IBVE_MLX5_GOT_DRAINED, /* EAGAIN, EINTR: nothing more now */
+	IBVE_MLX5_GOT_GONE,    /* EIO and the like: the device went away */
+};
+enum ibve_mlx5_got ibve_mlx5_got(long len, int err, size_t whole);
 
 /* Whether a port counter of that name counts errors (dashboard). */
 bool ibve_is_error_counter(const char *name);

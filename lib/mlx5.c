@@ -235,6 +235,16 @@ void ibve_mlx5_json(struct ibve_json *j, const struct ibve_event *ev)
 	ibve_json_str(j, "eqe", hex);
 }
 
+enum ibve_mlx5_got ibve_mlx5_got(long len, int err, size_t whole)
+{
+	if (len >= 0)
+		return (size_t)len < whole ? IBVE_MLX5_GOT_SHORT
+					   : IBVE_MLX5_GOT_ENTRY;
+	if (err == EAGAIN || err == EINTR)
+		return IBVE_MLX5_GOT_DRAINED;
+	return err == EOVERFLOW ? IBVE_MLX5_GOT_LOST : IBVE_MLX5_GOT_GONE;
+}
+
 void ibve_mlx5_event_lost(struct ibve_event *ev, uint64_t overflows)
 {
 	ibve_event_set_code(ev, IBVE_SOURCE_MLX5, IBVE_MLX5_EVENTS_LOST);

@@ -334,23 +334,23 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 		} buf;
 		ssize_t len =
 			mlx5dv_devx_get_event(c->ch, &buf.hdr, sizeof(buf));
+		enum ibve_mlx5_got got = ibve_mlx5_got(len, errno, sizeof(buf));
 		struct ibve_event *ev;
 
-		if (len < 0 && (errno == EAGAIN || errno == EINTR))
+		if (got == IBVE_MLX5_GOT_DRAINED)
 			break;
-		if (len < 0 && errno != EOVERFLOW) {
-			/* EIO: the device went away */
+		if (got == IBVE_MLX5_GOT_GONE) {
 			ibve_devices_close(s->devices, d);
 			break;
 		}
-		if (len >= 0 && (size_t)len < sizeof(buf))
+		if (got == IBVE_MLX5_GOT_SHORT)
 			continue; /* OMIT_EV_DATA was not asked for */
 		ev = s->h.emit(s->h.ctx);
 		if (!ev)
 			continue;
 		ibve_strcpy(ev->device, d->name, sizeof(ev->device));
 		ev->node_guid = d->guid;
-		if (len < 0) /* the kernel says so once per overflow */
+		if (got == IBVE_MLX5_GOT_LOST) /* once per overflow */
 			ibve_mlx5_event_lost(ev, ++c->overflows);
 		else
 			ibve_mlx5_decode(ev, buf.hdr.out_data, 64);

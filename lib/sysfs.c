@@ -46,9 +46,16 @@ static int attr_word(const char *dir, const char *name, char *out, size_t size)
 int ibve_sysfs_port(const char *device, uint32_t port,
 		    struct ibve_port_attrs *a)
 {
-	char dir[256], path[300], v[96];
+	char dir[256];
 
 	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", device, port);
+	return ibve_sysfs_port_dir(dir, a);
+}
+
+int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a)
+{
+	char path[300], v[96];
+
 	if (access(dir, F_OK))
 		return -errno;
 	a->state =
