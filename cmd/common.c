@@ -252,9 +252,9 @@ unsigned int cmd_bpf_flags(void)
 	return env && strcmp(env, "kprobe") == 0 ? IBVE_SRC_KPROBE : 0;
 }
 
-unsigned int cmd_sm_refresh(void)
+unsigned int cmd_env_seconds(const char *name)
 {
-	const char *env = getenv("IBVEVENT_SM_REFRESH");
+	const char *env = getenv(name);
 	char *end;
 	unsigned long v;
 

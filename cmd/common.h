@@ -91,7 +91,10 @@ void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg);
 int cmd_start_failed(const struct ibve_pipeline *p);
 /* The kernel source's flags: IBVEVENT_BPF_ATTACH=kprobe forces kprobes. */
 unsigned int cmd_bpf_flags(void);
-/* Seconds between two subscriptions of --sm: IBVEVENT_SM_REFRESH, or 0. */
-unsigned int cmd_sm_refresh(void);
+/*
+ * Seconds from the environment variable NAME (IBVEVENT_SM_REFRESH,
+ * IBVEVENT_AFTER_WINDOW), at most a day; 0 when unset or not a number.
+ */
+unsigned int cmd_env_seconds(const char *name);
 
 #endif

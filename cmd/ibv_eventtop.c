@@ -304,7 +304,8 @@ static int add_sources(struct top *t)
 		return ibve_pipeline_add_source(p, "replay", &o);
 	}
 	o.flags = IBVE_SRC_REQUIRED | (t->sm_issm ? IBVE_SRC_SM_ISSM : 0);
-	o.refresh = cmd_sm_refresh();
+	o.refresh = cmd_env_seconds("IBVEVENT_SM_REFRESH");
+	o.after_window = cmd_env_seconds("IBVEVENT_AFTER_WINDOW");
 	if ((t->sm && (r = ibve_pipeline_add_source(p, "sm", &o))) ||
 	    (r = ibve_pipeline_add_source(p, "mlx5", NULL)) ||
 	    (r = ibve_pipeline_add_source(p, "hotplug", NULL)))

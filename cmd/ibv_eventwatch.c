@@ -36,7 +36,8 @@ static int add_sources(struct ibve_pipeline *p, const struct watch *w)
 		o.path = w->replay;
 		return ibve_pipeline_add_source(p, "replay", &o);
 	}
-	o.refresh = cmd_sm_refresh();
+	o.refresh = cmd_env_seconds("IBVEVENT_SM_REFRESH");
+	o.after_window = cmd_env_seconds("IBVEVENT_AFTER_WINDOW");
 	o.flags = IBVE_SRC_REQUIRED | (w->sm_issm ? IBVE_SRC_SM_ISSM : 0);
 	if (w->sm && (r = ibve_pipeline_add_source(p, "sm", &o)))
 		return r;

@@ -567,6 +567,11 @@ struct ibve_source_opts {
 	double step;
 	/* "sm": renew every subscription every REFRESH seconds (0: 60). */
 	unsigned int refresh;
+	/*
+	 * "kernel": an object's event names the port or device event of its
+	 * device that came at most AFTER_WINDOW seconds before (0: 5).
+	 */
+	unsigned int after_window;
 };
 
 /*

@@ -35,8 +35,11 @@
 #define LOST_EVERY_NS 1000000000ll
 /* Records read per ready() call: the loop's other fds get their turn. */
 #define BATCH 64
-/* A port or device event this close before an object's event is named in it. */
-#define AFTER_WINDOW_NS 5000000000ull
+/*
+ * A port or device event this close before an object's event is named in
+ * it, unless the options say otherwise.
+ */
+#define AFTER_WINDOW_S 5
 
 enum { C_RING, C_LOST, C_PAUSE }; /* what a watched fd is */
 
@@ -76,6 +79,7 @@ struct cg {
 struct ibve_src {
 	struct ibve_host h;
 	unsigned int flags;
+	uint64_t after_ns;	      /* how far back a cause is named */
 	char (*names)[IBVE_NAME_MAX]; /* the devices asked for, if named */
 	size_t nnames;
 #ifdef IBVE_HAVE_BPF
@@ -166,6 +170,8 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
 	s->flags = o->flags;
+	s->after_ns = (o->after_window ? o->after_window : AFTER_WINDOW_S) *
+		      1000000000ull;
 	s->names = calloc(o->ndevices + 1, sizeof(*s->names));
 	if (!s->names)
 		return ibve_error(ENOMEM, "out of memory");
@@ -357,7 +363,7 @@ static void after(const struct ibve_src *s, const struct ibve_kevent *k,
 		const struct ibve_event_desc *d;
 
 		if (strcmp(c->device, k->device) || k->ns < c->ns ||
-		    k->ns - c->ns > AFTER_WINDOW_NS)
+		    k->ns - c->ns > s->after_ns)
 			continue;
 		d = ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)c->event);
 		ibve_strcpy(ev->kernel.after, d->name,
