@@ -376,7 +376,7 @@ int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp)
 }
 
 /* One kernel uevent: "ACTION@DEVPATH\0KEY=VALUE\0...". */
-static bool parse_uevent(const char *buf, size_t len, struct ibve_hp_msg *m)
+bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 {
 	const char *action = NULL, *devpath = NULL, *subsystem = NULL;
 	const char *p = buf, *end = buf + len;
@@ -438,7 +438,7 @@ static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			continue;
 		buf[len] = '\0';
 		memset(&msgs[n], 0, sizeof(msgs[n]));
-		if (parse_uevent(buf, (size_t)len, &msgs[n]))
+		if (ibve_hp_uevent_parse(buf, (size_t)len, &msgs[n]))
 			n++;
 	}
 	return n;
@@ -492,6 +492,20 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	return false; /* a newer kernel's event */
 }
 
+size_t ibve_hp_monitor_split(const void *buf, size_t size,
+			     struct ibve_hp_mon *out, size_t max)
+{
+	const struct nlmsghdr *h;
+	ssize_t len = (ssize_t)size;
+	size_t n = 0;
+
+	for (h = buf; n < max && NLMSG_OK(h, (size_t)len);
+	     h = NLMSG_NEXT(h, len))
+		if (ibve_hp_monitor_parse(h, &out[n]))
+			n++;
+	return n;
+}
+
 static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			   size_t max)
 {
@@ -500,7 +514,8 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 
 	while (n < max) {
 		ssize_t len = recv(hp->nl_fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h;
+		struct ibve_hp_mon mon[16];
+		size_t k;
 
 		if (len < 0) {
 			if (errno == ENOBUFS) {
@@ -510,14 +525,13 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			}
 			break;
 		}
-		for (h = (struct nlmsghdr *)buf;
-		     n < max && NLMSG_OK(h, (size_t)len);
-		     h = NLMSG_NEXT(h, len)) {
+		k = ibve_hp_monitor_split(
+			buf, (size_t)len, mon,
+			max - n < ARRAY_SIZE(mon) ? max - n : ARRAY_SIZE(mon));
+		for (size_t j = 0; j < k; j++) {
 			struct ibve_hp_msg *m = &msgs[n];
-			struct ibve_hp_mon a;
+			const struct ibve_hp_mon a = mon[j];
 
-			if (!ibve_hp_monitor_parse(h, &a))
-				continue;
 			memset(m, 0, sizeof(*m));
 			m->kind = a.kind;
 			if (a.kind == IBVE_HP_REMOVED) {

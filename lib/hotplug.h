@@ -53,6 +53,17 @@ uint32_t ibve_nl_attr_u32(const void *data, size_t len);
  * that name no device.
  */
 bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m);
+/*
+ * The monitor messages among the SIZE bytes BUF received (one datagram),
+ * at most MAX of them into OUT: how many.
+ */
+size_t ibve_hp_monitor_split(const void *buf, size_t size,
+			     struct ibve_hp_mon *out, size_t max);
+/*
+ * One NETLINK_KOBJECT_UEVENT message of LEN bytes, BUF[LEN] being '\0':
+ * true for a uverbs node added or removed, into M (zeroed by the caller).
+ */
+bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m);
 
 struct ibve_hotplug;
 
