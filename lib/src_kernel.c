@@ -143,6 +143,18 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 	}
 }
 
+bool ibve_kevent_from_ring(struct ibve_kevent *k, const void *data, size_t size)
+{
+	if (size < sizeof(*k))
+		return false;
+	memcpy(k, data, sizeof(*k));
+	k->device[sizeof(k->device) - 1] = '\0';
+	k->comm[sizeof(k->comm) - 1] = '\0';
+	k->kern[sizeof(k->kern) - 1] = '\0';
+	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
+	return true;
+}
+
 void ibve_kevent_lost(struct ibve_event *ev, const char *device,
 		      uint64_t node_guid, uint64_t lost)
 {
@@ -412,13 +424,8 @@ static int sample(void *ctx, void *data, size_t size)
 	struct ibve_src *s = ctx;
 	struct ibve_kevent k;
 
-	if (size < sizeof(k))
+	if (!ibve_kevent_from_ring(&k, data, size))
 		return 0;
-	memcpy(&k, data, sizeof(k));
-	k.device[sizeof(k.device) - 1] = '\0';
-	k.comm[sizeof(k.comm) - 1] = '\0';
-	k.kern[sizeof(k.kern) - 1] = '\0';
-	k.pd_kern[sizeof(k.pd_kern) - 1] = '\0';
 	if (k.hook == IBVE_KHOOK_PORT)
 		port_event(s, &k);
 	else
