@@ -473,7 +473,8 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	    h->nlmsg_len < NLMSG_HDRLEN)
 		return false;
 	ibve_nl_for_each_attr(h, mon_attr, m);
-	if (!m->has_dev)
+	/* a port no record carries (the records' ports end at 65535) */
+	if (!m->has_dev || m->port > UINT16_MAX)
 		return false;
 	switch (m->event) {
 	case MON_REGISTER:

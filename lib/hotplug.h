@@ -50,7 +50,7 @@ uint32_t ibve_nl_attr_u32(const void *data, size_t len);
 /*
  * H (a whole netlink message, nlmsg_len bytes) as a monitor message:
  * false for other messages, events a newer kernel adds, and messages
- * that name no device.
+ * that name no device or a port above 65535 (no record's).
  */
 bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m);
 /*
