@@ -496,14 +496,24 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 size_t ibve_hp_monitor_split(const void *buf, size_t size,
 			     struct ibve_hp_mon *out, size_t max)
 {
-	const struct nlmsghdr *h;
-	ssize_t len = (ssize_t)size;
+	const struct nlmsghdr *h = buf;
 	size_t n = 0;
 
-	for (h = buf; n < max && NLMSG_OK(h, (size_t)len);
-	     h = NLMSG_NEXT(h, len))
+	/*
+	 * Not NLMSG_NEXT(): past a last message of a length not aligned,
+	 * its count goes below 0, and NLMSG_OK() of it, made unsigned,
+	 * read on past the datagram.
+	 */
+	while (n < max && NLMSG_OK(h, size)) {
+		size_t step = NLMSG_ALIGN(h->nlmsg_len);
+
 		if (ibve_hp_monitor_parse(h, &out[n]))
 			n++;
+		if (step >= size)
+			break;
+		size -= step;
+		h = (const struct nlmsghdr *)((const char *)h + step);
+	}
 	return n;
 }
 
