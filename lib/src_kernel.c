@@ -176,7 +176,8 @@ bool ibve_kevent_from_ring(struct ibve_kevent *k, const void *data, size_t size)
 	k->comm[sizeof(k->comm) - 1] = '\0';
 	k->kern[sizeof(k->kern) - 1] = '\0';
 	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
-	return true;
+	/* every event is of a device: a record naming none is no event */
+	return k->device[0] != '\0';
 }
 
 void ibve_kevent_lost(struct ibve_event *ev, const char *device,
