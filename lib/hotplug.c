@@ -405,8 +405,12 @@ bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 		return false;
 	p = strrchr(devpath, '/');
 	ibve_strcpy(m->chardev, p ? p + 1 : devpath, sizeof(m->chardev));
-	/* The class itself (infiniband_verbs/abi_version) is not a device. */
-	return strncmp(m->chardev, "uverbs", 6) == 0;
+	/*
+	 * The class itself (infiniband_verbs/abi_version) is not a device;
+	 * the kernel names them uverbsN, and nothing else is read.
+	 */
+	return strncmp(m->chardev, "uverbs", 6) == 0 && m->chardev[6] &&
+	       strspn(m->chardev + 6, "0123456789") == strlen(m->chardev + 6);
 }
 
 static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
