@@ -21,7 +21,8 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 
 /*
  * K from one ring buffer record of SIZE bytes at DATA, its strings ended:
- * false when the record is too short to be one, or names no device.
+ * false when the record is too short to be one, names no device, or an
+ * event number above INT32_MAX.
  */
 bool ibve_kevent_from_ring(struct ibve_kevent *k, const void *data,
 			   size_t size);

@@ -176,8 +176,11 @@ bool ibve_kevent_from_ring(struct ibve_kevent *k, const void *data, size_t size)
 	k->comm[sizeof(k->comm) - 1] = '\0';
 	k->kern[sizeof(k->kern) - 1] = '\0';
 	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
-	/* every event is of a device: a record naming none is no event */
-	return k->device[0] != '\0';
+	/*
+	 * Every event is of a device: a record naming none is no event, nor
+	 * one whose number no record's code holds (enum ib_event_type).
+	 */
+	return k->device[0] != '\0' && k->event <= INT32_MAX;
 }
 
 void ibve_kevent_lost(struct ibve_event *ev, const char *device,
