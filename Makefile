@@ -537,20 +537,29 @@ FUZZ_CHECK_TIME ?= 20
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
-$(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h) \
+# The targets of the commands' code (lib/tools) link those files of it.
+FUZZ_TOOLS_webconfig := lib/tools/webconfig.c lib/tools/auth.c lib/tools/gnutls.c
+FUZZ_TOOLS_http := $(FUZZ_TOOLS_webconfig) lib/tools/http.c
+FUZZ_TOOLS := $(FUZZ_TOOLS_http)
+FUZZ_TOOLS_CFLAGS := $(foreach l,MHD YAML CRYPT GNUTLS,$(if $($(l)_SONAME),-DIBVE_$(l)_SONAME='"$($(l)_SONAME)"'))
+
+$(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(FUZZ_TOOLS) \
+		$(wildcard include/*.h lib/*.h lib/tools/*.h) \
 		$(BPF_SKEL) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -Ilib $(FUZZ_FLAGS) $< \
-		$(LIB_SRCS) -o $@ $(LIB_LIBS)
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) $(FUZZ_TOOLS_CFLAGS) \
+		-Ilib $(FUZZ_FLAGS) $< $(LIB_SRCS) $(FUZZ_TOOLS_$*) -o $@ $(LIB_LIBS)
 
-$(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS)
+$(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS) \
+		$(FUZZ_TOOLS:%.c=$(B)/obj/tools/%.o)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		test/fuzz/driver.c $(LIB_OBJS) -o $@ $(LIB_LIBS)
+		test/fuzz/driver.c $(LIB_OBJS) $(FUZZ_TOOLS_$*:%.c=$(B)/obj/tools/%.o) \
+		-o $@ $(LIB_LIBS)
 
-$(B)/fuzz-seeds/.done: test/fuzz/seeds $(wildcard test/captures/*.jsonl test/expected/*.jsonl)
+$(B)/fuzz-seeds/.done: test/fuzz/seeds $(wildcard test/captures/*.jsonl test/expected/*.jsonl test/fuzz/inputs/*)
 	$(Q)rm -rf $(dir $@) && test/fuzz/seeds $(dir $@) && touch $@
 
 # make fuzz: every target for FUZZ_TIME seconds (FUZZ=NAME for one); the
@@ -563,7 +572,7 @@ fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%) $(B)/fuzz-seeds/.done
 		$(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
 			-artifact_prefix=$(B)/fuzz/crashes/$$t/ $(B)/fuzz/corpus/$$t \
 			$(B)/fuzz-seeds/$$t test/fuzz/regressions/$$t 2>&1 | \
-			grep -E '^(stat::|INFO: (seed|Running)|==|SUMMARY|Done|#[0-9]+ *DONE)' ; \
+			grep -E '^(stat::|INFO: (seed|Running)|==|SUMMARY|Done|#[0-9]+ *DONE|fuzz_[a-z0-9_]+: )' ; \
 		[ "$${PIPESTATUS[0]}" = 0 ] || exit 1; \
 	done
 

@@ -407,8 +407,12 @@ bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 		return false;
 	p = strrchr(devpath, '/');
 	ibve_strcpy(m->chardev, p ? p + 1 : devpath, sizeof(m->chardev));
-	/* The class itself (infiniband_verbs/abi_version) is not a device. */
-	return strncmp(m->chardev, "uverbs", 6) == 0;
+	/*
+	 * The class itself (infiniband_verbs/abi_version) is not a device;
+	 * the kernel names them uverbsN, and nothing else is read.
+	 */
+	return strncmp(m->chardev, "uverbs", 6) == 0 && m->chardev[6] &&
+	       strspn(m->chardev + 6, "0123456789") == strlen(m->chardev + 6);
 }
 
 static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
@@ -475,7 +479,8 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	    h->nlmsg_len < NLMSG_HDRLEN)
 		return false;
 	ibve_nl_for_each_attr(h, mon_attr, m);
-	if (!m->has_dev)
+	/* a port no record carries (the records' ports end at 65535) */
+	if (!m->has_dev || m->port > UINT16_MAX)
 		return false;
 	switch (m->event) {
 	case MON_REGISTER:
@@ -494,6 +499,30 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	return false; /* a newer kernel's event */
 }
 
+size_t ibve_hp_monitor_split(const void *buf, size_t size,
+			     struct ibve_hp_mon *out, size_t max)
+{
+	const struct nlmsghdr *h = buf;
+	size_t n = 0;
+
+	/*
+	 * Not NLMSG_NEXT(): past a last message of a length not aligned,
+	 * its count goes below 0, and NLMSG_OK() of it, made unsigned,
+	 * read on past the datagram.
+	 */
+	while (n < max && NLMSG_OK(h, size)) {
+		size_t step = NLMSG_ALIGN(h->nlmsg_len);
+
+		if (ibve_hp_monitor_parse(h, &out[n]))
+			n++;
+		if (step >= size)
+			break;
+		size -= step;
+		h = (const struct nlmsghdr *)((const char *)h + step);
+	}
+	return n;
+}
+
 static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			   size_t max)
 {
@@ -502,7 +531,8 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 
 	while (n < max) {
 		ssize_t len = recv(hp->nl_fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h;
+		struct ibve_hp_mon mon[16];
+		size_t k;
 
 		if (len < 0) {
 			if (errno == ENOBUFS) {
@@ -512,14 +542,13 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 			}
 			break;
 		}
-		for (h = (struct nlmsghdr *)buf;
-		     n < max && NLMSG_OK(h, (size_t)len);
-		     h = NLMSG_NEXT(h, len)) {
+		k = ibve_hp_monitor_split(
+			buf, (size_t)len, mon,
+			max - n < ARRAY_SIZE(mon) ? max - n : ARRAY_SIZE(mon));
+		for (size_t j = 0; j < k; j++) {
 			struct ibve_hp_msg *m = &msgs[n];
-			struct ibve_hp_mon a;
+			const struct ibve_hp_mon a = mon[j];
 
-			if (!ibve_hp_monitor_parse(h, &a))
-				continue;
 			memset(m, 0, sizeof(*m));
 			m->kind = a.kind;
 			if (a.kind == IBVE_HP_REMOVED) {

@@ -40,7 +40,7 @@ struct nlmsghdr;
 /*
  * One kernel uevent, "ACTION@DEVPATH\0KEY=VALUE\0..." (LEN bytes, and
  * BUF[LEN] a '\0'): true for a uverbs node's add or remove, its name in
- * M->chardev; false for every other message.
+ * M->chardev (M zeroed by the caller); false for every other message.
  */
 bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m);
 
@@ -76,10 +76,15 @@ uint32_t ibve_nl_attr_u32(const void *data, size_t len);
 /*
  * H (a whole netlink message, nlmsg_len bytes) as a monitor message:
  * false for other messages, events a newer kernel adds, and messages
- * that name no device.
+ * that name no device or a port above 65535 (no record's).
  */
 bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m);
-
+/*
+ * The monitor messages among the SIZE bytes BUF received (one datagram),
+ * at most MAX of them into OUT: how many.
+ */
+size_t ibve_hp_monitor_split(const void *buf, size_t size,
+			     struct ibve_hp_mon *out, size_t max);
 struct ibve_hotplug;
 
 /* WANT NETLINK falls back to UEVENT where the kernel lacks the monitor. */

@@ -109,13 +109,37 @@ struct ibve_src {
 #endif
 };
 
+/*
+ * SRC into DST of SIZE bytes as the records are written: a byte that is
+ * not UTF-8 as U+FFFD, whole characters only, so that what is written
+ * reads back (a process may name itself with any bytes).
+ */
+static void copy_utf8(char *dst, const char *src, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t used = 0;
+
+	while (*p) {
+		size_t n = ibve_utf8_len(p), out = n ? n : 3;
+		const void *from = n ? (const void *)p : "\xef\xbf\xbd";
+
+		if (used + out >= size)
+			break;
+		memcpy(dst + used, from, out);
+		used += out;
+		p += n ? n : 1;
+	}
+	dst[used] = '\0';
+}
+
 void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 			uint64_t node_guid)
 {
-	ibve_strcpy(ev->device, k->device, sizeof(ev->device));
+	copy_utf8(ev->device, k->device, sizeof(ev->device));
 	ev->node_guid = node_guid;
 	ibve_event_set_code(ev, IBVE_SOURCE_KERNEL, (int)k->event);
-	ev->port = k->port;
+	/* the records' ports end at 65535: a larger one is none we know */
+	ev->port = k->port <= UINT16_MAX ? k->port : 0;
 	if (k->flags & IBVE_KF_NUM) {
 		if (k->hook == IBVE_KHOOK_WQ) {
 			ev->wq_num = k->num;
@@ -135,7 +159,7 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 	}
 	if (k->flags & IBVE_KF_OWNER) {
 		ev->kernel.pid = k->tgid;
-		ibve_strcpy(ev->kernel.comm, k->comm, sizeof(ev->kernel.comm));
+		copy_utf8(ev->kernel.comm, k->comm, sizeof(ev->kernel.comm));
 		ev->fields |= IBVE_FIELD_OWNER;
 	} else if (k->kern[0]) {
 		/* the RDMA CM makes QPs for others: the PD names them */
@@ -144,10 +168,26 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 					  ? k->pd_kern
 					  : k->kern;
 
-		ibve_strcpy(ev->kernel.consumer, who,
-			    sizeof(ev->kernel.consumer));
+		copy_utf8(ev->kernel.consumer, who,
+			  sizeof(ev->kernel.consumer));
 		ev->fields |= IBVE_FIELD_KERNEL;
 	}
+}
+
+bool ibve_kevent_from_ring(struct ibve_kevent *k, const void *data, size_t size)
+{
+	if (size < sizeof(*k))
+		return false;
+	memcpy(k, data, sizeof(*k));
+	k->device[sizeof(k->device) - 1] = '\0';
+	k->comm[sizeof(k->comm) - 1] = '\0';
+	k->kern[sizeof(k->kern) - 1] = '\0';
+	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
+	/*
+	 * Every event is of a device: a record naming none is no event, nor
+	 * one whose number no record's code holds (enum ib_event_type).
+	 */
+	return k->device[0] != '\0' && k->event <= INT32_MAX;
 }
 
 void ibve_kevent_lost(struct ibve_event *ev, const char *device,
@@ -429,13 +469,8 @@ static int sample(void *ctx, void *data, size_t size)
 	struct ibve_src *s = ctx;
 	struct ibve_kevent k;
 
-	if (size < sizeof(k))
+	if (!ibve_kevent_from_ring(&k, data, size))
 		return 0;
-	memcpy(&k, data, sizeof(k));
-	k.device[sizeof(k.device) - 1] = '\0';
-	k.comm[sizeof(k.comm) - 1] = '\0';
-	k.kern[sizeof(k.kern) - 1] = '\0';
-	k.pd_kern[sizeof(k.pd_kern) - 1] = '\0';
 	if (k.hook == IBVE_KHOOK_PORT)
 		port_event(s, &k);
 	else

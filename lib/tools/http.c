@@ -116,21 +116,18 @@ static enum MHD_Result reply(const struct ibve_http *h,
 	return ok;
 }
 
-/* Whether the request may be answered: no users, or one of them. */
-static bool allowed(const struct ibve_http *h, struct MHD_Connection *c)
+unsigned int ibve_http_status(struct ibve_webconfig *w, const char *method,
+			      const char *url, const char *user,
+			      const char *password)
 {
-	char *password = NULL, *user;
-	bool ok;
-
-	if (!h->w || !h->w->auth)
-		return true;
-	user = mhd.basic_auth_get(c, &password);
-	ok = user && password && ibve_auth_check(h->w->auth, user, password);
-	if (password)
-		explicit_bzero(password, strlen(password));
-	mhd.free(password);
-	mhd.free(user);
-	return ok;
+	if (w && w->auth &&
+	    !(user && password && ibve_auth_check(w->auth, user, password)))
+		return MHD_HTTP_UNAUTHORIZED;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return MHD_HTTP_METHOD_NOT_ALLOWED;
+	if (strcmp(url, "/metrics") != 0)
+		return MHD_HTTP_NOT_FOUND;
+	return MHD_HTTP_OK;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
@@ -139,23 +136,33 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      size_t *upload_size, void **state)
 {
 	struct ibve_http *h = cls;
+	char *body, *user = NULL, *password = NULL;
+	unsigned int status;
 	size_t n;
-	char *body;
 
 	(void)version;
 	(void)upload;
 	(void)upload_size;
 	(void)state;
-	if (!allowed(h, c))
-		return reply(h, c, MHD_HTTP_UNAUTHORIZED,
-			     strdup("401 Unauthorized\n"), 17, "text/plain");
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return reply(h, c, MHD_HTTP_METHOD_NOT_ALLOWED,
-			     strdup("only GET\n"), 9, "text/plain");
-	if (strcmp(url, "/metrics") != 0)
-		return reply(h, c, MHD_HTTP_NOT_FOUND,
+	if (h->w && h->w->auth)
+		user = mhd.basic_auth_get(c, &password);
+	status = ibve_http_status(h->w, method, url, user, password);
+	if (password)
+		explicit_bzero(password, strlen(password));
+	mhd.free(password);
+	mhd.free(user);
+	switch (status) {
+	case MHD_HTTP_UNAUTHORIZED:
+		return reply(h, c, status, strdup("401 Unauthorized\n"), 17,
+			     "text/plain");
+	case MHD_HTTP_METHOD_NOT_ALLOWED:
+		return reply(h, c, status, strdup("only GET\n"), 9,
+			     "text/plain");
+	case MHD_HTTP_NOT_FOUND:
+		return reply(h, c, status,
 			     strdup("the metrics are at /metrics\n"), 28,
 			     "text/plain");
+	}
 	n = ibve_metrics_format(h->m, NULL, 0);
 	body = malloc(n + 1);
 	if (!body)

@@ -27,6 +27,15 @@ int ibve_http_new(struct ibve_http **h, const char *addr,
 void ibve_http_free(struct ibve_http *h);
 /* Serve from L: its fd polled, its timeouts as a wakeup. */
 int ibve_http_attach(struct ibve_http *h, struct ibve_loop *l);
+/*
+ * What a request for URL by METHOD gets, with the basic-auth USER and
+ * PASSWORD it sent (NULL: none), under web configuration W (NULL: none):
+ * 401 (no user of W's, or a wrong password), 405 (not GET or HEAD), 404
+ * (not /metrics) or 200.
+ */
+unsigned int ibve_http_status(struct ibve_webconfig *w, const char *method,
+			      const char *url, const char *user,
+			      const char *password);
 
 /* ------------------------------------------------------------------ */
 /* The web configuration file (webconfig.c) and basic auth (auth.c)     */
@@ -49,6 +58,10 @@ struct ibve_webconfig {
  * key does not go with the certificate, or a library cannot be loaded.
  */
 int ibve_webconfig_load(struct ibve_webconfig **c, const char *path);
+/* The same from the LEN bytes at DATA, read from PATH (for messages, and
+ * the certificate's and key's files, relative to it). */
+int ibve_webconfig_parse(struct ibve_webconfig **c, const char *path,
+			 const char *data, size_t len);
 void ibve_webconfig_free(struct ibve_webconfig *c);
 
 /* Users and their bcrypt hashes (libcrypt loaded by ibve_auth_new). */

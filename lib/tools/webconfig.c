@@ -507,7 +507,7 @@ static int load_tls(struct rd *r)
 	return 0;
 }
 
-static int parse(struct rd *r, char *data, size_t len)
+static int parse(struct rd *r, const char *data, size_t len)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc, next;
@@ -516,7 +516,7 @@ static int parse(struct rd *r, char *data, size_t len)
 
 	if (!yaml.parser_initialize(&parser))
 		return ibve_error(ENOMEM, "out of memory");
-	yaml.parser_set_input_string(&parser, (unsigned char *)data, len);
+	yaml.parser_set_input_string(&parser, (const unsigned char *)data, len);
 	if (!yaml.parser_load(&parser, &doc)) {
 		e = ibve_error(EINVAL, "%s:%lu: not YAML: %s", r->path,
 			       (unsigned long)parser.problem_mark.line + 1,
@@ -557,10 +557,30 @@ static int parse(struct rd *r, char *data, size_t len)
 	return e;
 }
 
-int ibve_webconfig_load(struct ibve_webconfig **out, const char *path)
+int ibve_webconfig_parse(struct ibve_webconfig **out, const char *path,
+			 const char *data, size_t len)
 {
 	struct ibve_webconfig *c;
 	struct rd r = { .path = path, .min = 2, .max = 3 };
+	int e;
+
+	*out = NULL;
+	if ((e = need(path, yaml_load())))
+		return e;
+	if (!(c = calloc(1, sizeof(*c))))
+		return ibve_error(ENOMEM, "out of memory");
+	r.c = c;
+	e = parse(&r, data, len);
+	if (e) {
+		ibve_webconfig_free(c);
+		return e;
+	}
+	*out = c;
+	return 0;
+}
+
+int ibve_webconfig_load(struct ibve_webconfig **out, const char *path)
+{
 	size_t len;
 	char *data;
 	int e;
@@ -570,19 +590,9 @@ int ibve_webconfig_load(struct ibve_webconfig **out, const char *path)
 		return e;
 	if ((e = slurp(path, &data, &len)))
 		return ibve_error(e, "read %s: %s", path, why(e));
-	if (!(c = calloc(1, sizeof(*c)))) {
-		free(data);
-		return ibve_error(ENOMEM, "out of memory");
-	}
-	r.c = c;
-	e = parse(&r, data, len);
+	e = ibve_webconfig_parse(out, path, data, len);
 	free(data);
-	if (e) {
-		ibve_webconfig_free(c);
-		return e;
-	}
-	*out = c;
-	return 0;
+	return e;
 }
 
 void ibve_webconfig_free(struct ibve_webconfig *c)

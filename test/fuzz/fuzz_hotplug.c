@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the hot-plug source reads from the kernel's sockets. The first
+ * byte says which: odd, the rest is one NETLINK_KOBJECT_UEVENT message
+ * ("ACTION@DEVPATH\0KEY=VALUE\0..."); even, one datagram of the RDMA
+ * netlink monitor (netlink messages one after another). Neither reader
+ * may read past the bytes received; what they accept names a uverbs node
+ * or an RDMA device's index, and its record prints and replays the same.
+ */
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hotplug.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *why, const char *a, const char *b)
+{
+	fprintf(stderr, "fuzz_hotplug: %s\n  %s\n  %s\n", why, a, b);
+	abort();
+}
+
+/* EV prints, and its JSON reads back to the same JSON. */
+static void round_trip(const struct ibve_event *ev)
+{
+	char text[4096], j1[8192], j2[8192];
+	struct ibve_event back;
+
+	ibve_event_format_text(ev, text, sizeof(text), IBVE_FORMAT_COLOR);
+	ibve_event_format_json(ev, j1, sizeof(j1));
+	if (ibve_event_parse_json(j1, strcspn(j1, "\n"), &back))
+		fail("what we write, we must read", j1, ibve_errmsg());
+	ibve_event_format_json(&back, j2, sizeof(j2));
+	if (strcmp(j1, j2) != 0)
+		fail("what we read back must write the same", j1, j2);
+}
+
+static void uevent(const uint8_t *data, size_t len)
+{
+	/* as read_uevents() has it: the bytes received, then a '\0' */
+	char *buf = malloc(len + 1);
+	struct ibve_hp_msg m = { 0 };
+	struct ibve_event ev = { 0 };
+
+	if (!buf)
+		abort();
+	memcpy(buf, data, len);
+	buf[len] = '\0';
+	if (ibve_hp_uevent_parse(buf, len, &m)) {
+		if (m.kind != IBVE_HP_ADDED && m.kind != IBVE_HP_REMOVED)
+			fail("a uevent adds or removes", m.chardev, "");
+		if (strncmp(m.chardev, "uverbs", 6) != 0 ||
+		    !memchr(m.chardev, '\0', sizeof(m.chardev)))
+			fail("a uevent names a uverbs node", m.chardev, "");
+		ibve_hp_event_device(&ev, "rxe0", 0xf8d24cfffed49ed8ull,
+				     m.chardev,
+				     m.kind == IBVE_HP_ADDED
+					     ? IBVE_HOTPLUG_DEVICE_ADDED
+					     : IBVE_HOTPLUG_DEVICE_REMOVED);
+		round_trip(&ev);
+	}
+	free(buf);
+}
+
+static void monitor(const uint8_t *data, size_t len)
+{
+	/* a copy of its own, the size received: ASan sees a read past it */
+	void *buf = malloc(len ? len : 1);
+	struct ibve_hp_mon mon[16];
+	size_t n;
+
+	if (!buf)
+		abort();
+	memcpy(buf, data, len);
+	n = ibve_hp_monitor_split(buf, len, mon, 16);
+	if (n > 16)
+		fail("no more messages than room", "", "");
+	for (size_t i = 0; i < n; i++) {
+		struct ibve_event ev = { 0 };
+
+		if (!mon[i].has_dev)
+			fail("a monitor message names a device", "", "");
+		switch (mon[i].kind) {
+		case IBVE_HP_ADDED:
+		case IBVE_HP_REMOVED:
+			ibve_hp_event_device(
+				&ev, "rxe0", 0, "",
+				mon[i].kind == IBVE_HP_ADDED
+					? IBVE_HOTPLUG_DEVICE_ADDED
+					: IBVE_HOTPLUG_DEVICE_REMOVED);
+			break;
+		case IBVE_HP_NETDEV_ATTACH:
+		case IBVE_HP_NETDEV_DETACH:
+			ibve_hp_event_netdev(
+				&ev, "rxe0", 0, mon[i].port, mon[i].ndev_index,
+				"", mon[i].kind == IBVE_HP_NETDEV_ATTACH);
+			break;
+		default:
+			fail("a monitor message's kind", "", "");
+		}
+		round_trip(&ev);
+	}
+	free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (data[0] & 1)
+		uevent(data + 1, size - 1);
+	else
+		monitor(data + 1, size - 1);
+	return 0;
+}

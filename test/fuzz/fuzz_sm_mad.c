@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A MAD as the SA (or any node of the fabric) sends it, of any length up
+ * to the 256 bytes umad_recv() gives: it decodes or is refused without a
+ * read past its end; the answer made in place of a Report or an SMP Get
+ * decodes as no request of ours; a Report of a subscribed trap makes a
+ * record that prints and replays the same, and is a repeat when sent
+ * again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibvevent.h"
+#include "sm.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *why, const char *a, const char *b)
+{
+	fprintf(stderr, "fuzz_sm_mad: %s\n  %s\n  %s\n", why, a, b);
+	abort();
+}
+
+/* EV prints, and its JSON reads back to the same JSON. */
+static void round_trip(const struct ibve_event *ev)
+{
+	char text[4096], j1[8192], j2[8192];
+	struct ibve_event back;
+
+	ibve_event_format_text(ev, text, sizeof(text), IBVE_FORMAT_COLOR);
+	ibve_event_format_json(ev, j1, sizeof(j1));
+	if (ibve_event_parse_json(j1, strcspn(j1, "\n"), &back))
+		fail("what we write, we must read", j1, ibve_errmsg());
+	ibve_event_format_json(&back, j2, sizeof(j2));
+	if (strcmp(j1, j2) != 0)
+		fail("what we read back must write the same", j1, j2);
+	if (memcmp(back.sm.gid, ev->sm.gid, sizeof(ev->sm.gid)) ||
+	    back.sm.issuer_lid != ev->sm.issuer_lid ||
+	    back.sm.producer_type != ev->sm.producer_type)
+		fail("the notice's fields must replay", j1, j2);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t mad[IBVE_MAD_SIZE] = { 0 };
+	struct ibve_sm_seen seen = { 0 };
+	struct timespec now = { 1000, 0 };
+	struct ibve_sm_mad d, again;
+	struct ibve_event ev;
+	char st[96];
+
+	if (size > IBVE_MAD_SIZE)
+		return 0; /* umad_recv() refuses a longer one */
+	/* the decoder reads DATA itself: ASan sees a read past SIZE */
+	if (!ibve_sm_mad_decode(data, size, &d))
+		return 0;
+	ibve_sm_status_str(d.status, st, sizeof(st));
+	/* what the receiver does: a zeroed buffer, the MAD at its start */
+	memcpy(mad, data, size);
+	switch (d.kind) {
+	case IBVE_SM_MAD_SMP_GET:
+		ibve_sm_smp_answer(mad, 0x0123456789abcdefull);
+		if (!ibve_sm_mad_decode(mad, IBVE_MAD_SIZE, &again) ||
+		    again.kind != IBVE_SM_MAD_OTHER)
+			fail("an SMP answer is no request", "", "");
+		break;
+	case IBVE_SM_MAD_REPORT:
+		ibve_sm_report_resp(mad);
+		if (!ibve_sm_mad_decode(mad, IBVE_MAD_SIZE, &again) ||
+		    again.kind != IBVE_SM_MAD_OTHER || again.tid != d.tid ||
+		    again.status)
+			fail("a ReportResp is no Report, same TID, status 0",
+			     "", "");
+		if (d.trap < IBVE_SM_TRAP_FIRST || d.trap > IBVE_SM_TRAP_LAST)
+			break;
+		if (ibve_sm_seen_before(&seen, &d, &now))
+			fail("the first Report is no repeat", "", "");
+		if (!ibve_sm_seen_before(&seen, &d, &now))
+			fail("the same Report again is a repeat", "", "");
+		ibve_sm_event_from_report(&ev, &d, "mlx4_0", 0x0002c90300a1b2c3,
+					  1);
+		if (ev.code != d.trap || ev.source != IBVE_SOURCE_SM)
+			fail("the record is of the trap", ev.name, "");
+		round_trip(&ev);
+		break;
+	case IBVE_SM_MAD_INFORM_RESP:
+	case IBVE_SM_MAD_OTHER:
+		break;
+	}
+	return 0;
+}
