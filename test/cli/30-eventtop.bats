@@ -13,7 +13,7 @@ setup() {
 
 teardown() {
 	local rc=0
-	tm_stop
+	tm_stop || rc=1
 	ibve_teardown || rc=1
 	return $rc
 }
@@ -203,7 +203,8 @@ row_order() {
 	start_screen
 	tm send-keys -t 0 e
 	tm_wait '^ Events, newest first'
-	run bash -c "tmux -L 'ibve-$$-$BATS_TEST_NUMBER' capture-pane -p -t 0 | grep -A2 'Events, newest first'"
+	run grep -A2 'Events, newest first' <<<"$(tm_screen)"
+	assert_success
 	assert_line --index 1 --regexp '^2026-03-02 11:30:12.000 mlx5_1/1 +PORT_ACTIVE'
 	assert_line --index 2 --regexp '^2026-03-02 11:30:09.000 mlx5_1/1 +NETDEV_ATTACH'
 }

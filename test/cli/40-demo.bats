@@ -12,7 +12,7 @@ setup() {
 
 teardown() {
 	local rc=0
-	tm_stop
+	tm_stop || rc=1
 	ibve_teardown || rc=1
 	return $rc
 }
