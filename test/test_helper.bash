@@ -398,6 +398,20 @@ tm_wait_line() {
 	done
 }
 
+# screen_whole: every line of ibv_eventtop's screen is one it drew as
+# a line: the header, the titles, a row, the event log, the footer, the
+# help. A piece of a longer line wrapped at the edge is none of these.
+screen_whole() {
+	local bad
+	bad=$(tm_screen | grep -Ev -- '^( ibv_eventtop (-|help) | [0-9]+ devices?, |DEVICE +PORT |[a-z][a-z0-9_]* +([0-9]+|-) | +PID COMM | +([0-9]+|-) [^ ]| q Quit  h Help| Events, newest first|[0-9]{2}:[0-9]{2}:[0-9]{2} [a-z]|  [^ ]|$)') || true
+	[ -z "$bad" ] || fail "lines that are no line the program drew: $(printf '\n%s' "$bad")$(printf '\n--- the screen:\n%s' "$(tm_screen)")"
+}
+
+# has_title TITLE: the table's title line has TITLE, whole.
+has_title() {
+	tm_screen | grep -E '^(DEVICE +PORT| +PID COMM)' | grep -qE "(^| )$1( |\$)"
+}
+
 # tm_stop: end the server, and wait (30 s at most) until it has.
 tm_stop() {
 	local pid end=$((SECONDS + 30))
