@@ -50,19 +50,19 @@ static void draw_header(struct view *v)
 	up = (long)s->uptime;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	/* PAUSED first: the line is cut at the screen's edge */
+	n = snprintf(line, sizeof(line), " ibv_eventtop%s - ",
+		     v->paused ? " [PAUSED]" : "");
 	if (s->host[0])
-		snprintf(
-			line, sizeof(line),
-			" ibv_eventtop - %s - %s - Linux %s - up %02ld:%02ld:%02ld%s",
-			when, s->host, s->kernel, up / 3600, up % 3600 / 60,
-			up % 60, v->paused ? "   [PAUSED]" : "");
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "%s - %s - Linux %s - up %02ld:%02ld:%02ld", when,
+			 s->host, s->kernel, up / 3600, up % 3600 / 60,
+			 up % 60);
 	else
-		snprintf(
-			line, sizeof(line),
-			" ibv_eventtop - replay of %s - %02ld:%02ld:%02ld of capture%s%s",
-			v->replay_path, up / 3600, up % 3600 / 60, up % 60,
-			v->replay_eof ? " (end)" : "",
-			v->paused ? "   [PAUSED]" : "");
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "replay of %s - %02ld:%02ld:%02ld of capture%s",
+			 v->replay_path, up / 3600, up % 3600 / 60, up % 60,
+			 v->replay_eof ? " (end)" : "");
 	draw_bar(v, 0, line);
 	n = snprintf(line, sizeof(line),
 		     " %zu device%s, %zu port%s, %llu event%s", s->devices,

@@ -164,6 +164,12 @@ row_order() {
 	# no count that is 0 on every row: the capture has no PKEY change
 	[ "$(jq -s 'map(select(.event == "PKEY_CHANGE")) | length' "$CAPTURES/fleet-node1.jsonl")" = 0 ]
 	tm_wait_line 24 '^ q Quit  h Help  < > Sort  Left Right Cols'
+	# paused: said where 80 columns show it
+	tm send-keys -t 0 Space
+	tm_wait_line 1 '^ ibv_eventtop \[PAUSED\] - replay of '
+	screen_whole
+	tm send-keys -t 0 Space
+	tm_wait_line 1 '^ ibv_eventtop - replay of '
 	# Right, a column at a time, until the last shows; device and port
 	# stay, and every column of the table comes into view on the way
 	seen=$(tm_line 4)
@@ -257,7 +263,7 @@ row_order() {
 @test "screen: space pauses, r resets the counts, e shows the event log" {
 	start_screen
 	tm send-keys -t 0 Space
-	tm_wait 'PAUSED'
+	tm_wait '^ ibv_eventtop \[PAUSED\] - '
 	tm send-keys -t 0 Z
 	tm_wait 'of capture \(end\)$'
 	tm send-keys -t 0 r
