@@ -238,7 +238,7 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 UNIT_LIBS_test_journal := -ljson-c
 UNIT_LIBS_test_schema := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
-	$(B)/obj/cmd/top_json.o
+	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o
 $(B)/test/%: test/unit/%.c $(LIB_OBJS) $$(UNIT_OBJS_$$*)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)

@@ -66,8 +66,8 @@ static const struct cmd_spec spec = {
 	opts,
 	sizeof(opts) / sizeof(opts[0]),
 	"Keys: q quit, h or ? help, < > sort column, I invert, / filter, space or Z\n"
-	"pause, r reset, e event log, p processes or ports, arrows and PgUp/PgDn\n"
-	"scroll, Ctrl-L redraw.\n"
+	"pause, r reset, e event log, p processes or ports, Left and Right scroll\n"
+	"the columns sideways, Up, Down, PgUp and PgDn the rows, Ctrl-L redraw.\n"
 	"Exit status: 0 success, 2 usage error, 3 runtime failure, 4 malformed\n"
 	"replay input.\n",
 	NULL,
@@ -90,6 +90,7 @@ static void parse(struct top *t, int argc, char **argv)
 	int c;
 
 	v->delay = 1;
+	v->psort = PCOL_AGE; /* the processes newest first */
 	v->filter = cmd_filter();
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
 		switch (c) {
@@ -421,6 +422,7 @@ int main(int argc, char **argv)
 	ibve_filter_free(t.v.filter);
 	top_procs_free(&t.v.procs);
 	free(t.v.order);
+	free(t.v.porder);
 	free(t.v.out);
 	free(t.names);
 	free(t.exclude);

@@ -2,7 +2,8 @@
 /*
  * ibv_eventtop, htop-style: the model is the library's port table; this
  * command adds the view (top_view.c: columns, cells, order, the batch
- * table and JSON), the screen (top_screen.c: drawing) and the keys
+ * table and JSON; top_layout.c: the screen's columns and what fits), the
+ * screen (top_screen.c: drawing) and the keys
  * (top_keys.c: handlers that never draw).
  */
 #ifndef IBVE_TOP_H
@@ -44,6 +45,22 @@ enum top_col {
 	COL_COUNT
 };
 
+/* The process view's columns, in the order of its batch table. */
+enum top_pcol {
+	PCOL_PID,
+	PCOL_COMM,
+	PCOL_JOB,
+	PCOL_DEVICE,
+	PCOL_QP,
+	PCOL_CQ,
+	PCOL_SRQ,
+	PCOL_WQ,
+	PCOL_TOTAL,
+	PCOL_LAST,
+	PCOL_AGE,
+	PCOL_COUNT
+};
+
 /* A process (or kernel module) whose objects had events, on one device. */
 struct top_proc {
 	uint32_t pid;  /* 0: a kernel module's */
@@ -79,8 +96,13 @@ struct view {
 	bool curses, paused, help, log, editing, procs_view;
 	int sort, scroll, selected;
 	bool invert;
+	int psort; /* the process view's (enum top_pcol; PCOL_AGE: newest first) */
+	bool pinvert;
+	int hscroll;	  /* columns scrolled off after the first two */
+	bool sort_follow; /* the sort column moved: bring it into view */
 	char name_filter[IBVE_NAME_MAX];
 	size_t *order, norder;
+	size_t *porder, nporder; /* the process rows shown, in order */
 	/* output */
 	char *out;
 	size_t out_size;
@@ -90,10 +112,41 @@ struct view {
 const char *top_col_title(enum top_col col);
 int top_col_width(enum top_col col); /* negative: left-aligned */
 bool top_col_visible(const struct view *v, enum top_col col);
+/* A count column's kind (enum ibve_kind); -1 for the others. */
+int top_col_kind(enum top_col col);
 size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 		size_t size);
-/* The rows shown, in the order shown: v->order, v->norder. */
+/* The rows shown, in the order shown: v->order, v->norder (ports) and
+ * v->porder, v->nporder (processes). */
 void top_order(struct view *v);
+
+/*
+ * top_layout.c: the screen's table, the ports' or the processes'
+ * (v->procs_view): its
+ * columns in order of importance, those of the ports without the
+ * per-kind counts that are zero on every row shown; the first
+ * TOP_FROZEN stay when the rest scroll sideways (v->hscroll).
+ */
+#define TOP_FROZEN   2
+#define TOP_MAX_COLS 32
+size_t top_screen_cols(const struct view *v, int *cols);
+const char *top_table_title(const struct view *v, int col);
+/* Its width on the screen (negative: left-aligned). */
+int top_table_width(const struct view *v, int col);
+/* The cell of the ROW-th row shown. */
+size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
+		      size_t size);
+size_t top_nrows(const struct view *v);
+/* The columns drawn on WIDTH columns: whole ones only, but for the first
+ * that scrolls (clipped); *MORE: some are off to the right. */
+struct top_span {
+	int col, x, w;
+	bool left;
+};
+size_t top_layout(const struct view *v, int width, struct top_span *s,
+		  bool *more);
+/* The sort column, scrolled into view on WIDTH columns. */
+void top_show_sort(struct view *v, int width);
 /* A snapshot for batch mode on standard output; false with errno. */
 bool top_print(struct view *v);
 
@@ -105,7 +158,15 @@ void top_put_age(struct ibve_buf *b, double s);
 void top_procs_add(struct top_procs *t, const struct ibve_event *ev);
 void top_procs_reset(struct top_procs *t);
 void top_procs_free(struct top_procs *t);
-/* Rows newest first: their titles and cells as one text table. */
+const char *top_pcol_title(enum top_pcol col);
+int top_pcol_width(const struct view *v, enum top_pcol col);
+size_t top_proc_cell(const struct view *v, const struct top_proc *p,
+		     enum top_pcol col, char *buf, size_t size);
+/* The rows that match the filter (command, job or device), in the
+ * view's order: V->porder, V->nporder. */
+void top_procs_order(struct view *v);
+/* Rows in the view's order (newest first by default): their titles and
+ * cells as one text table. */
 struct ibve_json;
 void top_procs_text(const struct view *v, struct ibve_buf *b);
 void top_procs_json(const struct view *v, struct ibve_json *j);

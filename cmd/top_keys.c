@@ -28,12 +28,39 @@ static int key_help(struct view *v)
 	return K_REDRAW;
 }
 
-/* Move the sort column by STEP, over the columns shown. */
+/* Move the sort column by STEP, over the screen's columns in their
+ * order, the ports' or the processes'; the screen scrolls to it. */
 static int move_sort(struct view *v, int step)
 {
-	do
-		v->sort = (v->sort + COL_COUNT + step) % COL_COUNT;
-	while (!top_col_visible(v, (enum top_col)v->sort));
+	int cols[TOP_MAX_COLS], *sort = v->procs_view ? &v->psort : &v->sort;
+	size_t n = top_screen_cols(v, cols), pos = 0;
+
+	if (!n)
+		return K_NONE;
+	for (size_t i = 0; i < n; i++)
+		if (cols[i] == *sort)
+			pos = i;
+	*sort = cols[(step < 0 ? pos + n - 1 : pos + 1) % n];
+	v->sort_follow = true;
+	return K_REDRAW;
+}
+
+static int key_left(struct view *v)
+{
+	if (v->hscroll > 0)
+		v->hscroll--;
+	return K_REDRAW;
+}
+
+/* Only while some column is still off to the right. */
+static int key_right(struct view *v)
+{
+	struct top_span s[TOP_MAX_COLS];
+	bool more;
+
+	top_layout(v, COLS, s, &more);
+	if (more)
+		v->hscroll++;
 	return K_REDRAW;
 }
 
@@ -49,7 +76,10 @@ static int key_sort_right(struct view *v)
 
 static int key_invert(struct view *v)
 {
-	v->invert = !v->invert;
+	if (v->procs_view)
+		v->pinvert = !v->pinvert;
+	else
+		v->invert = !v->invert;
 	return K_REDRAW;
 }
 
@@ -75,6 +105,7 @@ static int key_reset(struct view *v)
 static int key_procs(struct view *v)
 {
 	v->procs_view = !v->procs_view;
+	v->hscroll = v->selected = v->scroll = 0;
 	return K_REDRAW;
 }
 
@@ -93,7 +124,7 @@ static int key_up(struct view *v)
 
 static int key_down(struct view *v)
 {
-	if ((size_t)v->selected + 1 < v->norder)
+	if ((size_t)v->selected + 1 < top_nrows(v))
 		v->selected++;
 	return K_REDRAW;
 }
@@ -112,8 +143,8 @@ static int key_pgup(struct view *v)
 static int key_pgdn(struct view *v)
 {
 	v->selected += page_rows();
-	if (v->norder && (size_t)v->selected >= v->norder)
-		v->selected = (int)v->norder - 1;
+	if (top_nrows(v) && (size_t)v->selected >= top_nrows(v))
+		v->selected = (int)top_nrows(v) - 1;
 	return K_REDRAW;
 }
 
@@ -125,7 +156,7 @@ static int key_home(struct view *v)
 
 static int key_end(struct view *v)
 {
-	v->selected = v->norder ? (int)v->norder - 1 : 0;
+	v->selected = top_nrows(v) ? (int)top_nrows(v) - 1 : 0;
 	return K_REDRAW;
 }
 
@@ -145,7 +176,7 @@ static const struct key keys[] = {
 	{ { 'I' }, "I", "invert the sort order", key_invert },
 	{ { '/' },
 	  "/",
-	  "filter by device name (Enter keeps it, Esc clears)",
+	  "filter: ports by device; processes by command, job, device",
 	  key_filter },
 	{ { ' ', 'Z' }, "Z space", "pause or resume the display", key_pause },
 	{ { 'r' }, "r", "reset event counts and counter deltas", key_reset },
@@ -154,6 +185,11 @@ static const struct key keys[] = {
 	  "p",
 	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports",
 	  key_procs },
+	{ { KEY_LEFT }, "Left", "scroll the columns back", key_left },
+	{ { KEY_RIGHT },
+	  "Right",
+	  "scroll the columns: those off the right edge",
+	  key_right },
 	{ { KEY_UP, 'k' }, "Up", "previous row", key_up },
 	{ { KEY_DOWN, 'j' }, "Down", "next row", key_down },
 	{ { KEY_PPAGE }, "PgUp", "a page up", key_pgup },

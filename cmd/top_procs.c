@@ -67,29 +67,38 @@ void top_procs_free(struct top_procs *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int newest_first(const void *a, const void *b)
-{
-	const struct top_proc *x = *(const struct top_proc *const *)a;
-	const struct top_proc *y = *(const struct top_proc *const *)b;
+static const struct {
+	const char *title;
+	int width; /* negative: left-aligned; 0: sized to its cells */
+} pcols[PCOL_COUNT] = {
+	[PCOL_PID] = { "PID", 7 },     [PCOL_COMM] = { "COMM", -15 },
+	[PCOL_JOB] = { "JOB", 0 },     [PCOL_DEVICE] = { "DEVICE", -10 },
+	[PCOL_QP] = { "QP", 5 },       [PCOL_CQ] = { "CQ", 5 },
+	[PCOL_SRQ] = { "SRQ", 5 },     [PCOL_WQ] = { "WQ", 5 },
+	[PCOL_TOTAL] = { "TOTAL", 6 }, [PCOL_LAST] = { "LAST", -20 },
+	[PCOL_AGE] = { "AGE", -6 },
+};
 
-	if (x->last_time.tv_sec != y->last_time.tv_sec)
-		return x->last_time.tv_sec < y->last_time.tv_sec ? 1 : -1;
-	if (x->last_time.tv_nsec != y->last_time.tv_nsec)
-		return x->last_time.tv_nsec < y->last_time.tv_nsec ? 1 : -1;
-	return x->pid > y->pid ? 1 : -(x->pid < y->pid);
+const char *top_pcol_title(enum top_pcol col)
+{
+	return (size_t)col < PCOL_COUNT ? pcols[col].title : "";
 }
 
-/* The rows in the order shown; NULL when out of memory. */
-static const struct top_proc **ordered(const struct top_procs *t)
+int top_pcol_width(const struct view *v, enum top_pcol col)
 {
-	const struct top_proc **o = malloc((t->n + 1) * sizeof(*o));
+	size_t w = 3; /* "JOB" */
 
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		o[i] = &t->v[i];
-	qsort(o, t->n, sizeof(*o), newest_first);
-	return o;
+	if ((size_t)col >= PCOL_COUNT)
+		return 0;
+	if (col != PCOL_JOB)
+		return pcols[col].width;
+	for (size_t i = 0; i < v->procs.n; i++) {
+		size_t n = strlen(v->procs.v[i].job);
+
+		if (n > w)
+			w = n;
+	}
+	return -(int)w;
 }
 
 static double age(const struct view *v, const struct top_proc *p)
@@ -101,58 +110,206 @@ static double age(const struct view *v, const struct top_proc *p)
 	return a > 0 ? a : 0;
 }
 
-/* The titles, in the widths of row(). */
-static void titles(struct ibve_buf *b)
+size_t top_proc_cell(const struct view *v, const struct top_proc *p,
+		     enum top_pcol col, char *buf, size_t size)
 {
-	ibve_buf_printf(b, "%7s %-15s %-40s %-10s %5s %5s %5s %5s %6s %-20s %s",
-			"PID", "COMM", "JOB", "DEVICE", "QP", "CQ", "SRQ", "WQ",
-			"TOTAL", "LAST", "AGE");
+	struct ibve_buf b = { buf, size, 0 };
+	uint64_t n[] = { p->qp, p->cq, p->srq, p->wq };
+
+	switch (col) {
+	case PCOL_PID:
+		if (p->pid)
+			ibve_buf_printf(&b, "%u", p->pid);
+		else
+			ibve_buf_putc(&b, '-');
+		break;
+	case PCOL_COMM:
+		ibve_buf_puts(&b, p->comm);
+		break;
+	case PCOL_JOB:
+		ibve_buf_puts(&b, p->job[0] ? p->job : "-");
+		break;
+	case PCOL_DEVICE:
+		ibve_buf_puts(&b, p->device);
+		break;
+	case PCOL_QP:
+	case PCOL_CQ:
+	case PCOL_SRQ:
+	case PCOL_WQ:
+		ibve_buf_printf(&b, "%" PRIu64, n[col - PCOL_QP]);
+		break;
+	case PCOL_TOTAL:
+		ibve_buf_printf(&b, "%" PRIu64, p->total);
+		break;
+	case PCOL_LAST:
+		ibve_buf_puts(&b, p->last);
+		break;
+	case PCOL_AGE:
+		top_put_age(&b, age(v, p));
+		break;
+	case PCOL_COUNT:
+		break;
+	}
+	return ibve_buf_end(&b);
 }
 
-/* One row as the text table and the screen show it. */
-static void row(const struct view *v, const struct top_proc *p,
-		struct ibve_buf *b)
+static int cmp_u64(uint64_t a, uint64_t b)
 {
-	char pid[16];
+	return (a > b) - (a < b);
+}
 
-	snprintf(pid, sizeof(pid), p->pid ? "%u" : "-", p->pid);
-	ibve_buf_printf(b, "%7s ", pid);
-	ibve_buf_printf(b, "%-15.15s ", p->comm);
-	ibve_buf_printf(b, "%-40.40s ", p->job[0] ? p->job : "-");
-	ibve_buf_printf(b, "%-10.10s ", p->device);
-	ibve_buf_printf(b,
-			"%5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64
-			" %6" PRIu64 " ",
-			p->qp, p->cq, p->srq, p->wq, p->total);
-	ibve_buf_printf(b, "%-20.20s ", p->last);
-	top_put_age(b, age(v, p));
+static int newest_first(const struct top_proc *x, const struct top_proc *y)
+{
+	if (x->last_time.tv_sec != y->last_time.tv_sec)
+		return x->last_time.tv_sec < y->last_time.tv_sec ? 1 : -1;
+	if (x->last_time.tv_nsec != y->last_time.tv_nsec)
+		return x->last_time.tv_nsec < y->last_time.tv_nsec ? 1 : -1;
+	return 0;
+}
+
+/* Order of two rows by COL; ties newest first, then by pid. */
+static int compare(const struct top_proc *x, const struct top_proc *y,
+		   enum top_pcol col)
+{
+	int c = 0;
+
+	switch (col) {
+	case PCOL_PID:
+		c = cmp_u64(x->pid, y->pid);
+		break;
+	case PCOL_COMM:
+		c = strcmp(x->comm, y->comm);
+		break;
+	case PCOL_JOB:
+		c = strcmp(x->job, y->job);
+		break;
+	case PCOL_DEVICE:
+		c = strcmp(x->device, y->device);
+		break;
+	case PCOL_QP:
+		c = cmp_u64(x->qp, y->qp);
+		break;
+	case PCOL_CQ:
+		c = cmp_u64(x->cq, y->cq);
+		break;
+	case PCOL_SRQ:
+		c = cmp_u64(x->srq, y->srq);
+		break;
+	case PCOL_WQ:
+		c = cmp_u64(x->wq, y->wq);
+		break;
+	case PCOL_TOTAL:
+		c = cmp_u64(x->total, y->total);
+		break;
+	case PCOL_LAST:
+		c = strcmp(x->last, y->last);
+		break;
+	case PCOL_AGE:
+	case PCOL_COUNT:
+		break;
+	}
+	if (!c)
+		c = newest_first(x, y);
+	return c ? c : cmp_u64(x->pid, y->pid);
+}
+
+static const struct view *sort_view; /* qsort has no argument */
+
+static int proc_order(const void *a, const void *b)
+{
+	const struct top_procs *t = &sort_view->procs;
+	int c = compare(&t->v[*(const size_t *)a], &t->v[*(const size_t *)b],
+			(enum top_pcol)sort_view->psort);
+
+	return sort_view->pinvert ? -c : c;
+}
+
+static bool matches(const struct view *v, const struct top_proc *p)
+{
+	const char *f = v->name_filter;
+
+	return !f[0] || strstr(p->comm, f) || strstr(p->job, f) ||
+	       strstr(p->device, f);
+}
+
+/* The rows in the order shown, as indices; NULL when out of memory. */
+static size_t *ordered(const struct view *v, size_t *n)
+{
+	size_t *o = malloc((v->procs.n + 1) * sizeof(*o));
+
+	*n = 0;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < v->procs.n; i++)
+		if (matches(v, &v->procs.v[i]))
+			o[(*n)++] = i;
+	sort_view = v;
+	qsort(o, *n, sizeof(*o), proc_order);
+	return o;
+}
+
+void top_procs_order(struct view *v)
+{
+	size_t n, *o = ordered(v, &n);
+
+	if (!o)
+		return;
+	free(v->porder);
+	v->porder = o;
+	v->nporder = n;
+}
+
+/* A cell at its column's width: cut to it but for the last. */
+static void put_pcell(struct ibve_buf *b, const char *s, int width, bool last)
+{
+	int w = width < 0 ? -width : width;
+
+	if (last)
+		ibve_buf_puts(b, s);
+	else
+		ibve_buf_printf(b, width < 0 ? "%-*.*s" : "%*.*s", w, w, s);
+}
+
+static void put_prow(const struct view *v, const struct top_proc *p,
+		     struct ibve_buf *b)
+{
+	for (int c = 0; c < PCOL_COUNT; c++) {
+		char cell[128];
+
+		if (p)
+			top_proc_cell(v, p, (enum top_pcol)c, cell,
+				      sizeof(cell));
+		if (c)
+			ibve_buf_putc(b, ' ');
+		put_pcell(b, p ? cell : pcols[c].title,
+			  top_pcol_width(v, (enum top_pcol)c),
+			  c == PCOL_COUNT - 1);
+	}
+	ibve_buf_putc(b, '\n');
 }
 
 void top_procs_text(const struct view *v, struct ibve_buf *b)
 {
-	const struct top_proc **o = ordered(&v->procs);
+	size_t n, *o = ordered(v, &n);
 
 	if (!o)
 		return;
-	titles(b);
-	ibve_buf_putc(b, '\n');
-	for (size_t i = 0; i < v->procs.n; i++) {
-		row(v, o[i], b);
-		ibve_buf_putc(b, '\n');
-	}
+	put_prow(v, NULL, b);
+	for (size_t i = 0; i < n; i++)
+		put_prow(v, &v->procs.v[o[i]], b);
 	free(o);
 }
 
 void top_procs_json(const struct view *v, struct ibve_json *j)
 {
-	const struct top_proc **o = ordered(&v->procs);
+	size_t n, *o = ordered(v, &n);
 	char when[64];
 
 	if (!o)
 		return;
 	ibve_json_open_array(j, "processes");
-	for (size_t i = 0; i < v->procs.n; i++) {
-		const struct top_proc *p = o[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct top_proc *p = &v->procs.v[o[i]];
 
 		ibve_json_open(j, NULL);
 		ibve_json_uint_or_null(j, "pid", p->pid);

@@ -41,36 +41,48 @@ static void draw_header(struct view *v)
 	const struct ibve_ports_summary *s;
 	char line[512], when[32];
 	time_t now = time(NULL);
+	char rate[64], sort[128 + IBVE_NAME_MAX];
 	struct tm tm;
 	long up;
+	int n, r, k;
 
 	s = ibve_ports_summary(v->ports);
 	up = (long)s->uptime;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	/* PAUSED first: the line is cut at the screen's edge */
+	n = snprintf(line, sizeof(line), " ibv_eventtop%s - ",
+		     v->paused ? " [PAUSED]" : "");
 	if (s->host[0])
-		snprintf(
-			line, sizeof(line),
-			" ibv_eventtop - %s - %s - Linux %s - up %02ld:%02ld:%02ld%s",
-			when, s->host, s->kernel, up / 3600, up % 3600 / 60,
-			up % 60, v->paused ? "   [PAUSED]" : "");
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "%s - %s - Linux %s - up %02ld:%02ld:%02ld", when,
+			 s->host, s->kernel, up / 3600, up % 3600 / 60,
+			 up % 60);
 	else
-		snprintf(
-			line, sizeof(line),
-			" ibv_eventtop - replay of %s - %02ld:%02ld:%02ld of capture%s%s",
-			v->replay_path, up / 3600, up % 3600 / 60, up % 60,
-			v->replay_eof ? " (end)" : "",
-			v->paused ? "   [PAUSED]" : "");
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "replay of %s - %02ld:%02ld:%02ld of capture%s",
+			 v->replay_path, up / 3600, up % 3600 / 60, up % 60,
+			 v->replay_eof ? " (end)" : "");
 	draw_bar(v, 0, line);
-	mvprintw(1, 0, " %zu device%s, %zu port%s, %llu event%s, %.2f events/s",
-		 s->devices, s->devices == 1 ? "" : "s", s->ports,
-		 s->ports == 1 ? "" : "s", (unsigned long long)s->events,
-		 s->events == 1 ? "" : "s", s->per_second);
-	printw("   sort: %s%s", top_col_title((enum top_col)v->sort),
-	       v->invert ? " (inverted)" : "");
+	n = snprintf(line, sizeof(line),
+		     " %zu device%s, %zu port%s, %llu event%s", s->devices,
+		     s->devices == 1 ? "" : "s", s->ports,
+		     s->ports == 1 ? "" : "s", (unsigned long long)s->events,
+		     s->events == 1 ? "" : "s");
+	r = snprintf(rate, sizeof(rate), ", %.2f events/s", s->per_second);
+	k = snprintf(sort, sizeof(sort), "   sort: %s%s",
+		     top_table_title(v, v->procs_view ? v->psort : v->sort),
+		     (v->procs_view ? v->pinvert : v->invert) ? " (inverted)"
+							      : "");
 	if (v->name_filter[0] || v->editing)
-		printw("   filter: %s%s", v->name_filter,
-		       v->editing ? "_" : "");
+		k += snprintf(sort + k, sizeof(sort) - (size_t)k,
+			      "   filter: %s%s", v->name_filter,
+			      v->editing ? "_" : "");
+	/* the rate goes first when the line is too long for the screen */
+	snprintf(line + n, sizeof(line) - (size_t)n, "%s%s",
+		 n + r + k <= COLS ? rate : "", sort);
+	/* cut at the edge: a line that wraps would push the next down */
+	mvprintw(1, 0, "%.*s", COLS, line);
 	clrtoeol();
 }
 
@@ -125,82 +137,114 @@ static void draw_counters(struct view *v, const struct ibve_port_row *p,
 	}
 }
 
-static void draw_row(struct view *v, int y, const struct ibve_port_row *p,
-		     bool selected)
+/* TEXT in a column of width W at Y, X: cut, never wrapped. */
+static void put_cell(int y, const struct top_span *sp, const char *text)
 {
-	int x = 0;
-
-	move(y, 0);
-	if (selected)
-		attron(A_REVERSE);
-	for (int c = 0; c < COL_COUNT && x < COLS; c++) {
-		int w = top_col_width((enum top_col)c);
-		int aw = w < 0 ? -w : w, pair;
-		char cell[256];
-
-		if (!top_col_visible(v, (enum top_col)c))
-			continue;
-		if (c == COL_COUNTERS) {
-			move(y, x);
-			draw_counters(v, p, COLS - x);
-			break;
-		}
-		top_cell(p, (enum top_col)c, cell, sizeof(cell));
-		pair = selected ? 0 : cell_pair(p, c);
-		if (pair)
-			set_color(v, pair, true);
-		mvprintw(y, x, w < 0 ? "%-*.*s" : "%*.*s", aw, aw, cell);
-		if (pair)
-			set_color(v, pair, false);
-		x += aw + 1;
-	}
-	if (selected) {
-		printw("%*s",
-		       COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0, "");
-		attroff(A_REVERSE);
-	}
-	clrtoeol();
+	mvprintw(y, sp->x, sp->left ? "%-*.*s" : "%*.*s", sp->w, sp->w, text);
 }
 
-static void draw_titles(struct view *v, int y)
+static void draw_row(struct view *v, int y, size_t row,
+		     const struct top_span *sp, size_t nsp, bool selected)
 {
-	int x = 0;
+	move(y, 0);
+	clrtoeol();
+	if (selected) {
+		attron(A_REVERSE);
+		printw("%*s", COLS, "");
+	}
+	for (size_t i = 0; i < nsp; i++) {
+		int c = sp[i].col, pair = 0;
+		char cell[512];
+
+		if (!v->procs_view) {
+			const struct ibve_port_row *p =
+				ibve_ports_at(v->ports, v->order[row]);
+
+			if (c == COL_COUNTERS) {
+				move(y, sp[i].x);
+				draw_counters(v, p, sp[i].w);
+				continue;
+			}
+			pair = selected ? 0 : cell_pair(p, c);
+		}
+		top_table_cell(v, row, c, cell, sizeof(cell));
+		if (pair)
+			set_color(v, pair, true);
+		put_cell(y, &sp[i], cell);
+		if (pair)
+			set_color(v, pair, false);
+	}
+	if (selected)
+		attroff(A_REVERSE);
+}
+
+static void draw_titles(struct view *v, int y, const struct top_span *sp,
+			size_t nsp)
+{
+	int sort = v->procs_view ? v->psort : v->sort;
 
 	move(y, 0);
 	set_color(v, C_TITLE, true);
 	attron(A_BOLD);
+	attron(A_REVERSE * !v->color);
 	printw("%*s", COLS, "");
-	for (int c = 0; c < COL_COUNT && x < COLS; c++) {
-		int w = top_col_width((enum top_col)c);
-		int aw = w < 0 ? -w : w;
-		const char *t = top_col_title((enum top_col)c);
+	for (size_t i = 0; i < nsp; i++) {
+		int c = sp[i].col;
 
-		if (!top_col_visible(v, (enum top_col)c))
-			continue;
-		if (c == v->sort) {
+		if (c == sort) {
 			set_color(v, C_TITLE, false);
 			set_color(v, C_SORT, true);
 			attron(A_UNDERLINE * !v->color);
 		}
-		if (c == COL_COUNTERS)
-			mvprintw(y, x, "%.*s", COLS - x, t);
-		else
-			mvprintw(y, x, w < 0 ? "%-*.*s" : "%*.*s", aw, aw, t);
-		if (c == v->sort) {
+		put_cell(y, &sp[i], top_table_title(v, c));
+		if (c == sort) {
 			attroff(A_UNDERLINE);
 			set_color(v, C_SORT, false);
 			set_color(v, C_TITLE, true);
 		}
-		x += aw + 1;
 	}
-	attroff(A_BOLD);
+	attroff(A_BOLD | A_REVERSE);
 	set_color(v, C_TITLE, false);
+}
+
+/*
+ * A line of the event log, for the screen's width: the time of day, the
+ * port, the event, then its owner and job before the description, so
+ * that an 80-column line keeps them.
+ */
+static void log_line(const struct ibve_event *ev, char *line, size_t size)
+{
+	struct ibve_buf b = { line, size, 0 };
+	char where[IBVE_NAME_MAX + 16], job[96], text[512];
+	const char *desc = ibve_event_text(ev);
+	struct tm tm;
+	time_t t = ev->time.tv_sec;
+	char *d;
+
+	localtime_r(&t, &tm);
+	snprintf(where, sizeof(where), ev->port ? "%s/%u" : "%s", ev->device,
+		 ev->port);
+	ibve_buf_printf(&b, "%02d:%02d:%02d %-10s %-20s ", tm.tm_hour,
+			tm.tm_min, tm.tm_sec, where, ev->name);
+	if (ev->fields & IBVE_FIELD_KERNEL) {
+		ibve_buf_printf(&b, "[%s] ", ev->kernel.consumer);
+	} else if (ev->fields & IBVE_FIELD_OWNER) {
+		ibve_buf_printf(&b, "%s[%u] ", ev->kernel.comm, ev->kernel.pid);
+		if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)))
+			ibve_buf_printf(&b, "%s: ", job);
+	}
+	/* the rest of the text line: the description and its details */
+	ibve_event_format_text(ev, text, sizeof(text), 0);
+	text[strcspn(text, "\n")] = '\0';
+	d = strstr(text, desc);
+	ibve_buf_puts(&b, d ? d : desc);
+	ibve_buf_end(&b);
 }
 
 static void draw_log(struct view *v, int top, int rows)
 {
 	const struct ibve_event *ev;
-	char line[512];
+	char line[1024];
 
 	draw_bar(v, top, " Events, newest first");
 	for (int i = 0; i < rows - 1; i++) {
@@ -209,8 +253,7 @@ static void draw_log(struct view *v, int top, int rows)
 		ev = ibve_ports_recent(v->ports, (size_t)i);
 		if (!ev)
 			continue;
-		ibve_event_format_text(ev, line, sizeof(line), 0);
-		line[strcspn(line, "\n")] = '\0';
+		log_line(ev, line, sizeof(line));
 		if (ev->severity >= IBVE_SEVERITY_ERROR)
 			set_color(v, C_BAD, true);
 		else if (ev->severity == IBVE_SEVERITY_WARNING)
@@ -221,60 +264,102 @@ static void draw_log(struct view *v, int top, int rows)
 	}
 }
 
+/* TEXT from line Y on, wrapped at spaces to the screen's width less
+ * margins; never past the last line. */
+static int draw_wrapped(int y, const char *text)
+{
+	int width = COLS - 4;
+
+	while (*text && y < LINES) {
+		int n = (int)strlen(text);
+
+		if (n > width) {
+			n = width;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (!n)
+				n = width;
+		}
+		mvprintw(y++, 2, "%.*s", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	return y;
+}
+
 static void draw_help(struct view *v)
 {
+	int y = 1;
+
 	erase();
-	draw_bar(
-		v, 0,
-		" ibv_eventtop help - any listed key works here too; h, ? or q leaves");
-	for (size_t i = 0; i < top_key_count(); i++) {
+	draw_bar(v, 0,
+		 " ibv_eventtop help - any key listed works here; h ? q leave");
+	for (size_t i = 0; i < top_key_count() && y < LINES; i++) {
 		const char *label, *help;
 
 		top_key_help(i, &label, &help);
 		attron(A_BOLD);
-		mvprintw(2 + (int)i, 2, "%-8s", label);
+		mvprintw(y, 2, "%-10s", label);
 		attroff(A_BOLD);
-		printw(" %s", help);
+		printw("%.*s", COLS > 13 ? COLS - 13 : 0, help);
+		y++;
 	}
-	mvprintw(
-		4 + (int)(top_key_count()), 2,
-		"Columns: link DOWN/UP (PORT_ERR/PORT_ACTIVE), LID, PKEY, SM and GID changes,");
-	mvprintw(
-		5 + (int)(top_key_count()), 2,
-		"client REREGisters, FATAL, OTHER; EV/MIN over the last minute; bold counters moved");
-	mvprintw(
-		6 + (int)(top_key_count()), 2,
-		"in the last refresh. Device-wide events count on every port of the device.");
+	draw_wrapped(
+		y + 1,
+		"DOWN, UP: PORT_ERR, PORT_ACTIVE; LID, PKEY, SM, GID: changes; "
+		"REREG: client reregisters; EV/MIN: the last minute. "
+		"Device-wide events count on every port. Counts all 0 fold "
+		"away. Bold counters moved at the last refresh.");
 }
 
-/* The process view: its text table, the titles reversed. */
-static void draw_procs(struct view *v, int y, int rows)
+/* The footer's keys: as many as the width takes, the first first. */
+static void draw_footer(struct view *v)
 {
-	size_t n = ibve_buf_grow(&v->out, &v->out_size, top_procs_format, v);
-	char *line = n == (size_t)-1 ? NULL : v->out;
+	static const char *const items[] = {
+		"q Quit",   "h Help",	"< > Sort",  "Left Right Cols",
+		"/ Filter", "e Events", "p Procs",   "Space Pause",
+		"I Invert", "r Reset",	"^L Redraw",
+	};
+	char line[256];
+	size_t n = 0;
 
-	for (int i = 0; line && *line && i <= rows; i++) {
-		char *end = strchr(line, '\n');
-
-		if (end)
-			*end = '\0';
-		if (i) {
-			mvprintw(y + i, 0, "%.*s", COLS, line);
-		} else {
-			attron(A_BOLD | A_REVERSE);
-			mvprintw(y, 0, "%-*.*s", COLS, COLS, line);
-			attroff(A_BOLD | A_REVERSE);
-		}
-		line = end ? end + 1 : NULL;
+	if (v->editing) {
+		draw_bar(
+			v, LINES - 1,
+			v->procs_view
+				? " Filter by command, job or device: Enter keeps it, Esc clears"
+				: " Filter by device name: type, Enter keeps it, Esc clears");
+		return;
 	}
-	if (!v->procs.n)
-		mvprintw(y, 1,
-			 "no process's events yet (ibv_eventtop -A sees them)");
+	line[0] = '\0';
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+		size_t k = strlen(items[i]);
+
+		if (n + 1 + k > (size_t)COLS || n + 3 + k >= sizeof(line))
+			break;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
+				      i ? "  " : " ", items[i]);
+	}
+	draw_bar(v, LINES - 1, line);
+}
+
+/* Fewer columns than when it scrolled (counts folded): Left acts at once. */
+static void clamp_hscroll(struct view *v)
+{
+	int cols[TOP_MAX_COLS];
+	int max = (int)top_screen_cols(v, cols) - TOP_FROZEN - 1;
+
+	if (v->hscroll > max)
+		v->hscroll = max > 0 ? max : 0;
 }
 
 void top_draw(struct view *v)
 {
+	struct top_span sp[TOP_MAX_COLS];
+	size_t nsp, nrows;
 	int table_rows, y = 3;
+	bool more;
 
 	if (v->help) {
 		draw_help(v);
@@ -282,6 +367,10 @@ void top_draw(struct view *v)
 		return;
 	}
 	top_order(v);
+	nrows = top_nrows(v);
+	clamp_hscroll(v);
+	if (v->sort_follow)
+		top_show_sort(v, COLS);
 	erase();
 	draw_header(v);
 	table_rows = LINES - 5;
@@ -289,34 +378,29 @@ void top_draw(struct view *v)
 		table_rows = table_rows / 2;
 	if (table_rows < 1)
 		table_rows = 1;
-	if (v->selected >= (int)v->norder)
-		v->selected = v->norder ? (int)v->norder - 1 : 0;
+	if (v->selected >= (int)nrows)
+		v->selected = nrows ? (int)nrows - 1 : 0;
 	if (v->selected < v->scroll)
 		v->scroll = v->selected;
 	if (v->selected >= v->scroll + table_rows)
 		v->scroll = v->selected - table_rows + 1;
-	if (v->procs_view) {
-		draw_procs(v, y, table_rows);
-	} else {
-		draw_titles(v, y++);
-		for (int i = 0;
-		     i < table_rows && (size_t)(v->scroll + i) < v->norder; i++)
-			draw_row(v, y + i,
-				 ibve_ports_at(v->ports,
-					       v->order[v->scroll + i]),
-				 v->scroll + i == v->selected);
-	}
-	if (!v->norder && !v->procs_view)
-		mvprintw(y, 1,
-			 v->name_filter[0] ? "no port matches the filter"
-					   : "no ports");
+	nsp = top_layout(v, COLS, sp, &more);
+	draw_titles(v, y++, sp, nsp);
+	for (int i = 0; i < table_rows && (size_t)(v->scroll + i) < nrows; i++)
+		draw_row(v, y + i, (size_t)(v->scroll + i), sp, nsp,
+			 v->scroll + i == v->selected);
+	if (!nrows)
+		mvprintw(
+			y, 1, "%.*s", COLS - 1,
+			v->procs_view
+				? v->procs.n
+					  ? "no process matches the filter"
+					  : "no process's events yet (ibv_eventtop -A sees them)"
+			: v->name_filter[0] ? "no port matches the filter"
+					    : "no ports");
 	if (v->log)
 		draw_log(v, y + table_rows + 1, LINES - 2 - (y + table_rows));
-	draw_bar(
-		v, LINES - 1,
-		v->editing
-			? " Filter by device name: type, Enter keeps it, Esc clears"
-			: " q Quit  h Help  < > Sort  I Invert  / Filter  Space Pause  r Reset  e Events  p Procs  ^L Redraw");
+	draw_footer(v);
 	refresh();
 }
 

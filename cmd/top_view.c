@@ -58,6 +58,13 @@ int top_col_width(enum top_col col)
 	return (size_t)col < COL_COUNT ? columns[col].width : 0;
 }
 
+int top_col_kind(enum top_col col)
+{
+	return (size_t)col < COL_COUNT && columns[col].counts
+		       ? (int)columns[col].kind
+		       : -1;
+}
+
 /* MODULE, TEMP and SUBNET only once such events exist. */
 bool top_col_visible(const struct view *v, enum top_col col)
 {
@@ -303,6 +310,7 @@ void top_order(struct view *v)
 	v->norder = k;
 	sort_view = v;
 	qsort(o, k, sizeof(*o), row_order);
+	top_procs_order(v);
 }
 
 static void put_header(struct ibve_buf *b, const struct ibve_ports_summary *s)

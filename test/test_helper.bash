@@ -335,14 +335,17 @@ expected_hotplug() {
 	if kernel_at_least 6.11; then echo netlink; else echo uevent; fi
 }
 
-# A terminal for screen tests: tmux on a socket of this test's own.
+# A terminal for screen tests: tmux on a socket of this test's own, a
+# fresh one for each start (a server that is stopping may still hold the
+# last one).
 # tm_start CMD: run CMD in a 170x30 terminal; when it ends, the pane
 # shows EXIT=<status>.
 tm() {
-	tmux -L "ibve-$$-${BATS_TEST_NUMBER:-0}" "$@"
+	tmux -L "ibve-$$-${BATS_TEST_NUMBER:-0}-${TM_N:-0}" "$@"
 }
 
 tm_start() {
+	TM_N=$((${TM_N:-0} + 1))
 	tm new-session -d -x "${TM_COLS:-170}" -y "${TM_LINES:-30}" \
 		"$1; echo EXIT=\$?; sleep 600"
 }
@@ -395,8 +398,32 @@ tm_wait_line() {
 	done
 }
 
+# screen_whole: every line of ibv_eventtop's screen is one it drew as
+# a line: the header, the titles, a row, the event log, the footer, the
+# help. A piece of a longer line wrapped at the edge is none of these.
+screen_whole() {
+	local bad
+	bad=$(tm_screen | grep -Ev -- '^( ibv_eventtop( \[PAUSED\])? - | ibv_eventtop help | [0-9]+ devices?, |DEVICE +PORT |[a-z][a-z0-9_]* +([0-9]+|-) | +PID COMM | +([0-9]+|-) [^ ]| q Quit  h Help| Events, newest first|[0-9]{2}:[0-9]{2}:[0-9]{2} [a-z]|  [^ ]|$)') || true
+	[ -z "$bad" ] || fail "lines that are no line the program drew: $(printf '\n%s' "$bad")$(printf '\n--- the screen:\n%s' "$(tm_screen)")"
+}
+
+# has_title TITLE: the table's title line has TITLE, whole.
+has_title() {
+	tm_screen | grep -E '^(DEVICE +PORT| +PID COMM)' | grep -qE "(^| )$1( |\$)"
+}
+
+# tm_stop: end the server, and wait (30 s at most) until it has.
 tm_stop() {
+	local pid end=$((SECONDS + 30))
+	pid=$(tm display-message -p '#{pid}' 2>/dev/null) || return 0
 	tm kill-server 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $SECONDS -ge $end ]; then
+			echo "# the tmux server $pid still runs 30 s after kill-server" >&3
+			return 1
+		fi
+		sleep 0.05
+	done
 }
 
 # free_port: a TCP port nothing listens on, on loopback.

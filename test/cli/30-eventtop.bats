@@ -13,7 +13,7 @@ setup() {
 
 teardown() {
 	local rc=0
-	tm_stop
+	tm_stop || rc=1
 	ibve_teardown || rc=1
 	return $rc
 }
@@ -129,9 +129,10 @@ count_of() {
 
 # --- the screen ---
 
+# start_screen [CAPTURE ROW-REGEX]
 start_screen() {
-	tm_start "TZ=UTC ibv_eventtop -r '$FABRIC'"
-	tm_wait '^mlx5_1 +1 ACTIVE'
+	tm_start "TZ=UTC ibv_eventtop -r '${1:-$FABRIC}'"
+	tm_wait "${2:-^mlx5_1 +1 ACTIVE}"
 }
 
 row_order() {
@@ -139,13 +140,85 @@ row_order() {
 }
 
 @test "screen: the table, its header and the footer's keys" {
-	TM_COLS=200 start_screen # wide enough for every column
+	TM_COLS=200 start_screen
 	run tm_screen
+	assert_success
 	assert_line --index 0 --regexp '^ ibv_eventtop - replay of .*ib-fabric.jsonl - 03:15:12 of capture \(end\)'
 	assert_line --index 1 --regexp '^ 2 devices, 2 ports, 28 events'
-	assert_line --regexp '^DEVICE +PORT STATE +PHYS'
-	assert_line --regexp '^mlx5_0 +1 ACTIVE .* UNKNOWN\(21\) +1h30m -$'
-	assert_line --regexp '^ q Quit  h Help  < > Sort'
+	# the first columns: state, how long down, flaps, the last event and
+	# its age, before the counts by kind
+	assert_line --regexp '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL EV/MIN +DOWN +UP '
+	assert_line --regexp '^mlx5_0 +1 ACTIVE +- +0 UNKNOWN\(21\) +1h30m +8 '
+	assert_line --regexp '^ q Quit  h Help  < > Sort  Left Right Cols'
+	screen_whole
+}
+
+@test "screen at 80x24: whole lines, the important columns, the rest a key away" {
+	TM_COLS=80 TM_LINES=24 start_screen "$CAPTURES/fleet-node1.jsonl" '^mlx5_2 +1 DOWN'
+	screen_whole
+	for t in DEVICE PORT STATE 'DOWN SINCE' FLAPS 'LAST EVENT'; do
+		has_title "$t" || fail "no $t in the titles"
+	done
+	! has_title PHYS || fail "PHYS in the titles"
+	! has_title LID/GID || fail "LID/GID in the titles"
+	# no count that is 0 on every row: the capture has no PKEY change
+	[ "$(jq -s 'map(select(.event == "PKEY_CHANGE")) | length' "$CAPTURES/fleet-node1.jsonl")" = 0 ]
+	tm_wait_line 24 '^ q Quit  h Help  < > Sort  Left Right Cols'
+	# paused: said where 80 columns show it
+	tm send-keys -t 0 Space
+	tm_wait_line 1 '^ ibv_eventtop \[PAUSED\] - replay of '
+	screen_whole
+	tm send-keys -t 0 Space
+	tm_wait_line 1 '^ ibv_eventtop - replay of '
+	# Right, a column at a time, until the last shows; device and port
+	# stay, and every column of the table comes into view on the way
+	seen=$(tm_line 4)
+	for _ in $(seq 30); do
+		prev=$(tm_line 4)
+		[[ $prev != *LID/GID* ]] || break
+		tm send-keys -t 0 Right
+		tm_wait_gone "^$prev\$"
+		tm_wait_line 4 '^DEVICE +PORT '
+		seen+=$'\n'$(tm_line 4)
+		screen_whole
+	done
+	for t in STATE 'DOWN SINCE' FLAPS 'LAST EVENT' AGE TOTAL EV/MIN DOWN UP SM \
+		FATAL OTHER 'ERROR COUNTERS MOVED' PHYS LINK RATE LID/GID; do
+		grep -qE "(^| )$t( |\$)" <<<"$seen" || fail "$t never came into view: $seen"
+	done
+	tm_wait '^DEVICE +PORT .* LINK +RATE LID/GID'
+	! has_title STATE || fail "STATE in the titles"
+	! has_title PKEY || fail "PKEY in the titles"
+	# at the end, Right does no more
+	tm send-keys -t 0 Right ^L
+	sleep 0.5
+	tm_wait '^DEVICE +PORT .* LINK +RATE LID/GID'
+	tm_wait '^mlx5_1 +1 '
+	# Left brings them back
+	for _ in $(seq 30); do tm send-keys -t 0 Left; done
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS'
+	# the event log keeps the owner and the job of a QP's or CQ's event
+	tm send-keys -t 0 e
+	tm_wait '^ Events, newest first'
+	owner=$(jq -r 'select(.event == "CQ_ERR") | "\(.comm)\\[\(.pid)\\] slurm job " + (.cgroup | capture("/job_(?<n>[0-9]+)/").n)' "$CAPTURES/fleet-node1.jsonl")
+	[ -n "$owner" ]
+	tm_wait "^10:15:30 mlx5_0 +CQ_ERR +$owner:"
+	screen_whole
+}
+
+@test "screen at 120x40: AGE and TOTAL too; the help fits 80 columns" {
+	TM_COLS=120 TM_LINES=40 start_screen "$CAPTURES/fleet-node1.jsonl" '^mlx5_2 +1 DOWN'
+	screen_whole
+	for t in DEVICE PORT STATE 'DOWN SINCE' FLAPS 'LAST EVENT' AGE TOTAL; do
+		has_title "$t" || fail "no $t in the titles"
+	done
+	tm resize-window -t 0 -x 80 -y 24
+	tm_wait_line 24 '^ q Quit'
+	tm send-keys -t 0 h
+	tm_wait 'ibv_eventtop help'
+	tm_wait '^  Right +scroll the columns'
+	screen_whole
+	tm_wait 'at the last refresh\.$'
 }
 
 @test "screen: h shows help drawn from the key table; q leaves it, q quits" {
@@ -153,7 +226,8 @@ row_order() {
 	tm send-keys -t 0 h
 	tm_wait 'ibv_eventtop help'
 	run tm_screen
-	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'p' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
+	assert_success
+	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'p' 'Left' 'Right' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
 		assert_line --regexp "^  $k +[a-z]"
 	done
 	tm send-keys -t 0 q
@@ -167,7 +241,9 @@ row_order() {
 	assert_equal "$(row_order)" "mlx5_0 mlx5_1 "
 	tm send-keys -t 0 '>'
 	tm_wait 'sort: PORT'
-	for _ in 1 2 3 4 5 6; do tm send-keys -t 0 '<'; done
+	tm send-keys -t 0 '<' '<'
+	tm_wait 'sort: LID/GID$'
+	for _ in 1 2 3 4 5 6 7 8; do tm send-keys -t 0 '>'; done
 	tm_wait 'sort: TOTAL$'
 	tm send-keys -t 0 I
 	tm_wait 'sort: TOTAL \(inverted\)'
@@ -187,12 +263,12 @@ row_order() {
 @test "screen: space pauses, r resets the counts, e shows the event log" {
 	start_screen
 	tm send-keys -t 0 Space
-	tm_wait 'PAUSED'
+	tm_wait '^ ibv_eventtop \[PAUSED\] - '
 	tm send-keys -t 0 Z
 	tm_wait 'of capture \(end\)$'
 	tm send-keys -t 0 r
 	tm_wait ' 0 events'
-	tm_wait '^mlx5_1 +1 ACTIVE .* 0 +0 -'
+	tm_wait '^mlx5_1 +1 ACTIVE +- +0 - +- +0 +0 '
 	tm send-keys -t 0 e
 	tm_wait '^ Events, newest first'
 	tm send-keys -t 0 e
@@ -203,9 +279,10 @@ row_order() {
 	start_screen
 	tm send-keys -t 0 e
 	tm_wait '^ Events, newest first'
-	run bash -c "tmux -L 'ibve-$$-$BATS_TEST_NUMBER' capture-pane -p -t 0 | grep -A2 'Events, newest first'"
-	assert_line --index 1 --regexp '^2026-03-02 11:30:12.000 mlx5_1/1 +PORT_ACTIVE'
-	assert_line --index 2 --regexp '^2026-03-02 11:30:09.000 mlx5_1/1 +NETDEV_ATTACH'
+	run grep -A2 'Events, newest first' <<<"$(tm_screen)"
+	assert_success
+	assert_line --index 1 --regexp '^11:30:12 mlx5_1/1 +PORT_ACTIVE'
+	assert_line --index 2 --regexp '^11:30:09 mlx5_1/1 +NETDEV_ATTACH'
 }
 
 @test "screen: a resize redraws to the new size; Ctrl-L redraws" {
@@ -217,7 +294,7 @@ row_order() {
 	# larger: the program must learn the new size to fill it
 	tm resize-window -t 0 -x 240 -y 40
 	tm_wait_line 40 '^ q Quit  h Help'
-	tm_wait_line 4 '^DEVICE .* ERROR COUNTERS MOVED$'
+	tm_wait_line 4 '^DEVICE .* RATE LID/GID$'
 	# the screen cleared behind the program's back stays blank (a replay
 	# at its end draws nothing new) until Ctrl-L redraws all of it
 	printf '\033[H\033[2J' >"$(tm display-message -p -t 0 '#{pane_tty}')"
@@ -233,12 +310,14 @@ row_order() {
 	tm send-keys -t 0 q
 	tm_wait '^EXIT=0$'
 	run tm_screen
+	assert_success
 	refute_line --regexp '^DEVICE +PORT'
 	tm_stop
 	start_screen
 	kill -TERM "$(pgrep -P "$(tm display-message -p -t 0 '#{pane_pid}')" -f ibv_eventtop)"
 	tm_wait '^EXIT=0$'
 	run tm_screen
+	assert_success
 	refute_line --regexp '^DEVICE +PORT'
 }
 
@@ -305,6 +384,48 @@ row_order() {
 	tm send-keys -t 0 p
 	tm_wait '^DEVICE +PORT STATE'
 	tm_wait_gone 'PID COMM'
+}
+
+# pids: the process rows' pids, in the order shown.
+pids() {
+	tm_screen | grep -oE '^ +[0-9]+ ibv_eventinject' | awk '{ print $1 }' | paste -sd' '
+}
+
+@test "screen: the process view at 80x24 sorts and filters its own rows" {
+	K=$CAPTURES/kernel.jsonl
+	TM_COLS=80 TM_LINES=24 tm_start "TZ=UTC ibv_eventtop -r '$K'"
+	tm_wait '^rxe0 +1 '
+	tm send-keys -t 0 p
+	tm_wait '^ +PID COMM +JOB'
+	tm_wait 'sort: AGE$'
+	screen_whole
+	# JOB as wide as its widest job (a pod's UID), not 40 blanks
+	widest=$(jq -r '.cgroup // empty' "$K" | sed -nE 's/.*-pod([0-9a-f_]+)[.]slice.*/pod \1/p' | awk '{ print length }' | sort -n | tail -n 1)
+	[ -n "$widest" ]
+	tm_wait "^ +PID COMM +JOB {$((widest - 2))}DEVICE"
+	# newest first, as the capture has them
+	want=$(jq -r 'select(.pid) | .pid' "$K" | tac | awk '!seen[$0]++' | paste -sd' ')
+	assert_equal "$(pids)" "$want"
+	# < and > sort the processes, not the ports behind them
+	tm send-keys -t 0 '<'
+	tm_wait 'sort: LAST$'
+	tm_wait '^ +PID COMM .* LAST'
+	screen_whole
+	by_last=$(jq -rs 'map(select(.pid)) | group_by(.pid) | map({pid: .[0].pid, last: .[-1].event, t: .[-1].time}) | sort_by(.last, .t) | reverse | sort_by(.last) | map(.pid) | join(" ")' "$K")
+	assert_equal "$(pids)" "$by_last"
+	tm send-keys -t 0 '>' '>'
+	tm_wait 'sort: PID$'
+	assert_equal "$(pids)" "$(jq -r 'select(.pid) | .pid' "$K" | sort -un | paste -sd' ')"
+	tm send-keys -t 0 I
+	tm_wait 'sort: PID \(inverted\)'
+	assert_equal "$(pids)" "$(jq -r 'select(.pid) | .pid' "$K" | sort -unr | paste -sd' ')"
+	# / keeps the processes whose command, job or device has the text
+	tm send-keys -t 0 / 'job 4712' Enter
+	tm_wait 'filter: job 4712$'
+	assert_equal "$(pids)" "$(jq -r 'select(.cgroup // "" | test("/job_4712/")) | .pid' "$K" | sort -unr | paste -sd' ')"
+	tm send-keys -t 0 / Escape
+	tm send-keys -t 0 p
+	tm_wait '^DEVICE +PORT STATE'
 }
 
 @test "-A is for watching devices, not with -r" {

@@ -13,7 +13,7 @@ setup() {
 
 teardown() {
 	local rc=0
-	tm_stop
+	tm_stop || rc=1
 	ibve_teardown || rc=1
 	restore_rxe
 	return $rc
@@ -67,12 +67,18 @@ teardown() {
 
 @test "the live screen: a flap shows at once; help, sort, filter, pause, reset, resize, quit" {
 	TM_COLS=200 tm_start "ibv_eventtop -s 0.5"
-	tm_wait '^rxe0 +1 ACTIVE +LinkUp +Eth'
+	tm_wait '^rxe0 +1 ACTIVE +- +0 - +- +0 +0 .* LinkUp +Eth '
 	ip link set dummy0 down
-	tm_wait '^rxe0 +1 (ACTIVE|DOWN) .* +1 +0 +0 +0 +0 +0 +0 +0 +0 +1 +1 PORT_ERR'
+	# DOWN SINCE, FLAPS, LAST EVENT, AGE, TOTAL, EV/MIN, then the one
+	# count that is not 0: DOWN
+	tm_wait '^rxe0 +1 (ACTIVE|DOWN) +[^ ]+ +0 PORT_ERR +[0-9]+s +1 +1 +1 '
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL EV/MIN +DOWN ERROR COUNTERS'
 	ip link set dummy0 up
-	tm_wait '^rxe0 +1 ACTIVE .* +1 +1 +0 +0 +0 +0 +0 +0 +0 +2 +2 PORT_ACTIVE .*link_downed\+1$'
+	tm_wait '^rxe0 +1 ACTIVE +- +1 PORT_ACTIVE +[0-9]+s +2 +2 +1 +1 .*link_downed\+1'
+	tm_wait '^DEVICE .* EV/MIN +DOWN +UP ERROR COUNTERS'
+	screen_whole
 	run tm_screen
+	assert_success
 	assert_line --index 0 --regexp "^ ibv_eventtop - [0-9:]+ - ibvevent-vm - Linux $(uname -r | sed 's/+/\\+/g') - up "
 	tm send-keys -t 0 '?'
 	tm_wait 'ibv_eventtop help'
@@ -87,13 +93,57 @@ teardown() {
 	tm send-keys -t 0 Space
 	tm_wait 'PAUSED'
 	tm send-keys -t 0 Space r
-	tm_wait '^rxe0 +1 ACTIVE .* +0 +0 -'
+	tm_wait '^rxe0 +1 ACTIVE +- +[0-9]+ - +- +0 +0 '
 	# larger: the program must learn the new size to fill it
 	tm resize-window -t 0 -x 240 -y 40
-	tm_wait '^DEVICE .* ERROR COUNTERS MOVED$'
+	tm_wait '^DEVICE .* RATE LID/GID$'
 	tm_wait_line 40 '^ q Quit  h Help'
 	tm send-keys -t 0 q
 	tm_wait '^EXIT=0$'
 	run tm_screen
+	assert_success
 	refute_line --regexp '^DEVICE +PORT'
+}
+
+@test "the live screen at 80x24 and 120x40: whole lines, the columns that matter, the rest a key away" {
+	TM_COLS=80 TM_LINES=24 tm_start "ibv_eventtop -s 0.5"
+	tm_wait '^rxe0 +1 ACTIVE '
+	ip link set dummy0 down
+	tm_wait '^rxe0 +1 (ACTIVE|DOWN) .* PORT_ERR '
+	ip link set dummy0 up
+	tm_wait '^rxe0 +1 ACTIVE +- +1 PORT_ACTIVE '
+	screen_whole
+	for t in DEVICE PORT STATE FLAPS 'LAST EVENT'; do
+		has_title "$t" || fail "no $t in the titles at 80 columns"
+	done
+	tm_wait_line 24 '^ q Quit  h Help  < > Sort  Left Right Cols'
+	# Right until the last column shows: the port's address from sysfs
+	gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
+	for _ in $(seq 30); do
+		prev=$(tm_line 4)
+		[[ $prev != *LID/GID* ]] || break
+		tm send-keys -t 0 Right
+		tm_wait_gone "^$prev\$"
+		tm_wait_line 4 '^DEVICE +PORT '
+		screen_whole
+	done
+	tm_wait '^DEVICE +PORT .* LINK +RATE LID/GID'
+	# its first GID as inet_ntop(3) writes it: fe80::...:<last group>
+	last=$(sed 's/.*://; s/^0*//' <<<"$gid")
+	tm_wait "^rxe0 +1 .* Eth .* fe80::[0-9a-f:]*:$last\$"
+	has_title 'ERROR COUNTERS MOVED' || has_title PHYS
+	tm send-keys -t 0 e
+	tm_wait '^ Events, newest first'
+	tm_wait '^[0-9:]{8} rxe0/1 +PORT_ACTIVE '
+	screen_whole
+	tm resize-window -t 0 -x 120 -y 40
+	tm_wait_line 40 '^ q Quit'
+	for _ in $(seq 30); do tm send-keys -t 0 Left; done
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL '
+	screen_whole
+	for t in DEVICE PORT STATE FLAPS 'LAST EVENT' AGE TOTAL; do
+		has_title "$t" || fail "no $t in the titles at 120 columns"
+	done
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
 }

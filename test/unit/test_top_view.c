@@ -80,6 +80,7 @@ static void setup(struct view *v)
 	struct timespec now = { 1000, 0 };
 
 	memset(v, 0, sizeof(*v));
+	v->psort = PCOL_AGE; /* as the command starts */
 	if (ibve_ports_new(&v->ports, 0) || ibve_filter_new(&v->filter)) {
 		printf("Bail out! %s\n", ibve_errmsg());
 		exit(1);
@@ -100,6 +101,7 @@ static void teardown(struct view *v)
 	ibve_ports_free(v->ports);
 	ibve_filter_free(v->filter);
 	free(v->order);
+	free(v->porder);
 	free(v->out);
 }
 
@@ -245,9 +247,97 @@ static void test_procs(void)
 	   "the last event and its age at the sample");
 	if (!strstr(text, "QP_FATAL             20s\n"))
 		printf("#   %s", text);
+	top_procs_order(&v);
+	is_int(v.nporder, 2, "both rows shown");
+	ok(strstr(text, "    JOB          DEVICE") != NULL,
+	   "JOB as wide as its widest cell, not 40");
+	v.psort = PCOL_PID;
+	top_procs_order(&v);
+	ok(v.procs.v[v.porder[0]].pid == 0 && v.procs.v[v.porder[1]].pid == 42,
+	   "sorted by PID: the module (no pid) first");
+	v.pinvert = true;
+	top_procs_order(&v);
+	ok(v.procs.v[v.porder[0]].pid == 42, "  inverted");
+	v.pinvert = false;
+	v.psort = PCOL_TOTAL;
+	strcpy(v.name_filter, "nvmet");
+	top_procs_order(&v);
+	ok(v.nporder == 1 && v.procs.v[v.porder[0]].pid == 0,
+	   "the filter keeps the command that contains it");
+	strcpy(v.name_filter, "job 42");
+	top_procs_order(&v);
+	ok(v.nporder == 1 && v.procs.v[v.porder[0]].pid == 42, "  or the job");
+	strcpy(v.name_filter, "mlx5");
+	top_procs_order(&v);
+	is_int(v.nporder, 0, "  and nothing else");
+	v.name_filter[0] = '\0';
 	top_procs_reset(&v.procs);
 	is_int(v.procs.n, 0, "r clears them");
 	top_procs_free(&v.procs);
+	teardown(&v);
+}
+
+/* The titles of the columns laid out on WIDTH columns: "DEVICE PORT". */
+static const char *laid_out(struct view *v, int width, bool *more)
+{
+	static char s[512];
+	struct top_span sp[TOP_MAX_COLS];
+	size_t k, n = 0;
+
+	top_order(v);
+	k = top_layout(v, width, sp, more);
+	s[0] = '\0';
+	for (size_t i = 0; i < k && n < sizeof(s); i++) {
+		if (sp[i].x + sp[i].w > width)
+			return "a column past the edge";
+		n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%.*s",
+				      i ? "|" : "", sp[i].w,
+				      top_table_title(v, sp[i].col));
+	}
+	return s;
+}
+
+static void test_layout(void)
+{
+	struct view v;
+	bool more;
+
+	setup(&v);
+	is_str(laid_out(&v, 80, &more),
+	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN",
+	       "80 columns: what went wrong and when first");
+	ok(more, "  more off to the right");
+	is_str(laid_out(&v, 120, &more),
+	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN|"
+	       "DOWN|UP|SM|FATAL",
+	       "120: the counts that are not all 0 (no LID, PKEY, GID...)");
+	v.hscroll = 7;
+	is_str(laid_out(&v, 80, &more),
+	       "DEVICE|PORT|DOWN|UP|SM|FATAL|ERROR COUNTERS MOVED|PHYS|LINK|RATE",
+	       "scrolled: device and port stay, the rest move");
+	ok(more, "  LID/GID still to the right");
+	v.hscroll = 100;
+	is_str(laid_out(&v, 80, &more), "DEVICE|PORT|LID/GID",
+	       "scrolled past the end: the last column stays");
+	ok(!more, "  nothing more");
+	v.hscroll = 0;
+	is_str(laid_out(&v, 30, &more), "DEVICE|PORT|STATE",
+	       "narrow: whole columns only");
+	is_str(laid_out(&v, 20, &more), "DEVICE|PORT|STAT",
+	       "  but the first that scrolls, cut");
+	v.sort = COL_RATE;
+	v.sort_follow = true;
+	top_show_sort(&v, 80);
+	ok(strstr(laid_out(&v, 80, &more), "|RATE") && !v.sort_follow,
+	   "the sort column scrolled into view");
+	v.sort = COL_STATE;
+	top_show_sort(&v, 80);
+	is_int(v.hscroll, 0, "  and back");
+	v.procs_view = true;
+	v.hscroll = 0;
+	is_str(laid_out(&v, 200, &more),
+	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|LAST|AGE",
+	       "the process view's own columns");
 	teardown(&v);
 }
 
@@ -259,5 +349,6 @@ int main(void)
 	test_columns();
 	test_print();
 	test_procs();
+	test_layout();
 	return done_testing();
 }

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The screen's table, the ports' or the processes': its columns in order
+ * of importance, their titles, widths and cells, and which of them fit
+ * the width of the screen when the table is scrolled sideways. No
+ * drawing: top_screen.c draws what this lays out.
+ */
+#include <string.h>
+
+#include "top.h"
+
+/* The screen's order of the ports' columns: what went wrong and when
+ * first, then the counts by kind, then what the port is. */
+static const enum top_col screen_cols[] = {
+	COL_DEVICE,  COL_PORT,	   COL_STATE,  COL_DOWN_SINCE, COL_FLAPS,
+	COL_LAST,    COL_AGE,	   COL_TOTAL,  COL_PER_MIN,    COL_DOWN,
+	COL_UP,	     COL_LID,	   COL_PKEY,   COL_SM,	       COL_GID,
+	COL_REREG,   COL_FATAL,	   COL_MODULE, COL_TEMP,       COL_SUBNET,
+	COL_OTHER,   COL_COUNTERS, COL_PHYS,   COL_LINK,       COL_RATE,
+	COL_ADDRESS,
+};
+
+/* A count column that is zero on every row shown. */
+static bool folded(const struct view *v, enum top_col col)
+{
+	int kind = top_col_kind(col);
+
+	if (kind < 0)
+		return false;
+	for (size_t i = 0; i < v->norder; i++)
+		if (ibve_ports_at(v->ports, v->order[i])->counts[kind])
+			return false;
+	return true;
+}
+
+size_t top_screen_cols(const struct view *v, int *cols)
+{
+	size_t n = 0;
+
+	if (v->procs_view) {
+		for (int c = 0; c < PCOL_COUNT; c++)
+			cols[n++] = c;
+		return n;
+	}
+	for (size_t i = 0; i < sizeof(screen_cols) / sizeof(screen_cols[0]);
+	     i++)
+		if (top_col_visible(v, screen_cols[i]) &&
+		    !folded(v, screen_cols[i]))
+			cols[n++] = (int)screen_cols[i];
+	return n;
+}
+
+const char *top_table_title(const struct view *v, int col)
+{
+	return v->procs_view ? top_pcol_title((enum top_pcol)col)
+			     : top_col_title((enum top_col)col);
+}
+
+size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
+		      size_t size)
+{
+	if (v->procs_view)
+		return top_proc_cell(v, &v->procs.v[v->porder[row]],
+				     (enum top_pcol)col, buf, size);
+	return top_cell(ibve_ports_at(v->ports, v->order[row]),
+			(enum top_col)col, buf, size);
+}
+
+int top_table_width(const struct view *v, int col)
+{
+	size_t w = strlen(top_col_title(COL_COUNTERS));
+	char cell[512];
+
+	if (v->procs_view)
+		return top_pcol_width(v, (enum top_pcol)col);
+	if (col != COL_COUNTERS)
+		return top_col_width((enum top_col)col);
+	/* the counters that moved: as wide as the widest, within reason */
+	for (size_t i = 0; i < v->norder && w < 80; i++) {
+		size_t n = top_table_cell(v, i, col, cell, sizeof(cell));
+
+		if (n > w)
+			w = n;
+	}
+	return -(int)(w < 80 ? w : 80);
+}
+
+size_t top_nrows(const struct view *v)
+{
+	return v->procs_view ? v->nporder : v->norder;
+}
+
+size_t top_layout(const struct view *v, int width, struct top_span *s,
+		  bool *more)
+{
+	int cols[TOP_MAX_COLS], x = 0, skip = v->hscroll;
+	size_t n = top_screen_cols(v, cols), k = 0;
+
+	*more = false;
+	/* at least one column that scrolls stays */
+	if (skip > (int)n - TOP_FROZEN - 1)
+		skip = (int)n - TOP_FROZEN - 1;
+	for (size_t i = 0; i < n; i++) {
+		int w = top_table_width(v, cols[i]);
+		int aw = w < 0 ? -w : w;
+
+		if (i >= TOP_FROZEN && skip > 0) {
+			skip--;
+			continue;
+		}
+		if (x >= width || (aw > width - x && k > TOP_FROZEN)) {
+			*more = true;
+			break;
+		}
+		if (aw > width - x) {
+			*more = true;
+			aw = width - x;
+		}
+		s[k++] = (struct top_span){ cols[i], x, aw, w < 0 };
+		x += aw + 1;
+	}
+	return k;
+}
+
+void top_show_sort(struct view *v, int width)
+{
+	int cols[TOP_MAX_COLS], sort = v->procs_view ? v->psort : v->sort;
+	size_t n = top_screen_cols(v, cols), pos = n;
+	struct top_span s[TOP_MAX_COLS];
+	bool more, shown = false;
+
+	v->sort_follow = false;
+	for (size_t i = 0; i < n; i++)
+		if (cols[i] == sort)
+			pos = i;
+	if (pos == n || pos < TOP_FROZEN)
+		return;
+	if ((int)pos - TOP_FROZEN < v->hscroll)
+		v->hscroll = (int)pos - TOP_FROZEN;
+	while (!shown) {
+		size_t k = top_layout(v, width, s, &more);
+
+		for (size_t i = 0; i < k; i++)
+			shown |= s[i].col == sort;
+		if (!shown && (!more || ++v->hscroll >= (int)n))
+			break;
+	}
+}
