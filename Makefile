@@ -9,6 +9,7 @@
 #   make check-asan / check-tsan / check-valgrind / check-fuzz   one of those
 #   make fuzz       each fuzz target for FUZZ_TIME seconds (600)
 #   make bench      the benchmarks, into bench/RESULTS.md
+#   make soak       an hour of churn under the watcher, into bench/SOAK.md
 #   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
 #                   terminal, with link flaps and injected events (q quits)
 #   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise); the
@@ -149,7 +150,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 .PHONY: all deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
 	check-valgrind \
-	bench
+	bench soak
 
 ifneq ($(LIB_SRCS),)
 all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog
@@ -300,6 +301,12 @@ $(B)/bench/floor: bench/floor.c $(TOOLS_A) $(LIB_SO) include/ibvevent.h \
 BENCH_KERNEL ?= 6.12
 bench: all $(BENCH_BINS)
 	BUILD=$(abspath $(B)) bench/run --kernel $(BENCH_KERNEL) -o bench/RESULTS.md
+
+# Growth of the watcher under churn: bench/SOAK.md (not part of check).
+SOAK_MINUTES ?= 60
+soak: all
+	BUILD=$(abspath $(B)) bench/soak --minutes $(SOAK_MINUTES) \
+		--kernel $(BENCH_KERNEL) -o bench/SOAK.md
 
 # BUILD tells the suites which build to test (test/test_helper.bash).
 # The sanitizer and memcheck runs leave out the suites that test the
@@ -615,7 +622,8 @@ check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
 
 lint:
 	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
-		test/alerts/promtool-test bench/run bench/guest .ci/run
+		test/alerts/promtool-test bench/run bench/guest bench/soak \
+		bench/soak-guest .ci/run
 	shellcheck -s bash test/*.bash completions/ibvevent
 	mandoc -Tlint -W warning $(MANPAGES)
 
