@@ -72,6 +72,12 @@ struct top_proc {
 	struct timespec last_time;
 };
 
+/*
+ * At most TOP_PROCS_MAX rows: past that, a new owner takes the row whose
+ * last event is the oldest, so that hours of processes coming and going
+ * do not grow the table (bench/SOAK.md).
+ */
+#define TOP_PROCS_MAX 256
 struct top_procs {
 	struct top_proc *v;
 	size_t n, cap;

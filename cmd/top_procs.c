@@ -11,6 +11,12 @@
 #include "buf.h"
 #include "top.h"
 
+static bool older(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 {
 	bool kernel = ev->fields & IBVE_FIELD_KERNEL;
@@ -18,6 +24,7 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	uint32_t pid = kernel ? 0 : ev->kernel.pid;
 	struct top_proc *p = NULL;
 	char name[sizeof(p->comm)];
+	bool fresh = true;
 
 	if (!(ev->fields & (IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL)))
 		return;
@@ -28,7 +35,13 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 		    strcmp(t->v[i].device, ev->device) == 0 &&
 		    (pid || strcmp(t->v[i].comm, name) == 0))
 			p = &t->v[i];
-	if (!p) {
+	if (!p && t->n == TOP_PROCS_MAX) {
+		/* full: the row whose last event is the oldest makes room */
+		p = &t->v[0];
+		for (size_t i = 1; i < t->n; i++)
+			if (older(&t->v[i].last_time, &p->last_time))
+				p = &t->v[i];
+	} else if (!p) {
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? t->cap * 2 : 16;
 			struct top_proc *v = realloc(t->v, cap * sizeof(*v));
@@ -39,6 +52,10 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 			t->cap = cap;
 		}
 		p = &t->v[t->n++];
+	} else {
+		fresh = false;
+	}
+	if (fresh) {
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 		snprintf(p->device, sizeof(p->device), "%s", ev->device);

@@ -277,6 +277,31 @@ static void test_procs(void)
 	teardown(&v);
 }
 
+/* Processes coming and going for hours: the table keeps the newest. */
+static void test_procs_bounded(void)
+{
+	struct top_procs t = { 0 };
+	struct ibve_event e;
+	bool first = false, last = false, again = false;
+
+	for (uint32_t pid = 1; pid <= TOP_PROCS_MAX + 100; pid++) {
+		e = owned(pid, "churn", 1, 1000 + pid);
+		top_procs_add(&t, &e);
+	}
+	/* an owner still in the table counts on its own row */
+	e = owned(TOP_PROCS_MAX + 100, "churn", 1, 5000);
+	top_procs_add(&t, &e);
+	for (size_t i = 0; i < t.n; i++) {
+		first |= t.v[i].pid == 100;
+		last |= t.v[i].pid == TOP_PROCS_MAX + 100;
+		again |= t.v[i].pid == TOP_PROCS_MAX + 100 && t.v[i].total == 2;
+	}
+	is_int(t.n, TOP_PROCS_MAX, "at most TOP_PROCS_MAX rows");
+	ok(!first && last, "the oldest made room for the newest");
+	ok(again, "  and a row still there is counted on");
+	top_procs_free(&t);
+}
+
 /* The titles of the columns laid out on WIDTH columns: "DEVICE PORT". */
 static const char *laid_out(struct view *v, int width, bool *more)
 {
@@ -349,6 +374,7 @@ int main(void)
 	test_columns();
 	test_print();
 	test_procs();
+	test_procs_bounded();
 	test_layout();
 	return done_testing();
 }
