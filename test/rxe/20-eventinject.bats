@@ -186,7 +186,10 @@ at_exit() {
 @test "SIGTERM during a storm: prompt exit, status 1, nothing left in the kernel at its exit" {
 	sent=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
 	before=$(cat "$sent")
-	bg_start inject 1 ibv_eventinject -j cq-overflow --events 100000000 >"$J"
+	# LeakSanitizer cannot work under ptrace (strace below): in the
+	# sanitized build, this run's leak check is left to the other tests
+	bg_start inject 1 env ${ASAN_OPTIONS:+"ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0"} \
+		ibv_eventinject -j cq-overflow --events 100000000 >"$J"
 	IPID=$BG_LAST
 	wait_objects "$IPID"
 	# until the storm runs: a minimal CQ overflows from its second write
