@@ -75,26 +75,8 @@ const struct ibve_key_name ibve_keys[K_COUNT] = {
 int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 		  char *err, size_t errlen)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t used = 0;
-
-	while (*p) {
-		size_t n = ibve_utf8_len(p);
-		const void *from = p;
-
-		if (n) {
-			p += n;
-		} else {
-			from = "\xef\xbf\xbd";
-			n = 3;
-			p++;
-		}
-		if (used + n >= size)
-			FAIL("\"%s\" longer than %zu bytes", key, size - 1);
-		memcpy(dst + used, from, n);
-		used += n;
-	}
-	dst[used] = '\0';
+	if (!ibve_utf8_copy(dst, s, size))
+		FAIL("\"%s\" longer than %zu bytes", key, size - 1);
 	return 0;
 }
 

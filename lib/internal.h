@@ -48,6 +48,13 @@ static inline size_t ibve_utf8_len(const unsigned char *s)
 }
 
 /*
+ * SRC into DST of SIZE bytes as the records are written: a byte that is
+ * not UTF-8 as U+FFFD, whole characters only, so that what is written
+ * reads back. False when SRC did not fit (DST holds what did).
+ */
+bool ibve_utf8_copy(char *dst, const char *src, size_t size);
+
+/*
  * The error idiom: a failing function returns ibve_error(errno, what) — a
  * negative errno — after saying why for ibve_errmsg().
  */

@@ -109,33 +109,10 @@ struct ibve_src {
 #endif
 };
 
-/*
- * SRC into DST of SIZE bytes as the records are written: a byte that is
- * not UTF-8 as U+FFFD, whole characters only, so that what is written
- * reads back (a process may name itself with any bytes).
- */
-static void copy_utf8(char *dst, const char *src, size_t size)
-{
-	const unsigned char *p = (const unsigned char *)src;
-	size_t used = 0;
-
-	while (*p) {
-		size_t n = ibve_utf8_len(p), out = n ? n : 3;
-		const void *from = n ? (const void *)p : "\xef\xbf\xbd";
-
-		if (used + out >= size)
-			break;
-		memcpy(dst + used, from, out);
-		used += out;
-		p += n ? n : 1;
-	}
-	dst[used] = '\0';
-}
-
 void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 			uint64_t node_guid)
 {
-	copy_utf8(ev->device, k->device, sizeof(ev->device));
+	ibve_utf8_copy(ev->device, k->device, sizeof(ev->device));
 	ev->node_guid = node_guid;
 	ibve_event_set_code(ev, IBVE_SOURCE_KERNEL, (int)k->event);
 	/* the records' ports end at 65535: a larger one is none we know */
@@ -159,7 +136,8 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 	}
 	if (k->flags & IBVE_KF_OWNER) {
 		ev->kernel.pid = k->tgid;
-		copy_utf8(ev->kernel.comm, k->comm, sizeof(ev->kernel.comm));
+		ibve_utf8_copy(ev->kernel.comm, k->comm,
+			       sizeof(ev->kernel.comm));
 		ev->fields |= IBVE_FIELD_OWNER;
 	} else if (k->kern[0]) {
 		/* the RDMA CM makes QPs for others: the PD names them */
@@ -168,8 +146,8 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 					  ? k->pd_kern
 					  : k->kern;
 
-		copy_utf8(ev->kernel.consumer, who,
-			  sizeof(ev->kernel.consumer));
+		ibve_utf8_copy(ev->kernel.consumer, who,
+			       sizeof(ev->kernel.consumer));
 		ev->fields |= IBVE_FIELD_KERNEL;
 	}
 }

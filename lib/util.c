@@ -84,3 +84,24 @@ void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 	va_end(ap);
 	h->note(h->ctx, kind, text);
 }
+
+bool ibve_utf8_copy(char *dst, const char *src, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t used = 0;
+
+	while (*p) {
+		size_t n = ibve_utf8_len(p), out = n ? n : 3;
+		const void *from = n ? (const void *)p : "\xef\xbf\xbd";
+
+		if (used + out >= size) {
+			dst[used] = '\0';
+			return false;
+		}
+		memcpy(dst + used, from, out);
+		used += out;
+		p += n ? n : 1;
+	}
+	dst[used] = '\0';
+	return true;
+}
