@@ -149,6 +149,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 
 .PHONY: all deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
+	check-asan-host check-asan-vm \
 	check-valgrind \
 	bench soak
 
@@ -257,18 +258,31 @@ deps:
 
 # Each suite writes a TAP report under build/tap/ (build/asan/tap/ for
 # the sanitized build); .ci/run sums them. Every suite runs, whatever
-# failed before it.
+# failed before it. The guest suites (a qemu each, about one CPU) run one
+# after another beside the host suites, their output kept in
+# build/guest.log and shown when they end: on two CPUs the run takes
+# about the longer of the two chains rather than their sum. What both
+# chains use is built first (without the ASan build, no ASan guest suite).
 check: all
-	@rm -rf $(B)/tap $(B)/asan/tap; rc=0; \
+	@rm -rf $(B)/tap $(B)/asan/tap $(ASAN_REPORTS) $(ASAN_GUEST_REPORTS); rc=0; \
+	$(MAKE) --no-print-directory $(UNIT_BINS) $(BENCH_BINS) $(B)/helpers/seccomp-errno || rc=1; \
+	asan=1; $(ASAN_MAKE) all $(B)/asan/helpers/seccomp-errno || { rc=1; asan=0; }; \
+	echo "check: the guest suites run beside the others; their output: $(B)/guest.log"; \
+	( grc=0; \
+	  $(MAKE) --no-print-directory check-vm KERNEL=6.1 || grc=1; \
+	  $(MAKE) --no-print-directory check-vm KERNEL=6.12 || grc=1; \
+	  [ $$asan = 1 ] && $(MAKE) --no-print-directory check-asan-vm || grc=1; \
+	  exit $$grc ) >$(B)/guest.log 2>&1 </dev/null & guest=$$!; \
 	$(MAKE) --no-print-directory check-unit || rc=1; \
 	$(MAKE) --no-print-directory check-fuzz || rc=1; \
 	$(MAKE) --no-print-directory check-cli || rc=1; \
 	$(MAKE) --no-print-directory check-sm || rc=1; \
-	$(MAKE) --no-print-directory check-vm KERNEL=6.1 || rc=1; \
-	$(MAKE) --no-print-directory check-vm KERNEL=6.12 || rc=1; \
-	$(MAKE) --no-print-directory check-asan || rc=1; \
+	$(MAKE) --no-print-directory check-asan-host || rc=1; \
 	$(MAKE) --no-print-directory check-tsan || rc=1; \
 	$(MAKE) --no-print-directory check-valgrind || rc=1; \
+	wait $$guest || rc=1; \
+	echo "check: the guest suites' output ($(B)/guest.log):"; cat $(B)/guest.log; \
+	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
 	exit $$rc
 
 check-unit: $(UNIT_BINS)
@@ -356,12 +370,12 @@ endef
 check-sm: all $(B)/sm/mcg $(B)/sm/resub $(B)/sm/overrun $(B)/sm/deny
 	@rm -rf $(B)/tap/sm/json-lines && mkdir -p $(B)/tap/sm
 	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(abspath $(B)/tap/sm/json-lines) \
-		bats --report-formatter tap -o $(B)/tap/sm test/sm || rc=1; \
+		bats --timing --report-formatter tap -o $(B)/tap/sm test/sm || rc=1; \
 	$(call schema_tap,$(B)/tap/sm); exit $$rc
 
 check-cli: all $(BENCH_BINS)
 	@mkdir -p $(B)/tap/cli
-	BUILD=$(abspath $(B)) bats --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)
+	BUILD=$(abspath $(B)) bats --timing --report-formatter tap -o $(B)/tap/cli $(CLI_TESTS)
 
 # A helper of test/rxe: a command run with one system call failing.
 $(B)/helpers/seccomp-errno: test/seccomp-errno.c
@@ -377,7 +391,7 @@ check-vm: all $(B)/helpers/seccomp-errno
 		VM_ENV="BUILD IBVEVENT_COLLECT $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \
 		VM_RESULTS=$(VM_TAP) \
 		test/vm/run --kernel $(KERNEL) -- \
-		bats --report-formatter tap -o $(VM_TAP) test/rxe || rc=1; \
+		bats --timing --report-formatter tap -o $(VM_TAP) test/rxe || rc=1; \
 	$(call schema_tap,$(VM_TAP)); exit $$rc
 
 # The same suites with AddressSanitizer and UBSan built in (build/asan),
@@ -420,19 +434,29 @@ define reports_tap
 	echo 1..1 >>$(1); cat $(1)
 endef
 
+# check-asan: all of it; check-asan-host and check-asan-vm: its parts on
+# the host and in the guest (make check runs them apart), on an ASan build
+# made beforehand.
 check-asan:
 	@rc=0; rm -rf $(ASAN_REPORTS) $(ASAN_GUEST_REPORTS); \
-	mkdir -p $(ASAN_REPORTS)/unit $(ASAN_REPORTS)/fuzz $(ASAN_REPORTS)/cli $(ASAN_REPORTS)/sm; \
 	$(ASAN_MAKE) all || exit 1; \
+	$(MAKE) --no-print-directory check-asan-host || rc=1; \
+	$(MAKE) --no-print-directory check-asan-vm || rc=1; \
+	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
+	exit $$rc
+
+check-asan-host:
+	@rc=0; mkdir -p $(ASAN_REPORTS)/unit $(ASAN_REPORTS)/fuzz $(ASAN_REPORTS)/cli $(ASAN_REPORTS)/sm; \
 	env $(call san_env,$(ASAN_REPORTS)/unit) $(ASAN_MAKE) check-unit || rc=1; \
 	env $(call san_env,$(ASAN_REPORTS)/fuzz) $(ASAN_MAKE) FUZZ_CHECK_TIME=0 check-fuzz || rc=1; \
 	env $(call san_env,$(ASAN_REPORTS)/cli) $(ASAN_MAKE) CLI_TESTS="$(CLI_OWN)" check-cli || rc=1; \
 	env $(call san_env,$(ASAN_REPORTS)/sm) IBVEVENT_PRELOAD_BEFORE=$(ASAN_RUNTIME) \
 		$(ASAN_MAKE) check-sm || rc=1; \
-	env $(call san_env,$(ASAN_GUEST_REPORTS)) $(ASAN_MAKE) KERNEL=$(ASAN_KERNEL) \
-		VM_ENV="$(SAN_VARS)" check-vm || rc=1; \
-	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
 	exit $$rc
+
+check-asan-vm:
+	@env $(call san_env,$(ASAN_GUEST_REPORTS)) $(ASAN_MAKE) KERNEL=$(ASAN_KERNEL) \
+		VM_ENV="$(SAN_VARS)" check-vm
 
 # ThreadSanitizer on the subnet source's receiver threads, under ibsim,
 # and on the loader of optional libraries, which threads may call at once.
@@ -446,32 +470,10 @@ check-tsan:
 	$(call reports_tap,$(B)/tsan/tap/reports/reports.tap,$(TSAN_REPORTS),ThreadSanitizer); \
 	exit $$rc
 
-# The CLI suite with every command run under valgrind's memcheck: wrappers
-# in build/valgrind/bin; any error or definite leak fails the run, and the
-# last test lists the logs that hold them.
-VALGRIND := valgrind -q --error-exitcode=87 --leak-check=full \
-	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
-	--track-fds=no --suppressions=$(abspath test/valgrind.supp)
+# The CLI suite with every command run under valgrind's memcheck
+# (test/memcheck says how).
 check-valgrind: all
-	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind/bin $(B)/valgrind/logs $(B)/tap/valgrind
-	@ln -s $(abspath $(B)/lib) $(B)/valgrind/lib
-	@ln -s $(abspath $(B)/obj) $(B)/valgrind/obj
-	@for c in $(CMDS); do \
-		printf '#!/bin/sh\nexec %s --log-file=%s/%%p.log %s "$$@"\n' \
-			"$(VALGRIND)" "$(abspath $(B)/valgrind/logs)" \
-			"$(abspath $(B)/bin)/$$c" >$(B)/valgrind/bin/$$c; \
-		chmod +x $(B)/valgrind/bin/$$c; done
-	@rc=0; BUILD=$(abspath $(B)/valgrind) IBVEVENT_VALGRIND=1 \
-		IBVEVENT_REPORTS=$(abspath $(B)/valgrind/logs) bats --report-formatter tap -o $(B)/tap/valgrind $(CLI_OWN) || rc=1; \
-	runs=$$(ls $(B)/valgrind/logs | wc -l); \
-	bad=$$(find $(B)/valgrind/logs -type f -size +0 | sort); \
-	if [ -z "$$bad" ]; then \
-		echo "ok 1 memcheck: no errors and no leaks in $$runs runs" \
-			>$(B)/tap/valgrind/memcheck.tap; \
-	else echo "not ok 1 memcheck: reports in $$(echo "$$bad" | wc -l) of $$runs runs" \
-			>$(B)/tap/valgrind/memcheck.tap; \
-		for f in $$bad; do sed 's/^/# /' $$f; done >>$(B)/tap/valgrind/memcheck.tap; rc=1; fi; \
-	echo 1..1 >>$(B)/tap/valgrind/memcheck.tap; cat $(B)/tap/valgrind/memcheck.tap; exit $$rc
+	@test/memcheck $(B) $(CLI_OWN)
 
 
 # Always rewritten: PREFIX and LIBDIR may differ from the last run.
@@ -540,7 +542,7 @@ demo: all
 FUZZ_TARGETS := $(patsubst test/fuzz/fuzz_%.c,%,$(wildcard test/fuzz/fuzz_*.c))
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 600
-FUZZ_CHECK_TIME ?= 20
+FUZZ_CHECK_TIME ?= 10
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
@@ -588,40 +590,12 @@ fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%) $(B)/fuzz-seeds/.done
 # machine without clang or its fuzzer runtime, saying so; a target that
 # does not build fails).
 FUZZ_RUNTIME = $(shell $(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)
-check-fuzz: SHELL := /bin/bash
 check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
-	@mkdir -p $(B)/tap/fuzz; n=0; rc=0; exec 3>$(B)/tap/fuzz/fuzz.tap; \
-	tap() { n=$$((n + 1)); echo "$$1 $$n $$2"; echo "$$1 $$n $$2" >&3; }; \
-	for t in $(FUZZ_TARGETS); do \
-		d=; [ -d test/fuzz/regressions/$$t ] && d=test/fuzz/regressions/$$t; \
-		if out=$$($(B)/fuzz-run/fuzz_$$t $(B)/fuzz-seeds/$$t $$d 2>&1); then \
-			tap ok "fuzz_$$t replays its seeds and regressions ($$out)"; \
-		else tap "not ok" "fuzz_$$t replays its seeds and regressions"; \
-			echo "$$out" | sed 's/^/# /'; rc=1; fi; \
-	done; \
-	for t in $(FUZZ_TARGETS); do \
-		if [ "$(FUZZ_CHECK_TIME)" = 0 ]; then \
-			tap ok "fuzz_$$t for a short while # SKIP FUZZ_CHECK_TIME=0"; continue; fi; \
-		if ! command -v $(FUZZ_CC) >/dev/null || [ ! -f "$(FUZZ_RUNTIME)" ]; then \
-			tap ok "fuzz_$$t for $(FUZZ_CHECK_TIME) s # SKIP clang with libFuzzer is not installed"; \
-			continue; fi; \
-		if ! out=$$($(MAKE) --no-print-directory -s $(B)/fuzz/fuzz_$$t 2>&1); then \
-			tap "not ok" "fuzz_$$t builds with $(FUZZ_CC) and libFuzzer"; \
-			echo "$$out" | tail -n 40 | sed 's/^/# /'; rc=1; continue; fi; \
-		w=$$(mktemp -d); cp -r $(B)/fuzz-seeds/$$t $$w/corpus; \
-		if out=$$($(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_CHECK_TIME) \
-				-artifact_prefix=$$w/ $$w/corpus $$d 2>&1); then \
-			tap ok "fuzz_$$t runs clean for $(FUZZ_CHECK_TIME) s ($$(echo "$$out" | \
-				grep -Eo '^Done [0-9]+ runs' | cut -d' ' -f2) inputs)"; \
-		else tap "not ok" "fuzz_$$t runs clean for $(FUZZ_CHECK_TIME) s"; \
-			echo "$$out" | grep -v '^#[0-9]' | tail -n 40 | sed 's/^/# /'; \
-			cp $$w/crash-* $$w/leak-* $$w/timeout-* $(B)/tap/fuzz/ 2>/dev/null; rc=1; fi; \
-		rm -rf $$w; \
-	done; \
-	echo "1..$$n" >&3; exit $$rc
+	@FUZZ_CC=$(FUZZ_CC) FUZZ_RUNTIME=$(FUZZ_RUNTIME) MAKE="$(MAKE)" \
+		test/fuzz/check $(B) $(FUZZ_CHECK_TIME) $(FUZZ_TARGETS)
 
 lint:
-	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
+	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds test/fuzz/check test/memcheck \
 		test/alerts/promtool-test bench/run bench/guest bench/soak \
 		bench/soak-guest .ci/run
 	shellcheck -s bash test/*.bash completions/ibvevent
