@@ -354,9 +354,11 @@ tm_screen() {
 	tm capture-pane -p -t 0
 }
 
-# tm_wait REGEX [SECONDS]: until a line of the screen matches.
+# tm_wait REGEX [SECONDS]: until a line of the screen matches. The default
+# deadline (60 s) is far beyond a redraw on a loaded machine (the guest
+# suites run beside the host's): it is only reached when something broke.
 tm_wait() {
-	local end=$((SECONDS + ${2:-10}))
+	local end=$((SECONDS + ${2:-60}))
 	until tm_screen | grep -Eq -- "$1"; do
 		if [ $SECONDS -ge $end ]; then
 			echo "# timed out waiting for /$1/ on the screen:" >&3
@@ -369,10 +371,10 @@ tm_wait() {
 
 # tm_wait_gone REGEX [SECONDS]: until no line of the screen matches.
 tm_wait_gone() {
-	local end=$((SECONDS + ${2:-10}))
+	local end=$((SECONDS + ${2:-60}))
 	while tm_screen | grep -Eq -- "$1"; do
 		if [ $SECONDS -ge $end ]; then
-			echo "# /$1/ still on the screen after ${2:-10} s:" >&3
+			echo "# /$1/ still on the screen after ${2:-60} s:" >&3
 			tm_screen | sed 's/^/#   |/' >&3
 			return 1
 		fi
