@@ -252,6 +252,8 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 # test_journal reads the entries' JSON with json-c itself, apart from the
 # library's table: an independent reading.
 UNIT_LIBS_test_journal := -ljson-c
+# test_journal reads the catalog the generator wrote.
+$(B)/test/test_journal: $(B)/ibvevent.catalog
 UNIT_LIBS_test_schema := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
 	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o
