@@ -27,7 +27,7 @@
 
 #define MAX_ITEMS 128
 
-static const char *items[MAX_ITEMS];
+static char items[MAX_ITEMS][IBVE_EVENT_NAME_MAX];
 static size_t nitems;
 static const char *template_dir = ".";
 
@@ -37,7 +37,7 @@ static void add(const char *s)
 		if (strcmp(items[i], s) == 0)
 			return;
 	if (nitems < MAX_ITEMS)
-		items[nitems++] = strdup(s);
+		snprintf(items[nitems++], sizeof(items[0]), "%s", s);
 }
 
 static const char *source_at(int s)
