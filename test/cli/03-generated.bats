@@ -12,6 +12,7 @@ MKTABLES=$BUILD/gen/mktables
 
 # regenerated SOURCE SHIPPED: the generator's output of SOURCE is SHIPPED.
 regenerated() {
+	not_output "$BATS_TEST_TMPDIR/made"
 	"$MKTABLES" "$TOP/$1" >"$BATS_TEST_TMPDIR/made" ||
 		fail "$MKTABLES $1 failed"
 	diff -u "$TOP/$2" "$BATS_TEST_TMPDIR/made" ||
@@ -32,6 +33,7 @@ regenerated() {
 }
 
 @test "the generator refuses a template that names no list of its own" {
+	not_output "$BATS_TEST_TMPDIR/x.in"
 	printf '{"enum": @no_such_list@}\n' >"$BATS_TEST_TMPDIR/x.in"
 	run -1 "$MKTABLES" "$BATS_TEST_TMPDIR/x.in"
 	assert_output --partial "no list no_such_list"
