@@ -88,6 +88,9 @@ ifeq ($(BPF),1)
 BASE_CFLAGS += -DIBVE_HAVE_BPF
 PKGS += libbpf
 BPF_SKEL := $(B)/gen/events.skel.h
+# Files in the tree that make writes (see $(MKTABLES) below).
+MKTABLES := $(B)/gen/mktables
+GENERATED := share/schema/event.schema.json completions/ibvevent man/ibv_eventwatch.1
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -154,7 +157,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	bench soak
 
 ifneq ($(LIB_SRCS),)
-all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog
+all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog $(GENERATED)
 else
 all:
 endif
@@ -208,18 +211,30 @@ $(LIB_SO): $(LIB_OBJS) lib/libibvevent.map
 		$(CFLAGS) $(LDFLAGS) $(LIB_OBJS) -o $@ $(LIB_LIBS)
 	$(Q)ln -sf libibvevent.so.$(SOVERSION) $(B)/lib/libibvevent.so
 
-# The journal catalog, made from the event table by a program on the
-# library's objects (it writes what only the library knows), so that the
-# two cannot drift apart.
-$(B)/gen/mkcatalog: systemd/mkcatalog.c $(LIB_OBJS)
+# What is derived from the library's tables, written by one program on the
+# library's objects (it reads what only the library knows), so that none
+# of it can drift: the journal catalog (built), and, kept in the tree and
+# made again in place when their inputs change, the JSON schema of a
+# record (from its template), the completion's word lists and the man
+# pages' tables (between "@gen" and "@end"). test/cli/03-generated.bats
+# fails when one of them was edited by hand.
+$(MKTABLES): share/mktables.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(LINK_DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
 		$(LIB_OBJS) -o $@ $(LIB_LIBS)
 
-$(B)/ibvevent.catalog: $(B)/gen/mkcatalog
+$(B)/ibvevent.catalog: $(MKTABLES)
 	$(call quiet,GEN,$@)
-	$(Q)$< >$@.tmp && mv $@.tmp $@
+	$(Q)$< catalog >$@.tmp && mv $@.tmp $@
+
+# Written only when it changes; touched either way, to be newer than its
+# inputs.
+share/schema/event.schema.json: share/event.schema.in share/event.keys
+completions/ibvevent man/ibv_eventwatch.1 share/schema/event.schema.json: $(MKTABLES)
+	$(call quiet,GEN,$@)
+	$(Q)$(MKTABLES) $(or $(filter %.in,$^),$@) >$@.tmp && \
+		{ cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@; } && touch $@
 
 # Objects of the commands are kept (the unit tests link some).
 CMD_OBJS := $(patsubst cmd/%.c,$(B)/obj/cmd/%.o,$(wildcard cmd/*.c))
@@ -238,6 +253,8 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO
 # test_journal reads the entries' JSON with json-c itself, apart from the
 # library's table: an independent reading.
 UNIT_LIBS_test_journal := -ljson-c
+# test_journal reads the catalog the generator wrote.
+$(B)/test/test_journal: $(B)/ibvevent.catalog
 UNIT_LIBS_test_schema := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
 	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o
@@ -602,7 +619,7 @@ lint:
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:
-	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.[ch] lib/bpf/*.[ch] lib/tools/*.[ch] cmd/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c)
+	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.[ch] lib/bpf/*.[ch] lib/tools/*.[ch] cmd/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c share/*.c)
 
 clean:
 	rm -rf $(B)

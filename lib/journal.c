@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The systemd journal: each record as one native entry, sent with
- * libsystemd's sd_journal_sendv(), and the catalog that explains each kind
- * of entry (journalctl -x).
+ * libsystemd's sd_journal_sendv(); share/mktables.c writes the catalog
+ * that explains each kind of entry (journalctl -x).
  *
  * libsystemd is loaded when a journal sink is made, not linked: programs
  * on the library, and every start of the watcher without --journal, load
@@ -285,103 +285,4 @@ IBVE_EXPORT int ibve_sink_journal(struct ibve_sink **out, const char *ident)
 	s->base.ops = &journal_ops;
 	*out = &s->base;
 	return 0;
-}
-
-/* --- the catalog ------------------------------------------------------------ */
-
-/*
- * The width of the N bytes of word S as journalctl shows it: a field it
- * substitutes (@RDMA_DEVICE@) as wide as a usual value.
- */
-static size_t shown_width(const char *s, size_t n)
-{
-	const char *end = n > 1 && *s == '@' ? memchr(s + 1, '@', n - 1) : NULL;
-
-	return end ? 7 + (size_t)(s + n - end - 1) : n;
-}
-
-/* TEXT's words on lines of at most 76 columns, as journalctl shows them. */
-static void wrap(FILE *f, const char *text)
-{
-	size_t col = 0;
-
-	while (*text) {
-		size_t n = strcspn(text, " "), w = shown_width(text, n);
-
-		if (col && col + 1 + w > 76) {
-			fputc('\n', f);
-			col = 0;
-		} else if (col) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(text, 1, n, f);
-		col += w;
-		text += n;
-		text += strspn(text, " ");
-	}
-	fputc('\n', f);
-}
-
-/* Whether another row has D's name (EVENTS_LOST: mlx5's and the kernel's). */
-static bool shared_name(const struct ibve_event_desc *d)
-{
-	const struct ibve_event_desc *o;
-
-	for (size_t i = 0; (o = ibve_event_desc_at(i)); i++)
-		if (o != d && strcmp(o->name, d->name) == 0)
-			return true;
-	return false;
-}
-
-static void catalog_entry(FILE *f, const struct ibve_event_desc *d,
-			  bool unknown)
-{
-	char what[512];
-
-	fprintf(f, "\n-- %s\n", d->message_id);
-	if (unknown)
-		fputs("Subject: RDMA event @RDMA_EVENT@ on @RDMA_DEVICE@, "
-		      "unknown to ibvevent\n",
-		      f);
-	else if (shared_name(d))
-		fprintf(f, "Subject: RDMA %s (%s) on @RDMA_DEVICE@\n", d->name,
-			ibve_source_name(d->source));
-	else
-		fprintf(f, "Subject: RDMA %s on @RDMA_DEVICE@\n", d->name);
-	fputs("Defined-By: ibvevent\n"
-	      "Documentation: man:ibv_eventwatch(1)\n\n",
-	      f);
-	/* the record's own class and severity: mlx5 sub-types set theirs */
-	snprintf(what, sizeof(what),
-		 "@RDMA_DEVICE@ reported %s (class @RDMA_CLASS@, severity "
-		 "@RDMA_SEVERITY@, source @RDMA_SOURCE@): %s.",
-		 unknown ? "@RDMA_EVENT@" : d->name, d->text);
-	wrap(f, what);
-	fputc('\n', f);
-	snprintf(what, sizeof(what), "What to do: %s", d->advice);
-	wrap(f, what);
-	fputc('\n', f);
-	wrap(f,
-	     "The entry's RDMA_* fields hold the whole record, as "
-	     "ibv_eventwatch -j writes it (RDMA_PORT, RDMA_QP_NUM, RDMA_PID, "
-	     "RDMA_COMM, ...); RDMA_TIME is when the event was read, which "
-	     "for a replayed capture is not when the entry was written.");
-}
-
-void ibve_journal_catalog(FILE *f)
-{
-	const struct ibve_event_desc *d;
-
-	fputs("# SPDX-License-Identifier: MIT\n"
-	      "#\n"
-	      "# The journal catalog of ibvevent: one entry per MESSAGE_ID of\n"
-	      "# ibv_eventwatch --journal, made from libibvevent's event table\n"
-	      "# at build time (do not edit). journalctl -x shows the entry\n"
-	      "# beside each message once journalctl --update-catalog has read\n"
-	      "# it from /usr/lib/systemd/catalog.\n",
-	      f);
-	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
-		catalog_entry(f, d, false);
-	catalog_entry(f, &ibve_unknown_desc, true);
 }

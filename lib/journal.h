@@ -35,7 +35,4 @@ int ibve_journal_entry_build(struct ibve_journal_entry *e,
 			     const struct ibve_event *ev, const char *ident);
 void ibve_journal_entry_free(struct ibve_journal_entry *e);
 
-/* The catalog of every MESSAGE_ID (journalctl --update-catalog), to F. */
-void ibve_journal_catalog(FILE *f);
-
 #endif

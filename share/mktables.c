@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes what is derived from the library's tables, at build time, so that
+ * no list of names is kept by hand beside them:
+ *
+ *   mktables catalog     the journal catalog (ibvevent.catalog)
+ *   mktables FILE.in     FILE.in with each @LIST@ replaced: a template
+ *   mktables FILE        FILE with the lines between a line holding
+ *                        "@gen LIST [FORMAT]" and one holding "@end" made
+ *                        again (man pages, the completion)
+ *
+ * to standard output. A LIST alone on a template line is a multi-line
+ * part of the JSON schema (the rules of the event table, the properties);
+ * inside a line it is a JSON array. After "@gen", FORMAT is one line with
+ * the items for its %s: ", "-joined for a man page's macro line (FORMAT
+ * starts with a dot), else space-joined and wrapped. Lives in share/, with
+ * its input (the schema's template and its properties' prose): it is no
+ * part of the library or the commands, only linked on the library's
+ * objects to read its tables. make runs it; test/cli/03-generated.bats
+ * checks that what is shipped is what it writes.
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fields.h"
+
+#define MAX_ITEMS 128
+
+static char items[MAX_ITEMS][IBVE_EVENT_NAME_MAX];
+static size_t nitems;
+static const char *template_dir = ".";
+
+static void add(const char *s)
+{
+	for (size_t i = 0; i < nitems; i++)
+		if (strcmp(items[i], s) == 0)
+			return;
+	if (nitems < MAX_ITEMS)
+		snprintf(items[nitems++], sizeof(items[0]), "%s", s);
+}
+
+static const char *source_at(int s)
+{
+	const char *n = ibve_source_name((enum ibve_source)s);
+
+	return strcmp(n, "unknown") ? n : NULL;
+}
+
+/* Whether source S says row D for its code (the kernel: the verbs rows). */
+static bool speaks(int s, const struct ibve_event_desc *d)
+{
+	return ibve_event_desc_find((enum ibve_source)s, d->code) == d;
+}
+
+/* --- the journal catalog ------------------------------------------------ */
+
+/*
+ * The width of the N bytes of word S as journalctl shows it: a field it
+ * substitutes (@RDMA_DEVICE@) as wide as a usual value.
+ */
+static size_t shown_width(const char *s, size_t n)
+{
+	const char *end = n > 1 && *s == '@' ? memchr(s + 1, '@', n - 1) : NULL;
+
+	return end ? 7 + (size_t)(s + n - end - 1) : n;
+}
+
+/* TEXT's words on lines of at most 76 columns, as journalctl shows them. */
+static void wrap(FILE *f, const char *text)
+{
+	size_t col = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, " "), w = shown_width(text, n);
+
+		if (col && col + 1 + w > 76) {
+			fputc('\n', f);
+			col = 0;
+		} else if (col) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, n, f);
+		col += w;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+/* Whether another row has D's name (EVENTS_LOST: mlx5's and the kernel's). */
+static bool shared_name(const struct ibve_event_desc *d)
+{
+	const struct ibve_event_desc *o;
+
+	for (size_t i = 0; (o = ibve_event_desc_at(i)); i++)
+		if (o != d && strcmp(o->name, d->name) == 0)
+			return true;
+	return false;
+}
+
+static void catalog_entry(FILE *f, const struct ibve_event_desc *d,
+			  bool unknown)
+{
+	char what[512];
+
+	fprintf(f, "\n-- %s\n", d->message_id);
+	if (unknown)
+		fputs("Subject: RDMA event @RDMA_EVENT@ on @RDMA_DEVICE@, "
+		      "unknown to ibvevent\n",
+		      f);
+	else if (shared_name(d))
+		fprintf(f, "Subject: RDMA %s (%s) on @RDMA_DEVICE@\n", d->name,
+			ibve_source_name(d->source));
+	else
+		fprintf(f, "Subject: RDMA %s on @RDMA_DEVICE@\n", d->name);
+	fputs("Defined-By: ibvevent\n"
+	      "Documentation: man:ibv_eventwatch(1)\n\n",
+	      f);
+	/* the record's own class and severity: mlx5 sub-types set theirs */
+	snprintf(what, sizeof(what),
+		 "@RDMA_DEVICE@ reported %s (class @RDMA_CLASS@, severity "
+		 "@RDMA_SEVERITY@, source @RDMA_SOURCE@): %s.",
+		 unknown ? "@RDMA_EVENT@" : d->name, d->text);
+	wrap(f, what);
+	fputc('\n', f);
+	snprintf(what, sizeof(what), "What to do: %s", d->advice);
+	wrap(f, what);
+	fputc('\n', f);
+	wrap(f,
+	     "The entry's RDMA_* fields hold the whole record, as "
+	     "ibv_eventwatch -j writes it (RDMA_PORT, RDMA_QP_NUM, RDMA_PID, "
+	     "RDMA_COMM, ...); RDMA_TIME is when the event was read, which "
+	     "for a replayed capture is not when the entry was written.");
+}
+
+static void catalog(FILE *f)
+{
+	const struct ibve_event_desc *d;
+
+	fputs("# SPDX-License-Identifier: MIT\n"
+	      "#\n"
+	      "# The journal catalog of ibvevent: one entry per MESSAGE_ID of\n"
+	      "# ibv_eventwatch --journal, made from libibvevent's event table\n"
+	      "# at build time (do not edit). journalctl -x shows the entry\n"
+	      "# beside each message once journalctl --update-catalog has read\n"
+	      "# it from /usr/lib/systemd/catalog.\n",
+	      f);
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+		catalog_entry(f, d, false);
+	catalog_entry(f, &ibve_unknown_desc, true);
+}
+
+/* --- lists of words -------------------------------------------------------- */
+
+static void sources(void)
+{
+	for (int s = 0; source_at(s); s++)
+		add(source_at(s));
+}
+
+static void classes(void)
+{
+	for (int c = 0; c <= IBVE_CLASS_UNKNOWN; c++)
+		add(ibve_class_name((enum ibve_class)c));
+}
+
+static void severities(void)
+{
+	for (int v = 0; v <= IBVE_SEVERITY_FATAL; v++)
+		add(ibve_severity_name((enum ibve_severity)v));
+}
+
+static void names(void)
+{
+	const struct ibve_event_desc *d;
+
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+		add(d->name);
+}
+
+/* What the kernel source names as the cause before an event. */
+static void after(void)
+{
+	const struct ibve_event_desc *d;
+
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+		if (d->source == IBVE_SOURCE_VERBS &&
+		    (d->cls == IBVE_CLASS_PORT ||
+		     d->cls == IBVE_CLASS_DEVICE) &&
+		    d->severity >= IBVE_SEVERITY_WARNING)
+			add(d->name);
+}
+
+static void qp_types(bool numbered)
+{
+	char buf[32];
+
+	for (uint32_t t = 0; t < 256; t++)
+		if (strncmp(ibve_qp_type_name(t), "QPT(", 4)) {
+			snprintf(buf, sizeof(buf), "QPT(%u)", t);
+			add(numbered ? buf : ibve_qp_type_name(t));
+		}
+}
+
+static void qp_named(void)
+{
+	qp_types(false);
+}
+
+static void qp_numbered(void)
+{
+	qp_types(true);
+}
+
+/* -e's words: names, classes, sources and severity terms. */
+static void terms(void)
+{
+	char buf[64];
+
+	names();
+	classes();
+	sources();
+	for (int v = 0; v <= IBVE_SEVERITY_FATAL; v++) {
+		snprintf(buf, sizeof(buf), "severity%s%s",
+			 v < IBVE_SEVERITY_FATAL ? ">=" : "=",
+			 ibve_severity_name((enum ibve_severity)v));
+		add(buf);
+	}
+}
+
+static const struct {
+	const char *name;
+	void (*fill)(void);
+} lists[] = {
+	{ "sources", sources },
+	{ "classes", classes },
+	{ "severities", severities },
+	{ "names", names },
+	{ "after", after },
+	{ "qp_types", qp_named },
+	{ "qp_numbered", qp_numbered },
+	{ "terms", terms },
+};
+
+static bool fill(const char *name, size_t len)
+{
+	nitems = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+		if (strlen(lists[i].name) == len &&
+		    strncmp(lists[i].name, name, len) == 0) {
+			lists[i].fill();
+			return true;
+		}
+	return false;
+}
+
+static void json_array(FILE *f)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < nitems; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", items[i]);
+	fputc(']', f);
+}
+
+/* --- the schema's rules -------------------------------------------------- */
+
+/* Source S's names: its rows, or UNKNOWN(n) for a code it has none for. */
+static void name_rules(FILE *f, const char *indent)
+{
+	const struct ibve_event_desc *d;
+
+	for (int s = 0; source_at(s); s++) {
+		bool first = true;
+
+		fprintf(f,
+			"%s%s{\"$comment\": \"The names of source %s.\", \"if\": {\"properties\": {\"source\": {\"const\": \"%s\"}}, \"required\": [\"source\"]}, \"then\": {\"properties\": {\"event\": {\"anyOf\": [{\"enum\": [",
+			s ? ",\n" : "", indent, source_at(s), source_at(s));
+		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+			if (speaks(s, d)) {
+				fprintf(f, "%s\"%s\"", first ? "" : ", ",
+					d->name);
+				first = false;
+			}
+		fputs("]}, {\"pattern\": \"^UNKNOWN\\\\(\", \"not\": {\"enum\": [",
+		      f);
+		first = true;
+		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+			if (speaks(s, d)) {
+				fprintf(f, "%s\"UNKNOWN(%d)\"",
+					first ? "" : ", ", d->code);
+				first = false;
+			}
+		fputs("]}}]}}}}", f);
+	}
+	fputc('\n', f);
+}
+
+/* The severities an mlx5 entry of type CODE decodes to, by sub-type and
+ * module status: a mask of 1 << severity. */
+static unsigned int mlx5_severities(int code)
+{
+	unsigned int mask = 0;
+
+	for (int sub = 0; sub < 256; sub++)
+		for (int b = 0; b < 16; b++) {
+			uint8_t eqe[64] = { [1] = (uint8_t)code,
+					    [3] = (uint8_t)sub,
+					    [35] = (uint8_t)b };
+			struct ibve_event ev = { 0 };
+
+			ibve_mlx5_decode(&ev, eqe, sizeof(eqe));
+			mask |= 1u << ev.severity;
+		}
+	return mask;
+}
+
+/* Each row: its name and sources fix code, class, affiliation, severity. */
+static void row_rules(FILE *f, const char *indent)
+{
+	const struct ibve_event_desc *d;
+
+	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
+		bool mlx5 = d->source == IBVE_SOURCE_MLX5 && d->code < 256;
+		unsigned int sev = mlx5 ? mlx5_severities(d->code)
+					: 1u << d->severity;
+		char src[64] = "", list[96] = "";
+		int n = 0;
+
+		for (int s = 0; source_at(s); s++)
+			if (speaks(s, d)) {
+				snprintf(src + strlen(src),
+					 sizeof(src) - strlen(src), "%s%s",
+					 n ? "/" : "", source_at(s));
+				snprintf(list + strlen(list),
+					 sizeof(list) - strlen(list),
+					 "%s\"%s\"", n++ ? ", " : "",
+					 source_at(s));
+			}
+		fprintf(f,
+			"%s%s{\"$comment\": \"%s %s (%d).\", \"if\": {\"properties\": {\"event\": {\"const\": \"%s\"}, \"source\": {",
+			i ? ",\n" : "", indent, src, d->name, d->code, d->name);
+		if (n > 1)
+			fprintf(f, "\"enum\": [%s]", list);
+		else
+			fprintf(f, "\"const\": %s", list);
+		fprintf(f,
+			"}}, \"required\": [\"event\", \"source\"]}, \"then\": {\"properties\": {\"code\": {\"const\": %d}, \"class\": {\"const\": \"%s\"}, \"affiliated\": {\"const\": %s}, \"severity\": {",
+			d->code, ibve_class_name(d->cls),
+			d->affiliated ? "true" : "false");
+		if ((sev & (sev - 1)) == 0) {
+			fprintf(f, "\"const\": \"%s\"",
+				ibve_severity_name(d->severity));
+		} else {
+			fputs("\"enum\": [", f);
+			for (int v = 0, k = 0; v <= IBVE_SEVERITY_FATAL; v++)
+				if (sev & (1u << v))
+					fprintf(f, "%s\"%s\"", k++ ? ", " : "",
+						ibve_severity_name(
+							(enum ibve_severity)v));
+			fputc(']', f);
+		}
+		fputc('}', f);
+		if (mlx5)
+			fprintf(f,
+				", \"eqe\": {\"pattern\": \"^[0-9a-f]{2}%02x\"}",
+				d->code);
+		fputs("}}}", f);
+	}
+	fputc('\n', f);
+}
+
+static int put_line(FILE *f, const char *line);
+
+/*
+ * The properties: one per key of the library's key table, in its order,
+ * with their prose from event.keys beside the template ("KEY JSON" lines);
+ * the keys not in the table (the mlx5 decoder's) where that file has them.
+ */
+static int properties(FILE *f, const char *indent)
+{
+	char path[4096], *line[128] = { 0 }, buf[8192];
+	size_t n = 0, next = 0;
+	FILE *in;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/event.keys", template_dir);
+	if (!(in = fopen(path, "r"))) {
+		perror(path);
+		return 1;
+	}
+	while (n < ARRAY_SIZE(line) && fgets(buf, sizeof(buf), in))
+		if (buf[0] != '#' && buf[0] != '\n')
+			line[n++] = strdup(buf);
+	fclose(in);
+	for (int k = 0; k <= K_COUNT && !rc; k++) {
+		size_t j = n, len = k < K_COUNT ? ibve_keys[k].len : 0;
+
+		for (size_t i = 0; k < K_COUNT && i < n; i++)
+			if (strncmp(line[i], ibve_keys[k].name, len) == 0 &&
+			    line[i][len] == ' ')
+				j = i;
+		if (k < K_COUNT && j == n) {
+			fprintf(stderr, "%s: no line for key %s\n", path,
+				ibve_keys[k].name);
+			rc = 1;
+		} else if (j < next) {
+			fprintf(stderr, "%s: %s is not in the table's order\n",
+				path, ibve_keys[k].name);
+			rc = 1;
+		}
+		for (; !rc && next < n && next <= j; next++) {
+			char *sp = strchr(line[next], ' ');
+
+			snprintf(buf, sizeof(buf), "%s\"%.*s\": %s", indent,
+				 (int)(sp - line[next]), line[next], sp + 1);
+			buf[strlen(buf) - 1] = next + 1 < n ? ',' : '\0';
+			rc = put_line(f, buf);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(line[i]);
+	return rc;
+}
+
+/* --- files ---------------------------------------------------------------- */
+
+/* LINE with each @LIST@ in it a JSON array; 1 for an unknown list. */
+static int put_line(FILE *f, const char *line)
+{
+	const char *at, *end;
+
+	while ((at = strchr(line, '@')) && (end = strchr(at + 1, '@'))) {
+		fwrite(line, 1, (size_t)(at - line), f);
+		if (!fill(at + 1, (size_t)(end - at - 1))) {
+			fprintf(stderr, "no list %.*s\n", (int)(end - at - 1),
+				at + 1);
+			return 1;
+		}
+		json_array(f);
+		line = end + 1;
+	}
+	fputs(line, f);
+	fputc('\n', f);
+	return 0;
+}
+
+static int template_line(FILE *f, char *line)
+{
+	size_t ind = strspn(line, " ");
+	char indent[64];
+
+	snprintf(indent, sizeof(indent), "%.*s", (int)ind, line);
+	if (strcmp(line + ind, "@names@") == 0)
+		name_rules(f, indent);
+	else if (strcmp(line + ind, "@rows@") == 0)
+		row_rules(f, indent);
+	else if (strcmp(line + ind, "@properties@") == 0)
+		return properties(f, indent);
+	else
+		return put_line(f, line);
+	return 0;
+}
+
+/* The lines of a "@gen LIST FORMAT" region. */
+static int region(FILE *f, const char *spec)
+{
+	const char *sp = spec + strcspn(spec, " "), *fmt = sp + (*sp == ' ');
+	const struct ibve_event_desc *d;
+	size_t col;
+
+	if (strncmp(spec, "journal-ids", 11) == 0) {
+		/* the MESSAGE_IDs of the sources whose man page this is */
+		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
+			if (d->source != IBVE_SOURCE_MLX5 &&
+			    d->source != IBVE_SOURCE_KERNEL)
+				fprintf(f, ".It Dv %s Ta Li %s\n", d->name,
+					d->message_id);
+		fprintf(f, ".It Dv UNKNOWN(n) Ta Li %s\n",
+			ibve_unknown_desc.message_id);
+		return 0;
+	}
+	if (!fill(spec, (size_t)(sp - spec)) || !strstr(fmt, "%s")) {
+		fprintf(stderr, "no list or no %%s: @gen %s\n", spec);
+		return 1;
+	}
+	fwrite(fmt, 1, (size_t)(strstr(fmt, "%s") - fmt), f);
+	col = (size_t)(strstr(fmt, "%s") - fmt);
+	for (size_t i = 0; i < nitems; i++) {
+		size_t w = strlen(items[i]);
+
+		if (fmt[0] == '.') {
+			fprintf(f, "%s%s", i ? " , " : "", items[i]);
+		} else if (i && col + 1 + w > 72) {
+			fprintf(f, "\n\t%s", items[i]);
+			col = 8 + w;
+		} else {
+			fprintf(f, "%s%s", i ? " " : "", items[i]);
+			col += w + !!i;
+		}
+	}
+	fprintf(f, "%s\n", strstr(fmt, "%s") + 2);
+	return 0;
+}
+
+static int file(const char *path)
+{
+	bool template = strlen(path) > 3 &&
+			!strcmp(path + strlen(path) - 3, ".in");
+	char *line = NULL, *dir = strdup(path);
+	size_t size = 0;
+	bool skip = false;
+	FILE *in = fopen(path, "r");
+	int rc = 0;
+	ssize_t n;
+
+	if (!in) {
+		perror(path);
+		return 1;
+	}
+	template_dir = dirname(dir);
+	while (!rc && (n = getline(&line, &size, in)) > 0) {
+		char *gen = strstr(line, "@gen ");
+
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (template) {
+			rc = template_line(stdout, line);
+			continue;
+		}
+		if (skip && !strstr(line, "@end"))
+			continue;
+		puts(line);
+		skip = false;
+		if (gen) {
+			rc = region(stdout, gen + 5);
+			skip = true;
+		}
+	}
+	if (skip) {
+		fprintf(stderr, "%s: @gen without @end\n", path);
+		rc = 1;
+	}
+	free(line);
+	free(dir);
+	fclose(in);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (argc != 2) {
+		fputs("usage: mktables catalog | FILE\n", stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "catalog") == 0) {
+		catalog(stdout);
+		rc = 0;
+	} else {
+		rc = file(argv[1]);
+	}
+	return fflush(stdout) || ferror(stdout) || rc ? 1 : 0;
+}
