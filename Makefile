@@ -37,7 +37,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WERROR ?= 1
 KERNEL ?= 6.1
-VM_SUITE_TIMEOUT ?= 1800
+VM_SUITE_TIMEOUT ?= 3600
 
 B ?= build
 ifeq ($(V),1)
