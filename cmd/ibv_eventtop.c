@@ -406,6 +406,7 @@ int main(int argc, char **argv)
 
 	cmd_prog = "ibv_eventtop";
 	parse(&t, argc, argv);
+	ibve_providers_preload(); /* only the providers the devices need */
 	signal(SIGPIPE, SIG_IGN);
 	if (!t.v.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cmd_error(

@@ -209,6 +209,7 @@ int main(int argc, char **argv)
 
 	cmd_prog = "ibv_eventwatch";
 	watch_parse(&w, argc, argv);
+	ibve_providers_preload(); /* only the providers the devices need */
 	/* Not a terminal: written 64 KiB at a time, not 4 (a replay writes
 	 * megabytes); whatever is buffered goes out when the loop waits. */
 	if (!isatty(STDOUT_FILENO))
