@@ -7,22 +7,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common.h"
 #include "ibvevent.h"
 
 /* What the options ask for (watch_opts.c). */
 struct watch {
-	const char **names, **exclude;
-	size_t nnames, nexclude;
+	struct cmd_shared c; /* -d, -i, -r, -A, ... (common.h) */
 	struct ibve_check *spec;
-	double since, flap_window;
+	double since;
 	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
 	bool owners;		     /* --pid, --comm */
-	struct ibve_filter *filter, *expect;
+	struct ibve_filter *expect;
 	struct ibve_run_opts run;
-	const char *replay, *capture, *metrics, *state, *listen, *web_config;
-	bool json, list, list_events, quiet, no_color, mlx5, sm, sm_issm, all,
-		journal;
-	uint32_t port;
+	const char *capture, *metrics, *state, *listen, *web_config;
+	bool json, list, list_events, quiet, mlx5, journal;
 	int facility;
 };
 
