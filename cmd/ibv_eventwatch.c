@@ -123,8 +123,7 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 static int check(struct watch *w)
 {
 	struct check_opts o = {
-		.sel = { w->c.names, w->c.nnames, w->c.exclude, w->c.nexclude },
-		.replay = w->c.replay,
+		.sel = &w->c,
 		.state = w->state,
 		.since = w->since ? w->since : 600,
 		.json = w->json,
@@ -189,10 +188,7 @@ int main(int argc, char **argv)
 		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
 	if (w.list) {
-		struct selection sel = { w.c.names, w.c.nnames, w.c.exclude,
-					 w.c.nexclude };
-
-		status = watch_list(&sel, w.c.port, w.json);
+		status = watch_list(&w.c, w.json);
 		goto out;
 	}
 	if (w.list_events) {
