@@ -15,11 +15,82 @@ const char *cmd_prog;
 
 #define HELP_COLUMN 25
 
-void cmd_help(const struct cmd_spec *spec, FILE *f)
+/* The options ibv_eventwatch and ibv_eventtop share, defined once. */
+static const struct cmd_opt shared[] = {
+	{ 'd', "ib-dev", required_argument, "NAME",
+	  "only device NAME (repeatable; default: every device,\nand those that appear later)" },
+	{ CMD_OPT_EXCLUDE_DEVICE, "exclude-device", required_argument, "GLOB",
+	  "never open nor read devices matching GLOB (repeatable)" },
+	{ 'i', "ib-port", required_argument, "N", "only port N (repeatable)" },
+	{ 'r', "replay", required_argument, "FILE",
+	  "read events from FILE, a capture of ibv_eventwatch\n(- for standard input)" },
+	{ 'A', "all-processes", no_argument, NULL,
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)" },
+	{ CMD_OPT_SM, "sm", no_argument, NULL,
+	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)" },
+	{ CMD_OPT_SM_ISSM, "sm-issm", no_argument, NULL,
+	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
+	{ CMD_OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
+	  "a flap is a PORT_ERR then PORT_ACTIVE within it\n(default 10m)" },
+	{ CMD_OPT_NO_COLOR, "no-color", no_argument, NULL,
+	  "no colours (also when NO_COLOR is set)" },
+};
+
+/* What the shared option ID with ARG sets in S. */
+static void set_shared(struct cmd_shared *s, int id, const char *arg)
+{
+	switch (id) {
+	case 'd':
+		cmd_device(arg, &s->names, &s->nnames);
+		ibve_filter_add_device(s->filter, arg);
+		break;
+	case CMD_OPT_EXCLUDE_DEVICE:
+		cmd_device(arg, &s->exclude, &s->nexclude);
+		break;
+	case 'i':
+		s->port = cmd_port(arg);
+		ibve_filter_add_port(s->filter, s->port);
+		break;
+	case 'r':
+		s->replay = arg;
+		break;
+	case CMD_OPT_FLAP_WINDOW:
+		s->flap_window = cmd_duration(
+			arg, "invalid duration '%s': e.g. 90s, 10m, 2h");
+		break;
+	case 'A':
+		s->all = true;
+		break;
+	case CMD_OPT_SM:
+		s->sm = true;
+		break;
+	case CMD_OPT_SM_ISSM:
+		s->sm_issm = true;
+		break;
+	case CMD_OPT_NO_COLOR:
+		s->no_color = true;
+		break;
+	}
+}
+
+/* Option I of SPEC, a shared one looked up in the shared table. */
+static const struct cmd_opt *opt_at(const struct cmd_spec *spec, size_t i)
+{
+	const struct cmd_opt *o = &spec->opts[i];
+
+	for (size_t k = 0; !o->name && k < sizeof(shared) / sizeof(*shared);
+	     k++)
+		if (shared[k].id == o->id)
+			return &shared[k];
+	return o;
+}
+
+/* Print --help of SPEC to F. */
+static void help(const struct cmd_spec *spec, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n%s\n", cmd_prog, spec->usage, spec->summary);
 	for (size_t i = 0; i < spec->nopts; i++) {
-		const struct cmd_opt *o = &spec->opts[i];
+		const struct cmd_opt *o = opt_at(spec, i);
 		const char *h = o->help;
 		int n;
 
@@ -68,8 +139,10 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 	if (!longs[0].name) {
 		size_t k = 0, s = 0;
 
+		if (spec->shared && !spec->shared->filter)
+			spec->shared->filter = cmd_filter();
 		for (size_t i = 0; i < spec->nopts && k < 61; i++) {
-			const struct cmd_opt *o = &spec->opts[i];
+			const struct cmd_opt *o = opt_at(spec, i);
 
 			longs[k++] = (struct option){ o->name, o->has_arg, NULL,
 						      o->id };
@@ -84,11 +157,17 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 			(struct option){ "version", no_argument, NULL, 'V' };
 		memcpy(shorts + s, "hV", 3);
 	}
+again:
 	c = getopt_long(argc, argv, shorts, longs, NULL);
 	*arg = optarg;
+	for (size_t i = 0; i < spec->nopts; i++)
+		if (!spec->opts[i].name && spec->opts[i].id == c) {
+			set_shared(spec->shared, c, optarg);
+			goto again;
+		}
 	switch (c) {
 	case 'h':
-		cmd_help(spec, stdout);
+		help(spec, stdout);
 		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
 	case 'V':
 		version(spec);
@@ -100,6 +179,23 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 		exit(EXIT_USAGE);
 	}
 	return c;
+}
+
+void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes)
+{
+	if (s->sm_issm && !s->sm)
+		cmd_usage_error("--sm-issm goes with --sm");
+	if ((s->sm || s->all) && other)
+		cmd_usage_error("--%s is for watching devices, not with %s",
+				s->sm ? "sm" : "all-processes", modes);
+}
+
+int cmd_exclude(struct ibve_pipeline *p, const struct cmd_shared *s)
+{
+	for (size_t i = 0; i < s->nexclude; i++)
+		if (ibve_pipeline_exclude_device(p, s->exclude[i]))
+			return -1;
+	return 0;
 }
 
 void cmd_usage_error(const char *fmt, ...)
@@ -245,14 +341,19 @@ int cmd_start_failed(const struct ibve_pipeline *p)
 	return EXIT_RUNTIME;
 }
 
-unsigned int cmd_bpf_flags(void)
+/* The kernel source's flags: IBVEVENT_BPF_ATTACH=kprobe forces kprobes. */
+static unsigned int bpf_flags(void)
 {
 	const char *env = getenv("IBVEVENT_BPF_ATTACH");
 
 	return env && strcmp(env, "kprobe") == 0 ? IBVE_SRC_KPROBE : 0;
 }
 
-unsigned int cmd_env_seconds(const char *name)
+/*
+ * Seconds from the environment variable NAME (IBVEVENT_SM_REFRESH,
+ * IBVEVENT_AFTER_WINDOW), at most a day; 0 when unset or not a number.
+ */
+static unsigned int env_seconds(const char *name)
 {
 	const char *env = getenv(name);
 	char *end;
@@ -263,4 +364,35 @@ unsigned int cmd_env_seconds(const char *name)
 	errno = 0;
 	v = strtoul(env, &end, 10);
 	return errno || *end || v > 86400 ? 0 : (unsigned int)v;
+}
+
+int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
+		    struct ibve_source_opts o, unsigned int mlx5,
+		    unsigned int hotplug, unsigned int devices)
+{
+	int r;
+
+	o.sz = sizeof(o);
+	o.devices = s->names;
+	o.ndevices = s->nnames;
+	if (s->replay) {
+		o.path = s->replay;
+		return ibve_pipeline_add_source(p, "replay", &o);
+	}
+	o.refresh = env_seconds("IBVEVENT_SM_REFRESH");
+	o.after_window = env_seconds("IBVEVENT_AFTER_WINDOW");
+	o.flags = IBVE_SRC_REQUIRED | (s->sm_issm ? IBVE_SRC_SM_ISSM : 0);
+	if (s->sm && (r = ibve_pipeline_add_source(p, "sm", &o)))
+		return r;
+	o.flags = mlx5;
+	if ((r = ibve_pipeline_add_source(p, "mlx5", &o)))
+		return r;
+	o.flags = hotplug;
+	if ((r = ibve_pipeline_add_source(p, "hotplug", &o)))
+		return r;
+	o.flags = bpf_flags();
+	if (s->all && (r = ibve_pipeline_add_source(p, "kernel", &o)))
+		return r;
+	o.flags = devices;
+	return ibve_pipeline_add_source(p, "devices", &o);
 }

@@ -25,14 +25,44 @@ enum cmd_exit {
 /* The program's name, for every message. */
 extern const char *cmd_prog;
 
+/*
+ * What the options ibv_eventwatch and ibv_eventtop share set: -d, -i,
+ * -r, -A, --exclude-device, --sm, --sm-issm, --flap-window, --no-color.
+ */
+struct cmd_shared {
+	const char **names, **exclude; /* -d, --exclude-device */
+	size_t nnames, nexclude;
+	struct ibve_filter *filter; /* of -d and -i */
+	const char *replay;
+	double flap_window;
+	uint32_t port; /* the last -i; 0: none */
+	bool all, sm, sm_issm, no_color;
+};
+
+/* The ids of the shared long options; a command's own start at CMD_OPT_OWN. */
+enum {
+	CMD_OPT_EXCLUDE_DEVICE = 256,
+	CMD_OPT_SM,
+	CMD_OPT_SM_ISSM,
+	CMD_OPT_FLAP_WINDOW,
+	CMD_OPT_NO_COLOR,
+	CMD_OPT_OWN,
+};
+
 /* One option: its names, its argument, its line(s) of --help. */
 struct cmd_opt {
 	int id;		  /* getopt's value: the short letter, or >= 256 */
-	const char *name; /* long name */
+	const char *name; /* long name; NULL: the shared option ID */
 	int has_arg;	  /* no_argument, required_argument, ... */
 	const char *arg;  /* the argument's name in --help, or NULL */
 	const char *help; /* lines after the first indented in --help */
 };
+
+/* In a command's table: the shared option ID, where --help shows it. */
+#define CMD_SHARED(id)                  \
+	{                               \
+		id, NULL, 0, NULL, NULL \
+	}
 
 /* The options of a command, with its usage line and what it does. */
 struct cmd_spec {
@@ -43,17 +73,16 @@ struct cmd_spec {
 	const char *epilogue; /* after the options (keys, exit status) */
 	/* -V: features worth naming after the library's version, or NULL */
 	const char *(*features)(void);
+	struct cmd_shared *shared; /* what the shared options set */
 };
 
 /*
  * The next option of ARGV (getopt_long over SPEC), its argument in
- * *ARG; -1 at the end. -h and -V are answered here (exit 0); a bad
- * option exits 2.
+ * *ARG; -1 at the end. -h and -V are answered here (exit 0), the shared
+ * options set SPEC's shared; a bad option exits 2.
  */
 int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 	       const char **arg);
-/* Print --help of SPEC to F. */
-void cmd_help(const struct cmd_spec *spec, FILE *f);
 
 /* "PROG: <message>" and "Try 'PROG --help'", exit 2. */
 void cmd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
@@ -62,6 +91,25 @@ __attribute__((noreturn));
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: <ibve_errmsg()>", the library's last failure, and EXIT_RUNTIME. */
 int cmd_fail(void);
+
+/*
+ * The shared options' combinations refused: --sm-issm without --sm, and
+ * --sm or -A with a mode other than watching devices (OTHER, named as
+ * MODES: "-r").
+ */
+void cmd_shared_check(const struct cmd_shared *s, bool other,
+		      const char *modes);
+/*
+ * Add to P the sources of S: the capture of -r with O's step and flags,
+ * or every device (-d: those) with the mlx5, hot-plug, --sm and -A's
+ * kernel sources; MLX5, HOTPLUG and DEVICES: the flags of those three.
+ * 0 or -errno.
+ */
+int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
+		    struct ibve_source_opts o, unsigned int mlx5,
+		    unsigned int hotplug, unsigned int devices);
+/* Keep the devices of --exclude-device out of P; 0 or -errno. */
+int cmd_exclude(struct ibve_pipeline *p, const struct cmd_shared *s);
 
 /* Parsers of option arguments; a bad one is a usage error naming WHAT. */
 unsigned long cmd_count(const char *arg, const char *what, unsigned long min,
@@ -89,12 +137,5 @@ void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg);
  * asked for the source that failed (--sm, --mlx5), and EXIT_RUNTIME.
  */
 int cmd_start_failed(const struct ibve_pipeline *p);
-/* The kernel source's flags: IBVEVENT_BPF_ATTACH=kprobe forces kprobes. */
-unsigned int cmd_bpf_flags(void);
-/*
- * Seconds from the environment variable NAME (IBVEVENT_SM_REFRESH,
- * IBVEVENT_AFTER_WINDOW), at most a day; 0 when unset or not a number.
- */
-unsigned int cmd_env_seconds(const char *name);
 
 #endif

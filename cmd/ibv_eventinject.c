@@ -47,6 +47,7 @@ static struct cmd_spec spec = {
 	"Exit status: 0 every expected event arrived, 1 one did not arrive in\n"
 	"time, 2 usage error, 3 setup failure.\n",
 	NULL,
+	NULL,
 };
 
 struct inject {

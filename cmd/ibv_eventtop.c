@@ -20,22 +20,13 @@
 #include "common.h"
 #include "top.h"
 
-enum {
-	OPT_NO_COLOR = 256,
-	OPT_FOLLOW,
-	OPT_SM,
-	OPT_SM_ISSM,
-	OPT_EXCLUDE_DEVICE,
-	OPT_FLAP_WINDOW,
-};
+enum { OPT_FOLLOW = CMD_OPT_OWN };
 enum { STOP_QUIT = IBVE_STOP_USER, STOP_FAIL };
 
 static const struct cmd_opt opts[] = {
-	{ 'd', "ib-dev", required_argument, "NAME",
-	  "only device NAME (repeatable)" },
-	{ OPT_EXCLUDE_DEVICE, "exclude-device", required_argument, "GLOB",
-	  "never open nor read devices matching GLOB (repeatable)" },
-	{ 'i', "ib-port", required_argument, "N", "only port N (repeatable)" },
+	CMD_SHARED('d'),
+	CMD_SHARED(CMD_OPT_EXCLUDE_DEVICE),
+	CMD_SHARED('i'),
 	{ 's', "delay", required_argument, "SECONDS",
 	  "refresh every SECONDS (default 1)" },
 	{ 'n', "iterations", required_argument, "N", "exit after N refreshes" },
@@ -43,23 +34,17 @@ static const struct cmd_opt opts[] = {
 	  "no screen: print a table every refresh" },
 	{ 'j', "json", no_argument, NULL,
 	  "with -b: one JSON object per refresh" },
-	{ 'r', "replay", required_argument, "FILE",
-	  "counts from an ibv_eventwatch capture (- for stdin)" },
+	CMD_SHARED('r'),
 	{ OPT_FOLLOW, "follow", no_argument, NULL,
 	  "with -r: step through the capture, SECONDS of\ncapture time per refresh" },
-	{ 'A', "all-processes", no_argument, NULL,
-	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF; needs root or CAP_BPF, CAP_PERFMON\nand CAP_SYS_ADMIN); p shows them by process" },
-	{ OPT_SM, "sm", no_argument, NULL,
-	  "also the subnet manager's events on InfiniBand\nports (SUBNET column; needs the umad device)" },
-	{ OPT_SM_ISSM, "sm-issm", no_argument, NULL,
-	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
-	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
-	  "a flap is a PORT_ERR then PORT_ACTIVE within it; FLAPS\ncounts those of the last DURATION (default 10m)" },
-	{ OPT_NO_COLOR, "no-color", no_argument, NULL,
-	  "no colours (also when NO_COLOR is set)" },
+	CMD_SHARED('A'),
+	CMD_SHARED(CMD_OPT_SM),
+	CMD_SHARED(CMD_OPT_SM_ISSM),
+	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
+	CMD_SHARED(CMD_OPT_NO_COLOR),
 };
 
-static const struct cmd_spec spec = {
+static struct cmd_spec spec = {
 	"[OPTIONS]",
 	"A live view of every RDMA port: state, async events by kind, the last\n"
 	"event and its age, and the error counters that moved.\n",
@@ -71,36 +56,27 @@ static const struct cmd_spec spec = {
 	"Exit status: 0 success, 2 usage error, 3 runtime failure, 4 malformed\n"
 	"replay input.\n",
 	NULL,
+	NULL,
 };
 
 struct top {
 	struct view v;
-	const char **names, **exclude;
-	size_t nnames, nexclude;
-	double flap_window;
-	bool sm, sm_issm, all, dirty;
+	struct cmd_shared c; /* -d, -i, -r, -A, ... (common.h) */
+	bool dirty;
 	int timerfd, error;
 };
 
 static void parse(struct top *t, int argc, char **argv)
 {
 	struct view *v = &t->v;
-	bool no_color = false;
 	const char *arg;
 	int c;
 
 	v->delay = 1;
 	v->psort = PCOL_AGE; /* the processes newest first */
-	v->filter = cmd_filter();
+	spec.shared = &t->c;
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
 		switch (c) {
-		case 'd':
-			cmd_device(arg, &t->names, &t->nnames);
-			ibve_filter_add_device(v->filter, arg);
-			break;
-		case 'i':
-			ibve_filter_add_port(v->filter, cmd_port(arg));
-			break;
 		case 's':
 			v->delay = cmd_seconds(
 				arg,
@@ -119,48 +95,21 @@ static void parse(struct top *t, int argc, char **argv)
 		case 'j':
 			v->json = true;
 			break;
-		case 'r':
-			v->replay_path = arg;
-			break;
 		case OPT_FOLLOW:
 			v->follow = true;
-			break;
-		case OPT_SM:
-			t->sm = true;
-			break;
-		case 'A':
-			t->all = true;
-			break;
-		case OPT_SM_ISSM:
-			t->sm_issm = true;
-			break;
-		case OPT_NO_COLOR:
-			no_color = true;
-			break;
-		case OPT_EXCLUDE_DEVICE:
-			cmd_device(arg, &t->exclude, &t->nexclude);
-			break;
-		case OPT_FLAP_WINDOW:
-			t->flap_window = cmd_duration(
-				arg,
-				"invalid duration '%s': e.g. 90s, 10m, 2h");
 			break;
 		}
 	}
 	if (optind < argc)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
+	v->filter = t->c.filter;
+	v->replay_path = t->c.replay;
 	if (v->json && !v->batch)
 		cmd_usage_error("-j needs -b (JSON is for batch mode)");
 	if (v->follow && !v->replay_path)
 		cmd_usage_error("--follow needs -r");
-	if (t->sm_issm && !t->sm)
-		cmd_usage_error("--sm-issm goes with --sm");
-	if (t->sm && v->replay_path)
-		cmd_usage_error("--sm is for watching devices, not with -r");
-	if (t->all && v->replay_path)
-		cmd_usage_error(
-			"--all-processes is for watching devices, not with -r");
-	v->color = cmd_color(no_color, false);
+	cmd_shared_check(&t->c, v->replay_path, "-r");
+	v->color = cmd_color(t->c.no_color, false);
 }
 
 /* One refresh as of AT: sample the model, then show it. */
@@ -281,44 +230,15 @@ static int on_signal(int signo, void *arg)
 	return 0;
 }
 
-static int exclude(struct top *t)
-{
-	ibve_ports_set_flap_window(t->v.ports, t->flap_window);
-	for (size_t i = 0; i < t->nexclude; i++)
-		if (ibve_pipeline_exclude_device(t->v.pl, t->exclude[i]))
-			return -1;
-	return 0;
-}
-
+/* A capture, stepped and paced on the screen; or every device. */
 static int add_sources(struct top *t)
 {
-	struct ibve_source_opts o = { .sz = sizeof(o),
-				      .devices = t->names,
-				      .ndevices = t->nnames };
-	struct ibve_pipeline *p = t->v.pl;
-	int r;
+	struct ibve_source_opts o = {
+		.step = t->v.follow ? t->v.delay : 0,
+		.flags = t->v.batch ? 0 : IBVE_SRC_PACED,
+	};
 
-	if (t->v.replay_path) {
-		o.path = t->v.replay_path;
-		o.step = t->v.follow ? t->v.delay : 0;
-		o.flags = t->v.batch ? 0 : IBVE_SRC_PACED;
-		return ibve_pipeline_add_source(p, "replay", &o);
-	}
-	o.flags = IBVE_SRC_REQUIRED | (t->sm_issm ? IBVE_SRC_SM_ISSM : 0);
-	o.refresh = cmd_env_seconds("IBVEVENT_SM_REFRESH");
-	o.after_window = cmd_env_seconds("IBVEVENT_AFTER_WINDOW");
-	if ((t->sm && (r = ibve_pipeline_add_source(p, "sm", &o))) ||
-	    (r = ibve_pipeline_add_source(p, "mlx5", NULL)) ||
-	    (r = ibve_pipeline_add_source(p, "hotplug", NULL)))
-		return r;
-	if (t->all) {
-		struct ibve_source_opts k = o;
-
-		k.flags = cmd_bpf_flags();
-		if ((r = ibve_pipeline_add_source(p, "kernel", &k)))
-			return r;
-	}
-	return ibve_pipeline_add_source(p, "devices", &o);
+	return cmd_add_sources(t->v.pl, &t->c, o, 0, 0, 0);
 }
 
 /* The pipeline into the port table, the keys, signals and the timer. */
@@ -335,8 +255,9 @@ static int setup(struct top *t)
 					    ? 0
 					    : IBVE_PORTS_SYSFS |
 						      IBVE_PORTS_COUNTERS)) ||
-	    ibve_pipeline_new(&v->pl) || exclude(t))
+	    ibve_pipeline_new(&v->pl) || cmd_exclude(v->pl, &t->c))
 		return cmd_fail();
+	ibve_ports_set_flap_window(v->ports, t->c.flap_window);
 	l = ibve_pipeline_loop(v->pl);
 	if (ibve_loop_add_signal(l, SIGINT, on_signal, t) ||
 	    ibve_loop_add_signal(l, SIGTERM, on_signal, t) || add_sources(t) ||
@@ -406,6 +327,7 @@ int main(int argc, char **argv)
 
 	cmd_prog = "ibv_eventtop";
 	parse(&t, argc, argv);
+	ibve_providers_preload(); /* only the providers the devices need */
 	signal(SIGPIPE, SIG_IGN);
 	if (!t.v.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cmd_error(
@@ -424,7 +346,7 @@ int main(int argc, char **argv)
 	free(t.v.order);
 	free(t.v.porder);
 	free(t.v.out);
-	free(t.names);
-	free(t.exclude);
+	free(t.c.names);
+	free(t.c.exclude);
 	return status;
 }

@@ -15,46 +15,19 @@
 #include "tools.h"
 #include "watch.h"
 
-static int exclude(struct ibve_pipeline *p, const struct watch *w)
-{
-	for (size_t i = 0; i < w->nexclude; i++)
-		if (ibve_pipeline_exclude_device(p, w->exclude[i]))
-			return -1;
-	return 0;
-}
-
 /* The sources: a capture, or every device and what goes with them. */
 static int add_sources(struct ibve_pipeline *p, const struct watch *w)
 {
 	const char *env = getenv("IBVEVENT_HOTPLUG");
-	struct ibve_source_opts o = { .sz = sizeof(o),
-				      .devices = w->names,
-				      .ndevices = w->nnames };
-	int r;
+	struct ibve_source_opts o = { .sz = sizeof(o) };
 
-	if (w->replay) {
-		o.path = w->replay;
-		return ibve_pipeline_add_source(p, "replay", &o);
-	}
-	o.refresh = cmd_env_seconds("IBVEVENT_SM_REFRESH");
-	o.after_window = cmd_env_seconds("IBVEVENT_AFTER_WINDOW");
-	o.flags = IBVE_SRC_REQUIRED | (w->sm_issm ? IBVE_SRC_SM_ISSM : 0);
-	if (w->sm && (r = ibve_pipeline_add_source(p, "sm", &o)))
-		return r;
-	o.flags = w->mlx5 ? IBVE_SRC_REQUIRED : 0;
-	if ((r = ibve_pipeline_add_source(p, "mlx5", &o)))
-		return r;
-	o.flags = env && strcmp(env, "uevent") == 0 ? IBVE_SRC_UEVENT_ONLY : 0;
-	if ((r = ibve_pipeline_add_source(p, "hotplug", &o)))
-		return r;
-	o.flags = cmd_bpf_flags();
-	if (w->all && (r = ibve_pipeline_add_source(p, "kernel", &o)))
-		return r;
 	/* a service started before the driver waits for its devices; a
 	 * script that counts on an event (-n, --expect, -t) is told at once */
-	if (!w->run.count && !w->expect && !w->run.timeout)
-		o.flags |= IBVE_SRC_WAIT;
-	return ibve_pipeline_add_source(p, "devices", &o);
+	return cmd_add_sources(
+		p, &w->c, o, w->mlx5 ? IBVE_SRC_REQUIRED : 0,
+		env && strcmp(env, "uevent") == 0 ? IBVE_SRC_UEVENT_ONLY : 0,
+		w->run.count || w->expect || w->run.timeout ? 0
+							    : IBVE_SRC_WAIT);
 }
 
 /*
@@ -90,9 +63,9 @@ static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 	struct ibve_sink *s;
 	int r;
 
-	if (ibve_ports_new(ports, w->replay ? 0 : IBVE_PORTS_SYSFS))
+	if (ibve_ports_new(ports, w->c.replay ? 0 : IBVE_PORTS_SYSFS))
 		return cmd_fail();
-	ibve_ports_set_flap_window(*ports, w->flap_window);
+	ibve_ports_set_flap_window(*ports, w->c.flap_window);
 	r = w->state ? ibve_metrics_load(*ports, w->state) : 0;
 	if (r == 1) { /* another boot's: said, and gone on with */
 		cmd_error("%s", ibve_errmsg());
@@ -139,7 +112,7 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	}
 	if (ibve_sink_stream(&s, stdout, "standard output",
 			     (w->json ? IBVE_FORMAT_JSON : 0) |
-				     (cmd_color(w->no_color, true)
+				     (cmd_color(w->c.no_color, true)
 					      ? IBVE_FORMAT_COLOR
 					      : 0)) ||
 	    ibve_pipeline_add_sink(p, s, 0))
@@ -150,8 +123,7 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 static int check(struct watch *w)
 {
 	struct check_opts o = {
-		.sel = { w->names, w->nnames, w->exclude, w->nexclude },
-		.replay = w->replay,
+		.sel = &w->c,
 		.state = w->state,
 		.since = w->since ? w->since : 600,
 		.json = w->json,
@@ -209,16 +181,14 @@ int main(int argc, char **argv)
 
 	cmd_prog = "ibv_eventwatch";
 	watch_parse(&w, argc, argv);
+	ibve_providers_preload(); /* only the providers the devices need */
 	/* Not a terminal: written 64 KiB at a time, not 4 (a replay writes
 	 * megabytes); whatever is buffered goes out when the loop waits. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
 	if (w.list) {
-		struct selection sel = { w.names, w.nnames, w.exclude,
-					 w.nexclude };
-
-		status = watch_list(&sel, w.port, w.json);
+		status = watch_list(&w.c, w.json);
 		goto out;
 	}
 	if (w.list_events) {
@@ -235,11 +205,11 @@ int main(int argc, char **argv)
 				 NULL) ||
 	    ibve_loop_add_signal(ibve_pipeline_loop(p), SIGTERM, on_signal,
 				 NULL) ||
-	    exclude(p, &w) || add_sources(p, &w)) {
+	    cmd_exclude(p, &w.c) || add_sources(p, &w)) {
 		status = cmd_fail();
 		goto out;
 	}
-	ibve_pipeline_set_filter(p, w.filter);
+	ibve_pipeline_set_filter(p, w.c.filter);
 	ibve_pipeline_set_notes(p, cmd_notes, NULL);
 	if ((status = add_sinks(p, &w, &ports, &http)))
 		goto out;
@@ -247,17 +217,17 @@ int main(int argc, char **argv)
 		status = cmd_start_failed(p);
 		goto out;
 	}
-	if (!w.replay)
+	if (!w.c.replay)
 		say_watching(p, w.quiet);
 	status = outcome(&w, p, ibve_pipeline_run(p, &w.run));
 out:
 	ibve_pipeline_free(p);
 	ibve_http_free(http);
 	ibve_ports_free(ports);
-	ibve_filter_free(w.filter);
+	ibve_filter_free(w.c.filter);
 	ibve_filter_free(w.expect);
 	ibve_check_free(w.spec);
-	free(w.names);
-	free(w.exclude);
+	free(w.c.names);
+	free(w.c.exclude);
 	return status;
 }

@@ -137,8 +137,6 @@ void top_order(struct view *v);
 #define TOP_MAX_COLS 32
 size_t top_screen_cols(const struct view *v, int *cols);
 const char *top_table_title(const struct view *v, int col);
-/* Its width on the screen (negative: left-aligned). */
-int top_table_width(const struct view *v, int col);
 /* The cell of the ROW-th row shown. */
 size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 		      size_t size);

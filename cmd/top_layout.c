@@ -66,7 +66,8 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 			(enum top_col)col, buf, size);
 }
 
-int top_table_width(const struct view *v, int col)
+/* Its width on the screen (negative: left-aligned). */
+static int top_table_width(const struct view *v, int col)
 {
 	size_t w = strlen(top_col_title(COL_COUNTERS));
 	char cell[512];

@@ -233,8 +233,8 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		c = strcmp(a->link_layer, b->link_layer);
 		break;
 	case COL_RATE:
-		c = (strtod(a->rate, NULL) > strtod(b->rate, NULL)) -
-		    (strtod(a->rate, NULL) < strtod(b->rate, NULL));
+		c = (a->rate_gbps > b->rate_gbps) -
+		    (a->rate_gbps < b->rate_gbps);
 		break;
 	case COL_ADDRESS:
 		c = strcmp(a->address, b->address);

@@ -7,49 +7,40 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common.h"
 #include "ibvevent.h"
 
 /* What the options ask for (watch_opts.c). */
 struct watch {
-	const char **names, **exclude;
-	size_t nnames, nexclude;
+	struct cmd_shared c; /* -d, -i, -r, -A, ... (common.h) */
 	struct ibve_check *spec;
-	double since, flap_window;
+	double since;
 	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
 	bool owners;		     /* --pid, --comm */
-	struct ibve_filter *filter, *expect;
+	struct ibve_filter *expect;
 	struct ibve_run_opts run;
-	const char *replay, *capture, *metrics, *state, *listen, *web_config;
-	bool json, list, list_events, quiet, no_color, mlx5, sm, sm_issm, all,
-		journal;
-	uint32_t port;
+	const char *capture, *metrics, *state, *listen, *web_config;
+	bool json, list, list_events, quiet, mlx5, journal;
 	int facility;
 };
 
 /* Parse ARGV into W; a usage error exits 2 with the reason. */
 void watch_parse(struct watch *w, int argc, char **argv);
 
-/* The devices asked for: -d (none: all), less --exclude-device. */
-struct selection {
-	const char *const *names;
-	size_t nnames;
-	const char *const *exclude;
-	size_t nexclude;
-};
-
 struct check_opts {
-	struct selection sel;	 /* -d, --exclude-device */
-	struct ibve_check *spec; /* --spec, --spec-file */
-	const char *replay;	 /* -r: history from a capture */
-	const char *state;	 /* --metrics-state: the watcher's history */
-	double since;		 /* the history's window, seconds */
+	const struct cmd_shared *sel; /* -d, --exclude-device, -r: history */
+	struct ibve_check *spec;      /* --spec, --spec-file */
+	const char *state; /* --metrics-state: the watcher's history */
+	double since;	   /* the history's window, seconds */
 	bool json;
 };
 
-/* Whether device DEV is selected (ARG: a struct selection). */
+/* Whether device DEV is selected: -d (none: all), less --exclude-device
+ * (ARG: a struct cmd_shared). */
 bool watch_selected(const char *dev, void *arg);
-/* -l: the selected devices with their ports; an exit status. */
-int watch_list(const struct selection *sel, uint32_t port, bool json);
+/* -l: the selected devices with their ports (-i: that one); an exit
+ * status. */
+int watch_list(const struct cmd_shared *sel, bool json);
 /* --list-events: every row of the library's event table; an exit status. */
 int watch_list_events(bool json);
 /* LOG_DAEMON ... of a facility's NAME; -1 when it is not one. */

@@ -25,7 +25,7 @@ static bool selected(const struct check_opts *o, const char *dev)
 {
 	const char *globs[64];
 	size_t n = ibve_check_excludes(o->spec, globs, 64);
-	bool want = watch_selected(dev, (void *)&o->sel);
+	bool want = watch_selected(dev, (void *)o->sel);
 
 	for (size_t i = 0; i < n && i < 64; i++)
 		want &= fnmatch(globs[i], dev, 0) != 0;
@@ -39,14 +39,14 @@ static int add_devices(const struct check_opts *o, struct ibve_ports *t)
 	struct dirent *e;
 	int n = 0;
 
-	for (size_t i = 0; i < o->sel.nnames; i++) {
+	for (size_t i = 0; i < o->sel->nnames; i++) {
 		char path[512];
 
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
-			 o->sel.names[i]);
+			 o->sel->names[i]);
 		if (access(path, F_OK)) {
 			cmd_error("device '%s': no such RDMA device",
-				  o->sel.names[i]);
+				  o->sel->names[i]);
 			if (d)
 				closedir(d);
 			return -ENODEV;
@@ -70,7 +70,8 @@ static int add_devices(const struct check_opts *o, struct ibve_ports *t)
 /* The capture's records into T: its history. An exit status. */
 static int read_capture(const struct check_opts *o, struct ibve_ports *t)
 {
-	struct ibve_source_opts so = { .sz = sizeof(so), .path = o->replay };
+	struct ibve_source_opts so = { .sz = sizeof(so),
+				       .path = o->sel->replay };
 	struct ibve_run_opts ro = { .sz = sizeof(ro) };
 	struct ibve_pipeline *p = NULL;
 	struct ibve_sink *s;
@@ -81,8 +82,7 @@ static int read_capture(const struct check_opts *o, struct ibve_ports *t)
 		ibve_pipeline_free(p);
 		return cmd_fail();
 	}
-	for (size_t i = 0; i < o->sel.nexclude; i++)
-		ibve_pipeline_exclude_device(p, o->sel.exclude[i]);
+	cmd_exclude(p, o->sel);
 	ibve_pipeline_set_notes(p, cmd_notes, NULL);
 	if (ibve_sink_ports(&s, t) || ibve_pipeline_add_sink(p, s, 0) ||
 	    ibve_pipeline_start(p)) {
@@ -193,7 +193,7 @@ int watch_check(const struct check_opts *o)
 		ibve_ports_free(t);
 		return EXIT_RUNTIME;
 	}
-	if (o->replay && (status = read_capture(o, t)) != EXIT_OK &&
+	if (o->sel->replay && (status = read_capture(o, t)) != EXIT_OK &&
 	    status != EXIT_BAD_INPUT) {
 		ibve_ports_free(t);
 		return status;
@@ -202,8 +202,8 @@ int watch_check(const struct check_opts *o)
 	ibve_ports_sample(t, &now);
 	from = now;
 	from.tv_sec -= (time_t)o->since;
-	n = ibve_check_run(o->spec, t, o->replay || o->state ? &from : NULL,
-			   &p);
+	n = ibve_check_run(o->spec, t,
+			   o->sel->replay || o->state ? &from : NULL, &p);
 	r = report(o, t, p, n, ndev);
 	ibve_ports_free(t);
 	return status == EXIT_BAD_INPUT && r == EXIT_OK ? status : r;

@@ -18,7 +18,7 @@
 
 bool watch_selected(const char *dev, void *arg)
 {
-	const struct selection *s = arg;
+	const struct cmd_shared *s = arg;
 	bool want = !s->nnames;
 
 	for (size_t i = 0; i < s->nnames; i++)
@@ -29,7 +29,7 @@ bool watch_selected(const char *dev, void *arg)
 }
 
 /* -l: every device (or those named) with its ports, text or JSON. */
-int watch_list(const struct selection *sel, uint32_t port, bool json)
+int watch_list(const struct cmd_shared *sel, bool json)
 {
 	const char *const *names = sel->names;
 	size_t nnames = sel->nnames;
@@ -54,7 +54,7 @@ int watch_list(const struct selection *sel, uint32_t port, bool json)
 		status = EXIT_RUNTIME;
 	}
 	for (int i = 0; i < n && status == EXIT_OK; i++) {
-		int r = ibve_device_print(stdout, &list[i], port, json);
+		int r = ibve_device_print(stdout, &list[i], sel->port, json);
 
 		if (r) {
 			if (r != -EPIPE)

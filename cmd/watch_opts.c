@@ -12,35 +12,27 @@
 #include "watch.h"
 
 enum {
-	OPT_EXPECT = 256,
-	OPT_NO_COLOR,
+	OPT_EXPECT = CMD_OPT_OWN,
 	OPT_MLX5,
 	OPT_METRICS_FILE,
 	OPT_METRICS_STATE,
 	OPT_METRICS_LISTEN,
 	OPT_SYSLOG,
 	OPT_JOURNAL,
-	OPT_SM,
-	OPT_SM_ISSM,
 	OPT_PID,
 	OPT_COMM,
 	OPT_CHECK,
 	OPT_SPEC,
 	OPT_SPEC_FILE,
 	OPT_SINCE,
-	OPT_EXCLUDE_DEVICE,
-	OPT_FLAP_WINDOW,
 	OPT_WEB_CONFIG,
 	OPT_LIST_EVENTS,
 };
 
 static const struct cmd_opt opts[] = {
-	{ 'd', "ib-dev", required_argument, "NAME",
-	  "watch only device NAME (repeatable; default: all,\nand devices that appear later)" },
-	{ OPT_EXCLUDE_DEVICE, "exclude-device", required_argument, "GLOB",
-	  "never open nor read devices matching GLOB (repeatable)" },
-	{ 'i', "ib-port", required_argument, "N",
-	  "only events of port N (repeatable)" },
+	CMD_SHARED('d'),
+	CMD_SHARED(CMD_OPT_EXCLUDE_DEVICE),
+	CMD_SHARED('i'),
 	{ 'e', "event", required_argument, "LIST",
 	  "only these events: names (PORT_ERR, any case, with or\nwithout IBV_EVENT_), classes (device,port,qp,cq,srq,wq),\nsources (verbs,hotplug,mlx5,sm,kernel) or severity>=warning" },
 	{ 'x', "exclude", required_argument, "LIST",
@@ -53,8 +45,7 @@ static const struct cmd_opt opts[] = {
 	  "exit 0 at the first such event, 1 if the timeout\npasses or the replay ends first" },
 	{ 'w', "write", required_argument, "FILE",
 	  "also append every event to FILE as JSON Lines" },
-	{ 'r', "replay", required_argument, "FILE",
-	  "read events from FILE (- for standard input)" },
+	CMD_SHARED('r'),
 	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
 	{ OPT_LIST_EVENTS, "list-events", no_argument, NULL,
 	  "list every event: name, source, class, severity and\nmeaning (with -j: JSON Lines), then exit" },
@@ -66,22 +57,18 @@ static const struct cmd_opt opts[] = {
 	  "with --check: the expectations of FILE, one a line" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
 	  "with --check: the history's window (-r or\n--metrics-state), e.g. 10m (default 10m)" },
-	{ OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
-	  "a flap is a PORT_ERR then PORT_ACTIVE within it;\nmetrics count flaps (default 10m)" },
+	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	{ 'q', "quiet", no_argument, NULL,
 	  "no \"watching\" line on standard error (without a\ndevice, it waits for one; with -n, --expect, -t or\n-d it exits 3)" },
-	{ 'A', "all-processes", no_argument, NULL,
-	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)" },
+	CMD_SHARED('A'),
 	{ OPT_PID, "pid", required_argument, "PID",
 	  "only events of objects of process PID (repeatable)" },
 	{ OPT_COMM, "comm", required_argument, "NAME",
 	  "only events of objects of processes called NAME\n(repeatable)" },
 	{ OPT_MLX5, "mlx5", no_argument, NULL,
 	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them" },
-	{ OPT_SM, "sm", no_argument, NULL,
-	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)" },
-	{ OPT_SM_ISSM, "sm-issm", no_argument, NULL,
-	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
+	CMD_SHARED(CMD_OPT_SM),
+	CMD_SHARED(CMD_OPT_SM_ISSM),
 	{ OPT_METRICS_FILE, "metrics-file", required_argument, "FILE",
 	  "keep Prometheus metrics of every event in FILE" },
 	{ OPT_METRICS_STATE, "metrics-state", required_argument, "FILE",
@@ -94,8 +81,7 @@ static const struct cmd_opt opts[] = {
 	  "also log each event shown to syslog (default daemon;\nno syslog daemon at /dev/log: exit 3)" },
 	{ OPT_JOURNAL, "journal", no_argument, NULL,
 	  "also send each event shown to the systemd journal,\nwith its fields and a MESSAGE_ID" },
-	{ OPT_NO_COLOR, "no-color", no_argument, NULL,
-	  "no colours (also when NO_COLOR is set)" },
+	CMD_SHARED(CMD_OPT_NO_COLOR),
 };
 
 static const char *features(void)
@@ -110,7 +96,7 @@ static const char *features(void)
 	return f[ibve_features() & (IBVE_FEATURE_MLX5 | IBVE_FEATURE_KERNEL)];
 }
 
-static const struct cmd_spec spec = {
+static struct cmd_spec spec = {
 	"[OPTIONS]",
 	"Watch the asynchronous events of RDMA devices.\n",
 	opts,
@@ -119,6 +105,7 @@ static const struct cmd_spec spec = {
 	"(--check: unhealthy), 2 usage error, 3 runtime failure, 4 malformed\n"
 	"replay input.\n",
 	features,
+	NULL,
 };
 
 static void terms(struct ibve_filter **f, const char *list, bool exclude)
@@ -136,22 +123,13 @@ void watch_parse(struct watch *w, int argc, char **argv)
 
 	w->facility = -1;
 	w->run.sz = sizeof(w->run);
-	w->filter = cmd_filter();
+	spec.shared = &w->c;
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
 		switch (c) {
-		case 'd':
-			cmd_device(arg, &w->names, &w->nnames);
-			ibve_filter_add_device(w->filter, arg);
-			break;
-		case 'i':
-			w->filtered = true;
-			w->port = cmd_port(arg);
-			ibve_filter_add_port(w->filter, w->port);
-			break;
 		case 'e':
 		case 'x':
 			w->filtered = true;
-			terms(&w->filter, arg, c == 'x');
+			terms(&w->c.filter, arg, c == 'x');
 			break;
 		case OPT_EXPECT:
 			terms(&w->expect, arg, false);
@@ -181,9 +159,6 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case 'w':
 			w->capture = arg;
 			break;
-		case 'r':
-			w->replay = arg;
-			break;
 		case 'l':
 			w->list = true;
 			break;
@@ -193,35 +168,23 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case 'q':
 			w->quiet = true;
 			break;
-		case OPT_NO_COLOR:
-			w->no_color = true;
-			break;
 		case OPT_JOURNAL:
 			w->journal = true;
 			break;
 		case OPT_MLX5:
 			w->mlx5 = true;
 			break;
-		case OPT_SM:
-			w->sm = true;
-			break;
-		case OPT_SM_ISSM:
-			w->sm_issm = true;
-			break;
-		case 'A':
-			w->all = true;
-			break;
 		case OPT_PID:
 			w->filtered = w->owners = true;
 			ibve_filter_add_pid(
-				w->filter,
+				w->c.filter,
 				(uint32_t)cmd_count(
 					arg, "invalid pid '%s': a process id",
 					1, 4194304));
 			break;
 		case OPT_COMM:
 			w->filtered = w->owners = true;
-			if (ibve_filter_add_comm(w->filter, arg))
+			if (ibve_filter_add_comm(w->c.filter, arg))
 				cmd_usage_error("--comm: %s", ibve_errmsg());
 			break;
 		case OPT_METRICS_FILE:
@@ -235,9 +198,6 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			break;
 		case OPT_WEB_CONFIG:
 			w->web_config = arg;
-			break;
-		case OPT_EXCLUDE_DEVICE:
-			cmd_device(arg, &w->exclude, &w->nexclude);
 			break;
 		case OPT_CHECK:
 			w->check = true;
@@ -258,20 +218,16 @@ void watch_parse(struct watch *w, int argc, char **argv)
 				arg,
 				"invalid duration '%s': e.g. 90s, 10m, 2h");
 			break;
-		case OPT_FLAP_WINDOW:
-			w->flap_window = cmd_duration(
-				arg,
-				"invalid duration '%s': e.g. 90s, 10m, 2h");
-			break;
 		}
 	}
 	if (optind < argc)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
+	w->filtered |= w->c.port != 0;
 	for (int i = 1; w->list_events && i < argc; i++)
 		if (strcmp(argv[i], "--list-events") && strcmp(argv[i], "-j") &&
 		    strcmp(argv[i], "--json"))
 			cmd_usage_error("--list-events takes only -j");
-	if (w->list && (w->replay || w->capture || w->expect))
+	if (w->list && (w->c.replay || w->capture || w->expect))
 		cmd_usage_error(
 			"--list cannot be combined with --replay, --write or --expect");
 	if (w->list && (w->metrics || w->state || w->listen ||
@@ -284,10 +240,10 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->check &&
 	    (w->list || w->capture || w->expect || w->run.count ||
 	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->journal || w->all || w->sm || w->mlx5 || w->filtered))
+	     w->journal || w->c.all || w->c.sm || w->mlx5 || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
-	if (w->check && !w->replay && !w->state && w->spec &&
+	if (w->check && !w->c.replay && !w->state && w->spec &&
 	    ibve_check_needs_history(w->spec))
 		cmd_usage_error(
 			"--check: '%s' needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)",
@@ -297,19 +253,12 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
 	if (w->web_config && !w->listen)
 		cmd_usage_error("--web-config goes with --metrics-listen");
-	if (w->mlx5 && (w->list || w->replay))
+	if (w->mlx5 && (w->list || w->c.replay))
 		cmd_usage_error(
 			"--mlx5 is for watching devices, not with --list or --replay");
-	if (w->sm_issm && !w->sm)
-		cmd_usage_error("--sm-issm goes with --sm");
-	if (w->sm && (w->list || w->replay))
-		cmd_usage_error(
-			"--sm is for watching devices, not with --list or --replay");
-	if (w->all && (w->list || w->replay))
-		cmd_usage_error(
-			"--all-processes is for watching devices, not with --list or --replay");
+	cmd_shared_check(&w->c, w->list || w->c.replay, "--list or --replay");
 	/* not an error: a filter may be kept for when -A is added */
-	if (w->owners && !w->all && !w->replay && !w->check)
+	if (w->owners && !w->c.all && !w->c.replay && !w->check)
 		cmd_error(
 			"--pid and --comm match events of processes' own objects, which only -A sees: without it they match nothing");
 }

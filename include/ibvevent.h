@@ -448,6 +448,15 @@ int ibve_device_list_select(struct ibve_device_info **list,
 			    void *arg);
 void ibve_device_list_free(struct ibve_device_info *list, size_t count);
 /*
+ * From now on, before the library lists devices, load only the libibverbs
+ * providers the present devices need (the kernel names each device's), not
+ * every one libibverbs knows of. It relies on libibverbs' private ABI:
+ * where that cannot be found, a provider does not load, or RDMAV_DRIVERS
+ * or IBV_DRIVERS is set, libibverbs loads the providers itself. A program
+ * that does not call it gets libibverbs' own loading.
+ */
+void ibve_providers_preload(void);
+/*
  * Write D to F: text for people, or one JSON object on one line; PORT 0
  * shows every port. Returns 0 or -errno.
  */

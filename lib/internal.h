@@ -120,13 +120,12 @@ int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a);
 /* The node GUID of DEVICE from sysfs, 0 when it cannot be read. */
 uint64_t ibve_sysfs_node_guid(const char *device);
 /*
- * ibv_get_device_list(), with the providers the present devices need
- * loaded first, so that libibverbs does not load all it knows of.
+ * ibv_get_device_list(), after ibve_providers_preload() with the providers
+ * the present devices need loaded first, so that libibverbs does not load
+ * all it knows of.
  */
 struct ibv_device;
 struct ibv_device **ibve_get_device_list(int *n);
-/* Those providers, loaded (once each); a no-op where it cannot tell. */
-void ibve_providers_load(void);
 /* ibv_get_device_list() failed with ERR (-errno): say why, return ERR. */
 int ibve_device_list_error(int err);
 

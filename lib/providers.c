@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The providers the present devices need, loaded before libibverbs lists
- * the devices.
+ * the devices, in programs that ask for it (ibve_providers_preload()):
+ * it learns libibverbs' private ABI, which a library should not impose
+ * on every program that links it.
  *
  * ibv_get_device_list() matches each device against the providers that
  * are already registered, and only when a device is left unmatched does it
@@ -60,6 +62,7 @@ static const char *const provider_of[] = {
 #define NPROVIDERS (sizeof(provider_of) / sizeof(provider_of[0]))
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool enabled;	       /* ibve_providers_preload() was called */
 static bool tried[NPROVIDERS]; /* each provider is loaded at most once */
 static char prefix[4096];      /* ".../libibverbs/lib", "" unknown */
 static unsigned int pabi;      /* libibverbs' private ABI, 0 unknown */
@@ -254,7 +257,15 @@ static bool configured(const char *name)
 	return false;
 }
 
-void ibve_providers_load(void)
+IBVE_EXPORT void ibve_providers_preload(void)
+{
+	pthread_mutex_lock(&lock);
+	enabled = true;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Those providers, loaded (once each); a no-op where it cannot tell. */
+static void load(void)
 {
 	static bool found, looked;
 	bool want[NPROVIDERS] = { false };
@@ -263,11 +274,11 @@ void ibve_providers_load(void)
 	if (getenv("RDMAV_DRIVERS") || getenv("IBV_DRIVERS"))
 		return;
 	pthread_mutex_lock(&lock);
-	if (!looked) {
+	if (enabled && !looked) {
 		found = find_providers();
 		looked = true;
 	}
-	if (found) {
+	if (enabled && found) {
 		wanted(want);
 		for (size_t i = 0; i < NPROVIDERS; i++) {
 			if (!want[i] || tried[i])
@@ -286,6 +297,6 @@ void ibve_providers_load(void)
 
 struct ibv_device **ibve_get_device_list(int *n)
 {
-	ibve_providers_load();
+	load();
 	return ibv_get_device_list(n);
 }

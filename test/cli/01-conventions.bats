@@ -85,6 +85,29 @@ invoked_options() {
 	done
 }
 
+# The --help entry of option OPT of command CMD: its line, with the lines
+# after it that continue its text.
+help_entry() {
+	"$1" --help | awk -v o="$2" '
+		/^  -|^      --/ { on = $0 ~ "[ ,]" o "([ ,]|$)" }
+		/^  -|^      --|^                         / { if (on) print; next }
+		{ on = 0 }'
+}
+
+@test "an option ibv_eventwatch and ibv_eventtop share reads the same in both --help" {
+	# shared: the long options both list (the table of cmd/common.c);
+	# --json, which each command's output shapes, is each one's own
+	shared=$(comm -12 <(help_options ibv_eventwatch | grep '^--') \
+		<(help_options ibv_eventtop | grep '^--') | grep -vx -e --json -e --help -e --version)
+	[ "$(wc -l <<<"$shared")" -ge 9 ]
+	for o in $shared; do
+		w=$(help_entry ibv_eventwatch "$o")
+		t=$(help_entry ibv_eventtop "$o")
+		[ -n "$w" ] || fail "no --help entry of $o"
+		[ "$w" = "$t" ] || fail "$o: ibv_eventwatch says '$w', ibv_eventtop '$t'"
+	done
+}
+
 @test "the option spellings a rendered man page shows are the command's (--help, completion)" {
 	all=$(for c in "${COMMANDS[@]}"; do help_options "$c"; done | sort -u)
 	for c in "${COMMANDS[@]}"; do

@@ -71,6 +71,9 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	run providers_opened ibv_eventwatch -t 0.1 -q
 	assert_success
 	assert_output librxe
+	run providers_opened ibv_eventtop -b -n 1
+	assert_success
+	assert_output librxe
 	# the reference: libibverbs left to itself opens every provider
 	run -0 providers_opened ibv_devinfo -l
 	[ "${#lines[@]}" -gt 5 ]
@@ -129,6 +132,27 @@ WITH_CONF=(unshare -m sh -c 'mount -t tmpfs ibve-conf /etc/libibverbs.d &&
 	[ "${#lines[@]}" -gt 5 ]
 	run -0 grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
 	assert_output 1
+}
+
+@test "where the providers are not beside libibverbs, libibverbs loads them itself" {
+	local own=$BATS_TEST_TMPDIR/lib sys
+	# the system's libibverbs, copied alone: the preload looks for the
+	# providers beside it, finds none, and leaves all to libibverbs
+	sys=$(ldd "$(command -v ibv_devices)" |
+		sed -n 's/.*libibverbs\.so\.1 => \(.*\) (0x.*/\1/p')
+	mkdir -p "$own"
+	cp "$sys" "$own/libibverbs.so.1"
+	LD_LIBRARY_PATH=$own run providers_opened ibv_eventwatch -l
+	assert_success
+	[ "${#lines[@]}" -gt 5 ]
+	assert_line librxe
+	run -0 grep -c '^rxe0 ' "$BATS_TEST_TMPDIR/providers.out"
+	assert_output 1
+	# it was the copy that was used, and the preload tried beside it
+	run -0 grep -c "\"$own/libibverbs\.so\.1\", O_RDONLY[^)]*) = [0-9]" \
+		"$BATS_TEST_TMPDIR/providers.trace"
+	run -0 grep -c "\"$own/libibverbs/librxe-rdmav[0-9]*\.so\", O_RDONLY[^)]*) = -1 ENOENT" \
+		"$BATS_TEST_TMPDIR/providers.trace"
 }
 
 @test "with 40 devices: every one listed, the rxe provider alone loaded" {

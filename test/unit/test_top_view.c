@@ -154,6 +154,42 @@ static void test_order(void)
 	teardown(&v);
 }
 
+/* A speed change of DEV to RATE at T: the row's rate. */
+static void set_rate(struct view *v, const char *dev, const char *rate,
+		     time_t t)
+{
+	struct ibve_event e = ev(dev, 0, 20, t); /* DEVICE_SPEED_CHANGE */
+
+	e.verbs.nrates = 1;
+	e.verbs.rates[0].port = 1;
+	strcpy(e.verbs.rates[0].old_rate, "-");
+	snprintf(e.verbs.rates[0].new_rate, sizeof(e.verbs.rates[0].new_rate),
+		 "%s", rate);
+	e.fields |= IBVE_FIELD_RATES;
+	ibve_ports_event(v->ports, &e);
+}
+
+/* RATE sorts by the number, though "100G" < "10G" < "2.5G" as text. */
+static void test_order_rate(void)
+{
+	struct view v;
+	char cell[32];
+
+	setup(&v);
+	set_rate(&v, "mlx5_0", "100 Gb/sec (4X EDR)", 960);
+	set_rate(&v, "mlx5_2", "2.5 Gb/sec (1X SDR)", 970);
+	set_rate(&v, "mlx5_3", "10 Gb/sec (4X SDR)", 980);
+	top_cell(row(&v, "mlx5_2", 1), COL_RATE, cell, sizeof(cell));
+	is_str(cell, "2.5G", "RATE cell");
+	v.sort = COL_RATE;
+	is_str(shown(&v), "mlx5_1/2 mlx5_2/1 mlx5_3/1 mlx5_0/1",
+	       "by rate: none, then 2.5, 10 and 100 Gb/s");
+	v.invert = true;
+	is_str(shown(&v), "mlx5_0/1 mlx5_3/1 mlx5_2/1 mlx5_1/2",
+	       "by rate, inverted");
+	teardown(&v);
+}
+
 static void test_columns(void)
 {
 	struct view v;
@@ -371,6 +407,7 @@ int main(void)
 	setenv("TZ", "UTC", 1);
 	test_cells();
 	test_order();
+	test_order_rate();
 	test_columns();
 	test_print();
 	test_procs();
