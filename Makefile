@@ -100,7 +100,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIB_PKGS := libibverbs
 LIB_LIBS := $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
 # The optional libraries' names, for the loader (lib/dl.c), and for what
-# the tools load when they need it (libmicrohttpd for --metrics-listen;
+# the exporter loads when it needs it (libmicrohttpd for --metrics-listen;
 # libyaml, libcrypt (bcrypt) and GnuTLS for --web-config), so that a start
 # loads none it does not use. $(call soname,LIB): the soname of LIB.so as
 # the compiler finds it.
@@ -122,19 +122,20 @@ CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 LIB_SO := $(B)/lib/libibvevent.so.$(SOVERSION)
-# The tools archive: what commands need beyond the library (the HTTP
-# endpoint, the injector), with its own copies of the output buffers and
-# of the loader of optional libraries (lib/dl.c).
-TOOLS_SRCS := $(wildcard lib/tools/*.c) lib/buf.c lib/dl.c
-TOOLS_OBJS := $(TOOLS_SRCS:%.c=$(B)/obj/tools/%.o)
-TOOLS_A := $(B)/lib/libibvevent-tools.a
+# The exporter of ibv_eventwatch (cmd/web: /metrics, its web configuration,
+# basic auth): an archive of its own, not installed, that sees the public
+# header alone. The commands link the library's output buffers, the one
+# object lib/buf.c makes.
+WEB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/web/*.c))
+WEB_A := $(B)/lib/libibvevent-web.a
 # cmd/ibv_*.c are the commands; the other files are their shared layer
 # (common.c) and the parts of one command (top_*.c: ibv_eventtop).
 CMDS := $(patsubst cmd/%.c,%,$(wildcard cmd/ibv_*.c))
 CMD_BINS := $(CMDS:%=$(B)/bin/%)
-CMD_COMMON := $(B)/obj/cmd/common.o
+CMD_COMMON := $(B)/obj/cmd/common.o $(B)/obj/lib/buf.o
+CMD_PARTS_ibv_eventinject := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/inject*.c))
 CMD_PARTS_ibv_eventtop := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/top_*.c))
-CMD_PARTS_ibv_eventwatch := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/watch_*.c))
+CMD_PARTS_ibv_eventwatch := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/watch_*.c)) $(WEB_A)
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(B)/test/%)
 
@@ -167,17 +168,17 @@ $(B)/obj/lib/%.o: lib/%.c | $(B)/gen/ibvevent_config.h
 	$(call quiet,CC,$<)
 	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
-$(B)/obj/tools/%.o: %.c | $(B)/gen/ibvevent_config.h
+$(B)/obj/cmd/web/%.o: cmd/web/%.c | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib \
+	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) \
 		$(if $(MHD_SONAME),-DIBVE_MHD_SONAME='"$(MHD_SONAME)"') \
 		$(if $(YAML_SONAME),-DIBVE_YAML_SONAME='"$(YAML_SONAME)"') \
 		$(if $(CRYPT_SONAME),-DIBVE_CRYPT_SONAME='"$(CRYPT_SONAME)"') \
 		$(if $(GNUTLS_SONAME),-DIBVE_GNUTLS_SONAME='"$(GNUTLS_SONAME)"') \
 		$(CFLAGS) -c $< -o $@
 
-$(TOOLS_A): $(TOOLS_OBJS)
+$(WEB_A): $(WEB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -185,7 +186,7 @@ $(TOOLS_A): $(TOOLS_OBJS)
 $(B)/obj/cmd/%.o: cmd/%.c | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)
-	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Ilib/tools $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(DEPFLAGS) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd/web $(CFLAGS) -c $< -o $@
 
 $(B)/gen/ibvevent_config.h:
 	@mkdir -p $(dir $@)
@@ -241,10 +242,10 @@ CMD_OBJS := $(patsubst cmd/%.c,$(B)/obj/cmd/%.o,$(wildcard cmd/*.c))
 .SECONDARY: $(CMD_OBJS)
 
 .SECONDEXPANSION:
-$(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(TOOLS_A) $(LIB_SO)
+$(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@ $(TOOLS_A) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ \
 		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(TOOL_LIBS) \
 		$(CMD_LIBS_$*)
 
@@ -311,7 +312,7 @@ check-unit: $(UNIT_BINS)
 	done; exit $$rc
 
 # bench/: the generator links the library like any program; the floor
-# the tools archive too, for the injector's verbs-only mode.
+# the injector too, for its verbs-only mode.
 BENCH_BINS := $(B)/bench/gen $(B)/bench/floor
 
 $(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
@@ -320,13 +321,14 @@ $(B)/bench/gen: bench/gen.c $(LIB_SO) include/ibvevent.h
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
 		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
 
-$(B)/bench/floor: bench/floor.c $(TOOLS_A) $(LIB_SO) include/ibvevent.h \
-		lib/tools/tools.h
+FLOOR_OBJS := $(CMD_PARTS_ibv_eventinject)
+$(B)/bench/floor: bench/floor.c $(FLOOR_OBJS) $(LIB_SO) include/ibvevent.h \
+		cmd/inject.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib/tools $(CFLAGS) $(LDFLAGS) $< \
-		-o $@ $(TOOLS_A) -L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' \
-		$(TOOL_LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Icmd $(CFLAGS) $(LDFLAGS) $< \
+		$(FLOOR_OBJS) -o $@ -L$(B)/lib -libvevent \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(TOOL_LIBS)
 
 # The figures: bench/RESULTS.md, at full size, the guest on BENCH_KERNEL.
 BENCH_KERNEL ?= 6.12
@@ -563,26 +565,26 @@ FUZZ_CHECK_TIME ?= 10
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
-# The targets of the commands' code (lib/tools) link those files of it.
-FUZZ_TOOLS_webconfig := lib/tools/webconfig.c lib/tools/auth.c lib/tools/gnutls.c
-FUZZ_TOOLS_http := $(FUZZ_TOOLS_webconfig) lib/tools/http.c
+# The targets of the exporter's code (cmd/web) link those files of it.
+FUZZ_TOOLS_webconfig := cmd/web/webconfig.c cmd/web/auth.c cmd/web/load.c
+FUZZ_TOOLS_http := $(FUZZ_TOOLS_webconfig) cmd/web/http.c
 FUZZ_TOOLS := $(FUZZ_TOOLS_http)
 FUZZ_TOOLS_CFLAGS := $(foreach l,MHD YAML CRYPT GNUTLS,$(if $($(l)_SONAME),-DIBVE_$(l)_SONAME='"$($(l)_SONAME)"'))
 
 $(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(FUZZ_TOOLS) \
-		$(wildcard include/*.h lib/*.h lib/tools/*.h) \
+		$(wildcard include/*.h lib/*.h cmd/web/*.h) \
 		$(BPF_SKEL) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) $(FUZZ_TOOLS_CFLAGS) \
-		-Ilib $(FUZZ_FLAGS) $< $(LIB_SRCS) $(FUZZ_TOOLS_$*) -o $@ $(LIB_LIBS)
+		-Ilib -Icmd/web $(FUZZ_FLAGS) $< $(LIB_SRCS) $(FUZZ_TOOLS_$*) -o $@ $(LIB_LIBS)
 
 $(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS) \
-		$(FUZZ_TOOLS:%.c=$(B)/obj/tools/%.o)
+		$(FUZZ_TOOLS:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) $< \
-		test/fuzz/driver.c $(LIB_OBJS) $(FUZZ_TOOLS_$*:%.c=$(B)/obj/tools/%.o) \
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Ilib -Icmd/web $(CFLAGS) $(LDFLAGS) $< \
+		test/fuzz/driver.c $(LIB_OBJS) $(FUZZ_TOOLS_$*:%.c=$(B)/obj/%.o) \
 		-o $@ $(LIB_LIBS)
 
 $(B)/fuzz-seeds/.done: test/fuzz/seeds $(wildcard test/captures/*.jsonl test/expected/*.jsonl test/fuzz/inputs/*)
@@ -619,7 +621,7 @@ lint:
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:
-	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.[ch] lib/bpf/*.[ch] lib/tools/*.[ch] cmd/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c share/*.c)
+	clang-format --dry-run -Werror $(wildcard include/*.h lib/*.[ch] lib/bpf/*.[ch] cmd/*.[ch] cmd/web/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c share/*.c)
 
 clean:
 	rm -rf $(B)

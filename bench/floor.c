@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools.h"
+#include "inject.h"
 
 int main(int argc, char **argv)
 {

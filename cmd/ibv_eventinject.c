@@ -12,8 +12,9 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "common.h"
-#include "tools.h"
+#include "inject.h"
 
 enum { OPT_REARM = 256, OPT_EVENTS, OPT_HOLD };
 
@@ -116,11 +117,153 @@ static void parse(struct inject *in, int argc, char **argv)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
 }
 
+static void report_text(struct ibve_buf *b, const struct ibve_inject_report *r)
+{
+	const char *ll = r->link_layer == IBV_LINK_LAYER_ETHERNET
+				 ? "RoCE"
+				 : "InfiniBand";
+
+	ibve_buf_printf(b, "scenario   %s\n",
+			r->scenario ? r->scenario->name : "?");
+	if (r->device[0]) {
+		ibve_buf_puts(b, "device     ");
+		ibve_buf_text_str(b, r->device);
+		ibve_buf_printf(b, " port %u", r->port);
+		if (r->gid_index >= 0)
+			ibve_buf_printf(b, " (%s, GID index %d)\n", ll,
+					r->gid_index);
+		else if (r->lid)
+			ibve_buf_printf(b, " (%s, LID %u)\n", ll, r->lid);
+		else
+			ibve_buf_putc(b, '\n');
+	}
+	if (r->scenario)
+		ibve_buf_printf(b, "expected   %s x%lu\n", r->scenario->expects,
+				r->expected);
+	if (r->status != 3 || r->received) {
+		ibve_buf_printf(b, "received   %s x%lu", r->scenario->expects,
+				r->received);
+		if (r->received) {
+			char d[256];
+
+			ibve_event_format_details(&r->first, d, sizeof(d));
+			ibve_buf_puts(b, d);
+		}
+		ibve_buf_putc(b, '\n');
+	}
+	if (r->received) {
+		ibve_buf_printf(b, "latency    %.0f us from trigger to arrival",
+				r->latency_us);
+		if (r->received > 1)
+			ibve_buf_printf(b, " (max %.0f us)", r->latency_max_us);
+		ibve_buf_putc(b, '\n');
+		if (r->received > 1)
+			ibve_buf_printf(
+				b, "rate       %.0f events/s over %.3f s\n",
+				r->rate, r->seconds);
+	}
+	ibve_buf_printf(b, "events     %lu read, every one acknowledged\n",
+			r->events);
+	ibve_buf_printf(b, "teardown   %s in %.1f ms\n",
+			r->teardown ? "complete" : "FAILED", r->teardown_ms);
+	if (r->status == 0)
+		ibve_buf_puts(b, "result     OK\n");
+	else
+		ibve_buf_printf(b, "result     %s: %s\n",
+				r->status == 1 ? "NOT DELIVERED"
+					       : "SETUP FAILED",
+				r->error);
+}
+
+static void report_json(struct ibve_buf *b, const struct ibve_inject_report *r)
+{
+	struct ibve_json j;
+	char tmp[64];
+
+	ibve_json_init(&j, b);
+	ibve_json_open(&j, NULL);
+	ibve_json_str(&j, "scenario", r->scenario ? r->scenario->name : "");
+	ibve_json_str(&j, "device", r->device);
+	ibve_json_uint_or_null(&j, "port", r->port);
+	tmp[0] = '\0';
+	if (r->node_guid)
+		ibve_guid_format(r->node_guid, tmp, sizeof(tmp));
+	ibve_json_str_or_null(&j, "node_guid", tmp);
+	ibve_json_str(&j, "link_layer", ibve_link_layer_name(r->link_layer));
+	if (r->gid_index >= 0)
+		ibve_json_int(&j, "gid_index", r->gid_index);
+	else
+		ibve_json_null(&j, "gid_index");
+	ibve_json_uint(&j, "lid", r->lid);
+	ibve_json_str(&j, "event", r->scenario ? r->scenario->expects : "");
+	ibve_json_uint(&j, "expected", r->expected);
+	ibve_json_uint(&j, "received", r->received);
+	if (r->received) {
+		const struct ibve_event *e = &r->first;
+
+		ibve_time_format(&e->time, tmp, sizeof(tmp));
+		ibve_json_str(&j, "time", tmp);
+		ibve_json_int(&j, "code", e->code);
+		ibve_json_str(&j, "class", ibve_class_name(e->cls));
+		ibve_json_str(&j, "severity", ibve_severity_name(e->severity));
+		ibve_json_bool(&j, "affiliated", e->affiliated);
+		if (e->fields & IBVE_FIELD_QP_NUM)
+			ibve_json_uint(&j, "qp_num", e->qp_num);
+		if (e->fields & IBVE_FIELD_HANDLE)
+			ibve_json_uint(&j, "handle", e->handle);
+		ibve_json_double(&j, "latency_us", "%.1f", r->latency_us);
+		ibve_json_double(&j, "latency_max_us", "%.1f",
+				 r->latency_max_us);
+		ibve_json_double(&j, "seconds", "%.6f", r->seconds);
+		ibve_json_double(&j, "rate", "%.1f", r->rate);
+	}
+	ibve_json_uint(&j, "events", r->events);
+	ibve_json_bool(&j, "teardown", r->teardown);
+	ibve_json_double(&j, "teardown_ms", "%.3f", r->teardown_ms);
+	ibve_json_bool(&j, "interrupted", r->interrupted);
+	ibve_json_int(&j, "status", r->status);
+	ibve_json_str_or_null(&j, "error", r->status ? r->error : NULL);
+	ibve_json_close(&j);
+	ibve_buf_putc(b, '\n');
+}
+
+static size_t inject_format(const struct ibve_inject_report *r, char *buf,
+			    size_t size, bool json)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	(json ? report_json : report_text)(&b, r);
+	return ibve_buf_end(&b);
+}
+
+static size_t scenario_format(char *buf, size_t size, bool json)
+{
+	struct ibve_buf b = { buf, size, 0 };
+
+	for (const struct ibve_scenario *s = ibve_scenarios; s->name; s++) {
+		struct ibve_json j;
+
+		if (!json) {
+			ibve_buf_printf(&b, "%-12s %-20s %s\n", s->name,
+					s->expects, s->text);
+			continue;
+		}
+		ibve_json_init(&j, &b);
+		ibve_json_open(&j, NULL);
+		ibve_json_str(&j, "scenario", s->name);
+		ibve_json_str(&j, "event", s->expects);
+		ibve_json_str(&j, "description", s->text);
+		ibve_json_close(&j);
+		ibve_buf_putc(&b, '\n');
+	}
+	return ibve_buf_end(&b);
+}
+
 /* list: every scenario, text or JSON Lines. */
 static int list(bool json)
 {
 	char out[4096];
-	size_t n = ibve_scenario_format(out, sizeof(out), json);
+	size_t n = scenario_format(out, sizeof(out), json);
 
 	return fwrite(out, 1, n, stdout) != n || fflush(stdout) ? EXIT_RUNTIME
 								: EXIT_OK;
@@ -136,7 +279,7 @@ static int report(const struct inject *in, const struct ibve_inject_report *r,
 		cmd_error("%s", r->error);
 	if (in->quiet || (!in->json && status == EXIT_RUNTIME))
 		return status;
-	n = ibve_inject_format(r, out, sizeof(out), in->json);
+	n = inject_format(r, out, sizeof(out), in->json);
 	if ((fwrite(out, 1, n, stdout) != n || fflush(stdout)) &&
 	    errno != EPIPE) {
 		cmd_error("write to standard output: %s", strerror(errno));
@@ -156,10 +299,9 @@ int main(int argc, char **argv)
 	snprintf(
 		usage, sizeof(usage),
 		"Provoke an RDMA async event on objects of our own and report it.\n\nScenarios:\n");
-	for (size_t i = 0; ibve_scenario_at(i); i++)
+	for (const struct ibve_scenario *s = ibve_scenarios; s->name; s++)
 		snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage),
-			 "  %-12s expects %s\n", ibve_scenario_at(i)->name,
-			 ibve_scenario_at(i)->expects);
+			 "  %-12s expects %s\n", s->name, s->expects);
 	parse(&in, argc, argv);
 	if (strcmp(in.scenario, "list") == 0)
 		return list(in.json);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "tools.h"
+#include "web.h"
 #include "watch.h"
 
 /* The sources: a capture, or every device and what goes with them. */
@@ -45,8 +45,7 @@ static int add_http(struct ibve_pipeline *p, const struct watch *w,
 		cmd_error("%s", ibve_errmsg());
 		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	if (ibve_http_new(http, w->listen, ports, c) ||
-	    ibve_http_attach(*http, ibve_pipeline_loop(p))) {
+	if (ibve_http_new(http, w->listen, ports, c, ibve_pipeline_loop(p))) {
 		cmd_error("--metrics-listen %s", ibve_errmsg());
 		return EXIT_RUNTIME;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Output buffers that never overflow, and the one JSON writer: used by the
- * library and, compiled again into the tools archive, by the commands.
+ * library and, linked as the same object (buf.o), by the commands.
  */
 #ifndef IBVE_BUF_H
 #define IBVE_BUF_H

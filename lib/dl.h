@@ -12,9 +12,7 @@
  * the functions used, declares the table and maps each name to it, so a
  * call site reads as a plain call; dl_tables.c has the tables. Types,
  * macros and inline functions of the library's own headers are used as
- * they are. The same loader serves the journal sink (libsystemd) and,
- * compiled into the tools archive, the commands' own optional libraries
- * (libmicrohttpd, libyaml, libcrypt, GnuTLS).
+ * they are. The same loader serves the journal sink (libsystemd).
  */
 #ifndef IBVE_DL_H
 #define IBVE_DL_H

@@ -187,7 +187,7 @@ help_entry() {
 @test "C sources follow the repository's .clang-format" {
 	command -v clang-format >/dev/null || skip "clang-format is not installed (make deps installs it)"
 	cd "$TOP"
-	run clang-format --dry-run -Werror include/*.h lib/*.[ch] lib/tools/*.[ch] cmd/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c share/*.c
+	run clang-format --dry-run -Werror include/*.h lib/*.[ch] cmd/*.[ch] cmd/web/*.[ch] test/unit/*.[ch] test/fuzz/*.c test/sm/*.c bench/*.c share/*.c
 	assert_success
 }
 

@@ -28,15 +28,12 @@ LIB=$BUILD/lib/libibvevent.so.0
 	assert_failure
 }
 
-@test "no dependency cycle among the library's objects (or the tools archive's)" {
+@test "no dependency cycle among the library's objects (or the exporter's)" {
 	# an edge A B: object A uses a symbol object B defines
 	objs=()
-	for c in "$TOP"/lib/*.c "$TOP"/lib/tools/*.c; do
+	for c in "$TOP"/lib/*.c "$TOP"/cmd/web/*.c; do
 		c=${c#"$TOP"/}
-		case $c in
-		lib/tools/*) objs+=("$BUILD/obj/tools/${c%.c}.o") ;;
-		*) objs+=("$BUILD/obj/${c%.c}.o") ;;
-		esac
+		objs+=("$BUILD/obj/${c%.c}.o")
 	done
 	[ "${#objs[@]}" -gt 10 ]
 	ls "${objs[@]}" >/dev/null
@@ -52,6 +49,29 @@ LIB=$BUILD/lib/libibvevent.so.0
 	run tsort "$BATS_TEST_TMPDIR/edges"
 	assert_success
 	refute_output --partial 'contains a loop'
+}
+
+@test "the exporter's archive sees the public API alone, and defines none of the library's symbols" {
+	web=("$BUILD"/obj/cmd/web/*.o)
+	[ "${#web[@]}" -ge 4 ]
+	# the headers it was compiled with (the compiler's record): its own and
+	# the public one, none of the library's private ones
+	run -0 bash -c "sed 's/[:\\\\]/ /g' '$BUILD'/obj/cmd/web/*.d | tr ' ' '\\n' |
+		grep '\\.h\$' | grep -v '^/' | sort -u"
+	assert_output --partial include/ibvevent.h
+	refute_output --regexp '(^|/)lib/'
+	# the library's functions it calls are all exported; it defines none
+	nm -D --defined-only "$LIB" | awk '{ sub(/@.*/, "", $3); print $3 }' |
+		sort -u >"$BATS_TEST_TMPDIR/exported"
+	nm -g --defined-only "$BUILD"/obj/lib/*.o | awk 'NF == 3 { print $3 }' |
+		sort -u >"$BATS_TEST_TMPDIR/lib"
+	nm -g --defined-only "${web[@]}" | awk 'NF == 3 { print $3 }' |
+		sort -u >"$BATS_TEST_TMPDIR/own"
+	run -0 bash -c "nm -u ${web[*]} | awk '\$2 ~ /^ibve_/ { print \$2 }' | sort -u |
+		comm -23 - '$BATS_TEST_TMPDIR/own' | comm -23 - '$BATS_TEST_TMPDIR/exported'"
+	assert_output ''
+	run -0 comm -12 "$BATS_TEST_TMPDIR/own" "$BATS_TEST_TMPDIR/lib"
+	assert_output ''
 }
 
 @test "the library pulls neither libmicrohttpd nor ncurses; the tools are not in it" {
@@ -132,7 +152,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 		cmp "$s" "$dest/opt/ibve/share/ibvevent/schema/${s##*/}"
 	done
 	diff <(ls "$TOP/share/schema") <(ls "$dest/opt/ibve/share/ibvevent/schema")
-	[ -z "$(find "$dest" -name '*.a')" ] # the tools archive is the build's own
+	[ -z "$(find "$dest" -name '*.a')" ] # the exporter's archive is the build's own
 	grep -qx 'prefix=/opt/ibve' "$dest/opt/ibve/lib/pkgconfig/libibvevent.pc"
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN
 	[ -z "$(find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print)" ]

@@ -24,8 +24,6 @@
 #include <microhttpd.h>
 
 #include "internal.h"
-#include "dl.h"
-#include "tools.h"
 
 #ifndef IBVE_MHD_SONAME
 #define IBVE_MHD_SONAME "libmicrohttpd.so.12"
@@ -80,10 +78,10 @@ static int mhd_load(void)
 		"MHD_queue_basic_auth_fail_response",
 		"MHD_free",
 	};
-	IBVE_DL_DEFINE(static, lib, mhd, names, IBVE_MHD_SONAME,
-		       "for the HTTP endpoint", "libmicrohttpd12");
+	WEB_LIB(lib, mhd, names, IBVE_MHD_SONAME, "for the HTTP endpoint",
+		"libmicrohttpd12");
 
-	return ibve_dl_load(&lib);
+	return web_lib_load(&lib);
 }
 
 struct ibve_http {
@@ -224,8 +222,34 @@ static struct MHD_Daemon *start(struct ibve_http *h, const struct addrinfo *ai)
 		0, NULL, NULL, handle, h, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 }
 
+static int http_timeout(void *arg)
+{
+	struct ibve_http *h = arg;
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	if (mhd.get_timeout(h->d, &ms) != MHD_YES)
+		return -1;
+	return ms > 86400000 ? 86400000 : (int)ms;
+}
+
+static void http_run(void *arg)
+{
+	struct ibve_http *h = arg;
+
+	mhd.run(h->d);
+}
+
+static int on_http(int fd, short revents, void *arg)
+{
+	(void)fd;
+	(void)revents;
+	http_run(arg);
+	return 0;
+}
+
 int ibve_http_new(struct ibve_http **out, const char *addr,
-		  const struct ibve_ports *m, struct ibve_webconfig *w)
+		  const struct ibve_ports *m, struct ibve_webconfig *w,
+		  struct ibve_loop *l)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV },
@@ -270,6 +294,11 @@ int ibve_http_new(struct ibve_http **out, const char *addr,
 		return ibve_error(EIO, "%s: no epoll fd from libmicrohttpd",
 				  addr);
 	}
+	if ((r = ibve_loop_add_fd(l, h->fd, POLLIN, on_http, h))) {
+		ibve_http_free(h);
+		return r;
+	}
+	ibve_loop_set_wakeup(l, http_timeout, http_run, h);
 	*out = h;
 	return 0;
 }
@@ -282,35 +311,4 @@ void ibve_http_free(struct ibve_http *h)
 		mhd.stop_daemon(h->d);
 	ibve_webconfig_free(h->w);
 	free(h);
-}
-
-static int http_timeout(void *arg)
-{
-	struct ibve_http *h = arg;
-	MHD_UNSIGNED_LONG_LONG ms;
-
-	if (mhd.get_timeout(h->d, &ms) != MHD_YES)
-		return -1;
-	return ms > 86400000 ? 86400000 : (int)ms;
-}
-
-static void http_run(void *arg)
-{
-	struct ibve_http *h = arg;
-
-	mhd.run(h->d);
-}
-
-static int on_http(int fd, short revents, void *arg)
-{
-	(void)fd;
-	(void)revents;
-	http_run(arg);
-	return 0;
-}
-
-int ibve_http_attach(struct ibve_http *h, struct ibve_loop *l)
-{
-	ibve_loop_set_wakeup(l, http_timeout, http_run, h);
-	return ibve_loop_add_fd(l, h->fd, POLLIN, on_http, h);
 }

@@ -23,9 +23,6 @@
 #include <yaml.h>
 
 #include "internal.h"
-#include "dl.h"
-#include "gnutls.h"
-#include "tools.h"
 
 #ifndef IBVE_YAML_SONAME
 #define IBVE_YAML_SONAME "libyaml-0.so.2"
@@ -54,10 +51,10 @@ static int yaml_load(void)
 		"yaml_document_get_node",
 		"yaml_document_delete",
 	};
-	IBVE_DL_DEFINE(static, lib, yaml, names, IBVE_YAML_SONAME,
-		       "for --web-config", "libyaml-0-2");
+	WEB_LIB(lib, yaml, names, IBVE_YAML_SONAME, "for --web-config",
+		"libyaml-0-2");
 
-	return ibve_dl_load(&lib);
+	return web_lib_load(&lib);
 }
 
 /* The TLS versions, as the exporters name them and as GnuTLS does. */
@@ -365,9 +362,9 @@ static int set_users(struct rd *r, const char *where, yaml_node_t *v)
 				   where);
 		if ((e = string(r, where, x, &hash)))
 			return e;
-		if (ibve_auth_has_user(r->c->auth, user))
-			return bad(r, k, "%s.%s is given twice", where, user);
 		e = ibve_auth_add_user(r->c->auth, user, hash ? hash : "");
+		if (e == -EEXIST)
+			return bad(r, k, "%s.%s is given twice", where, user);
 		if (e == -EINVAL)
 			return bad(
 				r, x,
@@ -377,7 +374,7 @@ static int set_users(struct rd *r, const char *where, yaml_node_t *v)
 			return bad(
 				r, x,
 				"%s.%s: a bcrypt cost above %d would stop the watcher for seconds at each check (htpasswd -nBC 10 %s)",
-				where, user, ibve_auth_cost_max(), user);
+				where, user, IBVE_AUTH_COST_MAX, user);
 		if (e)
 			return e;
 	}

@@ -20,7 +20,7 @@
  * second, up to BUDGET_BURST at once). Past it a pair that is not
  * remembered is refused without a bcrypt (and not remembered as failed);
  * a remembered one, a scraper's, still passes at once. Costs above
- * COST_MAX are refused at load: one check would stop the loop for
+ * IBVE_AUTH_COST_MAX are refused at load: one check would stop the loop for
  * seconds.
  */
 #include <crypt.h>
@@ -31,9 +31,6 @@
 #include <time.h>
 
 #include "internal.h"
-#include "dl.h"
-#include "gnutls.h"
-#include "tools.h"
 
 #ifndef IBVE_CRYPT_SONAME
 #define IBVE_CRYPT_SONAME "libcrypt.so.1"
@@ -42,7 +39,6 @@
 #define DIGEST	 32 /* HMAC-SHA-256 */
 #define FAILED	 8  /* failed pairs remembered */
 #define HASH_LEN 60 /* "$2y$10$" 22 characters of salt, 31 of hash */
-#define COST_MAX 14 /* about a second a check on a server CPU */
 
 #define BUDGET_RATE  0.25 /* seconds of bcrypt a second, at most... */
 #define BUDGET_BURST 1.0  /* ...after up to this much at once */
@@ -55,10 +51,10 @@ static struct {
 static int xcrypt_load(void)
 {
 	static const char *const names[] = { "crypt_rn", "crypt_gensalt_rn" };
-	IBVE_DL_DEFINE(static, lib, xcrypt, names, IBVE_CRYPT_SONAME,
-		       "for the passwords of --web-config", "libcrypt1");
+	WEB_LIB(lib, xcrypt, names, IBVE_CRYPT_SONAME,
+		"for the passwords of --web-config", "libcrypt1");
 
-	return ibve_dl_load(&lib);
+	return web_lib_load(&lib);
 }
 
 struct user {
@@ -116,7 +112,7 @@ void ibve_auth_free(struct ibve_auth *a)
 	free(a);
 }
 
-bool ibve_auth_is_bcrypt(const char *hash)
+static bool is_bcrypt(const char *hash)
 {
 	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				  "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -130,21 +126,18 @@ bool ibve_auth_is_bcrypt(const char *hash)
 	return cost >= 4 && cost <= 31 && strspn(hash + 7, b64) == HASH_LEN - 7;
 }
 
-int ibve_auth_cost_max(void)
-{
-	return COST_MAX;
-}
-
 int ibve_auth_add_user(struct ibve_auth *a, const char *name, const char *hash)
 {
 	struct user *u;
-
 	int cost;
 
-	if (!ibve_auth_is_bcrypt(hash))
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->users[i].name, name) == 0)
+			return -EEXIST;
+	if (!is_bcrypt(hash))
 		return -EINVAL;
 	cost = (hash[4] - '0') * 10 + hash[5] - '0';
-	if (cost > COST_MAX)
+	if (cost > IBVE_AUTH_COST_MAX)
 		return -E2BIG;
 	u = realloc(a->users, (a->n + 1) * sizeof(*u));
 	if (!u)
@@ -167,14 +160,6 @@ int ibve_auth_add_user(struct ibve_auth *a, const char *name, const char *hash)
 		a->dummy_cost = cost;
 	}
 	return 0;
-}
-
-bool ibve_auth_has_user(const struct ibve_auth *a, const char *name)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->users[i].name, name) == 0)
-			return true;
-	return false;
 }
 
 /* Whether the N bytes at A and B are the same, in a time that says not. */
