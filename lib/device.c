@@ -8,7 +8,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "internal.h"
+#include "source.h"
 
 static const char *const port_states[] = {
 	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
@@ -409,4 +409,25 @@ IBVE_EXPORT int ibve_device_print(FILE *f, const struct ibve_device_info *d,
 		ibve_error(r, "write: %s", strerror(-r));
 	free(b.p);
 	return r;
+}
+
+int ibve_names_copy(struct ibve_names *names, const struct ibve_source_opts *o)
+{
+	names->v = calloc(o->ndevices + 1, sizeof(*names->v));
+	if (!names->v)
+		return ibve_error(ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->ndevices; i++)
+		ibve_strcpy(names->v[names->n++], o->devices[i], IBVE_NAME_MAX);
+	return 0;
+}
+
+bool ibve_names_want(const struct ibve_names *names, const struct ibve_host *h,
+		     const char *device)
+{
+	if (h->excluded(h->ctx, device))
+		return false;
+	for (size_t i = 0; i < names->n; i++)
+		if (strcmp(names->v[i], device) == 0)
+			return true;
+	return !names->n;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The "devices" source's table of open devices, and what other sources do
- * with it: the hot-plug source tells it what came and went, the mlx5
- * source opens mlx5 devices its own way and watches a channel of each.
+ * The device set: the "devices" source's table of open devices, which the
+ * pipeline offers other sources (host devset): the hot-plug source tells
+ * it what came and went, the mlx5 source opens mlx5 devices its own way and
+ * watches a channel of each, the kernel source waits for devices.
  */
 #ifndef IBVE_DEVICES_H
 #define IBVE_DEVICES_H
@@ -38,7 +39,7 @@ struct ibve_slot {
 /* What another source does when devices are opened and closed. */
 struct ibve_dev_hooks {
 	void *arg;
-	/* Open DEV its own way; NULL with errno 0: not its business. */
+	/* Open DEV its own way; NULL: it is opened the usual way. */
 	struct ibv_context *(*open)(void *arg, struct ibv_device *dev);
 	/* SLOT was opened; detach: it is about to be closed. */
 	void (*attach)(void *arg, int id, struct ibve_slot *slot);
@@ -47,8 +48,26 @@ struct ibve_dev_hooks {
 	const char *(*tag)(void *arg, int id, const struct ibve_slot *slot);
 };
 
+struct ibve_devset {
+	struct ibve_host h;
+	bool followed; /* the hot-plug source tells it what comes and goes */
+	bool all;
+	struct ibve_names watch;
+	struct ibv_context *borrowed; /* the caller's context, or NULL */
+	char borrowed_name[IBVE_NAME_MAX];
+	struct ibve_slot **slots; /* stable: hooks keep pointers */
+	size_t nslots;
+	struct ibve_dev_hooks hooks[IBVE_HOOKS_MAX];
+	size_t nhooks;
+	bool no_rdma; /* every device: the kernel offers no RDMA at all */
+	bool wait;    /* IBVE_SRC_WAIT: none is not a failure */
+	int lazy_fd;  /* a timerfd: the ports' rates, read after start-up */
+	bool lazy_watched;
+};
+
 /* Add hooks before the devices source starts; the hook's id, or -errno. */
-int ibve_devices_hook(struct ibve_src *devices, const struct ibve_dev_hooks *h);
+int ibve_devices_hook(struct ibve_devset *devices,
+		      const struct ibve_dev_hooks *h);
 
 /* An arrival announced but not yet listed by libibverbs. */
 struct ibve_await {
@@ -62,19 +81,21 @@ struct ibve_await {
  * so with DEVICE_ADDED / DEVICE_REMOVED. Arrivals of AW (*NAW) now listed
  * are taken out of it.
  */
-int ibve_devices_rescan(struct ibve_src *devices, bool announce,
+int ibve_devices_rescan(struct ibve_devset *devices, bool announce,
 			struct ibve_await *aw, size_t *naw);
 /* A uverbs node (CHARDEV) or a device (DEVICE) went away: close it. */
-void ibve_devices_removed(struct ibve_src *devices, const char *chardev,
+void ibve_devices_removed(struct ibve_devset *devices, const char *chardev,
 			  const char *device);
 /* Close SLOT at once and announce DEVICE_REMOVED. */
-void ibve_devices_close(struct ibve_src *devices, struct ibve_slot *slot);
-/* The slot of index I (used or not), or NULL. */
-struct ibve_slot *ibve_devices_slot(struct ibve_src *devices, size_t i);
+void ibve_devices_close(struct ibve_devset *devices, struct ibve_slot *slot);
 /* Whether DEVICE is one of those watched. */
-bool ibve_devices_watched(const struct ibve_src *devices, const char *device);
+bool ibve_devices_watched(const struct ibve_devset *devices,
+			  const char *device);
+/* The names of the open devices, up to MAX; how many there are. */
+size_t ibve_devices_names(const struct ibve_devset *devices, const char **out,
+			  size_t max);
 /* The open slot of DEVICE, or NULL. */
-struct ibve_slot *ibve_devices_find(struct ibve_src *devices,
+struct ibve_slot *ibve_devices_find(struct ibve_devset *devices,
 				    const char *device);
 
 #endif

@@ -4,7 +4,8 @@
  * to the caller), one poll loop, and the stop conditions. It knows no
  * source and no sink by name: sources are the table of sources.c, found by
  * the name the caller gives, and talk to the pipeline only through the
- * host interface (source.h); sinks through theirs (sink.h).
+ * host interface (source.h), which offers them the device set (devices.h);
+ * sinks through theirs (sink.h).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -15,12 +16,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "devices.h"
 #include "sink.h"
-#include "source.h"
 
 struct inst {
 	const struct ibve_source_ops *ops;
-	struct ibve_src *src;
+	void *src;
 	bool started, done;
 };
 
@@ -69,13 +70,49 @@ struct ibve_pipeline {
 	/* run */
 	const struct ibve_run_opts *run;
 	unsigned long matched;
-	int stop; /* why the run ends; 0: it goes on */
-	char fail[512];
+	int stop;	/* why the run ends (IBVE_STOP_*, a callback's); 0 */
+	int err;	/* it cannot go on: -errno, the first; 0 */
+	char fail[512]; /* the reason of ERR, from the source that failed */
 	bool started;
 	const char *failed; /* the source start failed in */
 	char **exclude;	    /* device globs */
 	size_t nexclude;
 };
+
+/*
+ * The pipeline's states. Set up: sources and sinks are added. Started
+ * (ibve_pipeline_start): each source started in its order, then checked,
+ * then the sinks. Then records flow, pulled (ibve_pipeline_read fills the
+ * caller's array, then the queue) or pushed (ibve_pipeline_run: the loop
+ * hands the queue to the sinks batch by batch). A run goes on while stop
+ * and err are 0; it ends when stop is set, with a reason (records
+ * counted or expected, the time up, a callback's own), or err, with an
+ * error (a source failed, a sink could not write), which wins over a
+ * reason. Every source having ended (stop END) still lets queued records
+ * and the last clock step through. Each run starts with both cleared.
+ */
+
+/* What the run ends with: its error, else its reason; 0: it goes on. */
+static int status(const struct ibve_pipeline *p)
+{
+	return p->err ? p->err : p->stop;
+}
+
+/* Whether records still flow: nothing stopped it but every source ending. */
+static bool flowing(const struct ibve_pipeline *p)
+{
+	return !p->err && (!p->stop || p->stop == IBVE_STOP_END);
+}
+
+/* The run ends with R: an error (< 0) or a reason (> 0); R. */
+static int halt(struct ibve_pipeline *p, int r)
+{
+	if (r < 0)
+		p->err = r;
+	else
+		p->stop = r;
+	return r;
+}
 
 /* --- the host ------------------------------------------------------------- */
 
@@ -132,6 +169,15 @@ IBVE_EXPORT int ibve_pipeline_exclude_device(struct ibve_pipeline *p,
 	return 0;
 }
 
+/* Whether a running source observes the records. */
+static bool observed(const struct ibve_pipeline *p)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->observe && p->in[i].started)
+			return true;
+	return false;
+}
+
 static const struct ibve_filter *host_needed(void *ctx)
 {
 	const struct ibve_pipeline *p = ctx;
@@ -142,10 +188,7 @@ static const struct ibve_filter *host_needed(void *ctx)
 	for (size_t i = 0; i < p->nsinks; i++)
 		if (p->sinks[i].flags & IBVE_SINK_ALL)
 			return NULL;
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].ops->observe && p->in[i].started)
-			return NULL;
-	return p->filter;
+	return observed(p) ? NULL : p->filter;
 }
 
 static struct ibve_event *host_emit(void *ctx)
@@ -176,42 +219,39 @@ static int host_put(void *ctx, const struct ibve_event *ev)
 	return 0;
 }
 
-static int host_watch(void *ctx, int fd, struct ibve_src *src, uint32_t cookie)
+static int host_watch(void *ctx, int fd, void *src, uint32_t cookie)
 {
 	struct ibve_pipeline *p = ctx;
 	struct watch *w = malloc(sizeof(*w)), **v;
-	struct epoll_event e = { .events = EPOLLIN };
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = w };
+	int r = 0;
 
-	if (!w)
-		return -1;
-	v = realloc(p->watches, (p->nwatches + 1) * sizeof(*v));
+	v = w ? realloc(p->watches, (p->nwatches + 1) * sizeof(*v)) : NULL;
 	if (!v) {
 		free(w);
-		return -1;
+		return -ENOMEM;
 	}
 	p->watches = v;
 	*w = (struct watch){ fd, NULL, cookie, false };
 	for (size_t i = 0; i < p->nin; i++)
 		if (p->in[i].src == src)
 			w->in = &p->in[i];
-	e.data.ptr = w;
-	if (!w->in) {
-		free(w);
-		errno = EINVAL;
-		return -1;
-	}
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e)) {
-		if (errno != EPERM) {
-			free(w);
-			return -1;
-		}
+	if (!w->in)
+		r = -EINVAL;
+	else if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e))
+		r = -errno;
+	if (r == -EPERM) {
 		/* what poll(2) says of a regular file: ready, always */
 		w->always = true;
 		if (!p->nalways++)
 			eventfd_write(p->kick, 1);
+		r = 0;
 	}
-	v[p->nwatches++] = w;
-	return 0;
+	if (r)
+		free(w);
+	else
+		v[p->nwatches++] = w;
+	return r;
 }
 
 static void host_unwatch(void *ctx, int fd)
@@ -243,12 +283,12 @@ static void host_note(void *ctx, enum ibve_note_kind kind, const char *text)
 		p->note(kind, text, p->note_arg);
 }
 
-static struct ibve_src *host_find(void *ctx, const char *name)
+static struct ibve_devset *host_devset(void *ctx)
 {
-	struct ibve_pipeline *p = ctx;
+	const struct ibve_pipeline *p = ctx;
 
 	for (size_t i = 0; i < p->nin; i++)
-		if (strcmp(p->in[i].ops->name, name) == 0)
+		if (p->in[i].ops->devset)
 			return p->in[i].src;
 	return NULL;
 }
@@ -261,14 +301,14 @@ static bool all_done(const struct ibve_pipeline *p)
 	return p->nin > 0;
 }
 
-static void host_done(void *ctx, struct ibve_src *src)
+static void host_done(void *ctx, void *src)
 {
 	struct ibve_pipeline *p = ctx;
 
 	for (size_t i = 0; i < p->nin; i++)
 		if (p->in[i].src == src)
 			p->in[i].done = true;
-	if (all_done(p) && p->run && !p->run->linger && !p->stop)
+	if (all_done(p) && p->run && !p->run->linger && !status(p))
 		p->stop = IBVE_STOP_END;
 }
 
@@ -277,8 +317,8 @@ static void host_fail(void *ctx, int err)
 	struct ibve_pipeline *p = ctx;
 
 	snprintf(p->fail, sizeof(p->fail), "%s", ibve_errmsg());
-	if (!p->stop || p->stop > 0)
-		p->stop = err;
+	if (!p->err)
+		p->err = err;
 }
 
 static int dispatch(struct ibve_pipeline *p);
@@ -289,14 +329,12 @@ static int host_clock(void *ctx, const struct timespec *now)
 	int r;
 
 	/* the step's records reach the sinks before the step is told */
-	if (p->run && (!p->stop || p->stop == IBVE_STOP_END) &&
-	    (r = dispatch(p)))
-		p->stop = r;
+	if (p->run)
+		dispatch(p);
 	/* the last step is told at the end, too */
-	if ((!p->stop || p->stop == IBVE_STOP_END) && p->clock &&
-	    (r = p->clock(now, p->clock_arg)))
-		p->stop = r;
-	return p->stop == IBVE_STOP_END ? 0 : p->stop;
+	if (flowing(p) && p->clock && (r = p->clock(now, p->clock_arg)))
+		halt(p, r);
+	return p->err ? p->err : p->stop == IBVE_STOP_END ? 0 : p->stop;
 }
 
 /* --- setting up ------------------------------------------------------------- */
@@ -333,7 +371,7 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 		.watch = host_watch,
 		.unwatch = host_unwatch,
 		.note = host_note,
-		.find = host_find,
+		.devset = host_devset,
 		.done = host_done,
 		.fail = host_fail,
 		.clock = host_clock,
@@ -401,6 +439,16 @@ IBVE_EXPORT unsigned long ibve_pipeline_bad_input(const struct ibve_pipeline *p)
 	return p->bad_input;
 }
 
+/* The instance of OPS, or NULL. */
+static struct inst *registered(const struct ibve_pipeline *p,
+			       const struct ibve_source_ops *ops)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops == ops)
+			return &p->in[i];
+	return NULL;
+}
+
 IBVE_EXPORT int ibve_pipeline_add_source(struct ibve_pipeline *p,
 					 const char *name,
 					 const struct ibve_source_opts *o)
@@ -416,7 +464,7 @@ IBVE_EXPORT int ibve_pipeline_add_source(struct ibve_pipeline *p,
 			ops = ibve_sources[i];
 	if (!ops)
 		return ibve_error(ENOENT, "no source called '%s'", name);
-	if (host_find(p, name))
+	if (registered(p, ops))
 		return ibve_error(EEXIST, "source '%s' added twice", name);
 	if (p->started)
 		return ibve_error(EBUSY, "the pipeline has started");
@@ -453,22 +501,13 @@ IBVE_EXPORT const char *ibve_pipeline_failed(const struct ibve_pipeline *p)
 	return p->failed;
 }
 
-/* The instance of registry entry K, or NULL. */
-static struct inst *registered(struct ibve_pipeline *p, size_t k)
-{
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].ops == ibve_sources[k])
-			return &p->in[i];
-	return NULL;
-}
-
 /* 0 when some source watches something; else the first one's reason. */
 static int nothing_watched(struct ibve_pipeline *p)
 {
 	struct inst *first = NULL;
 
 	for (size_t k = 0; ibve_sources[k]; k++) {
-		struct inst *in = registered(p, k);
+		struct inst *in = registered(p, ibve_sources[k]);
 
 		if (!in || !in->ops->empty)
 			continue;
@@ -529,29 +568,26 @@ IBVE_EXPORT size_t ibve_pipeline_describe(const struct ibve_pipeline *p,
 {
 	struct ibve_buf b = { buf, size, 0 };
 
-	for (size_t k = 0; ibve_sources[k]; k++)
-		for (size_t i = 0; i < p->nin; i++) {
-			char part[1024];
+	for (size_t k = 0; ibve_sources[k]; k++) {
+		const struct inst *in = registered(p, ibve_sources[k]);
+		char part[1024];
 
-			if (p->in[i].ops != ibve_sources[k] ||
-			    !p->in[i].started || !p->in[i].ops->describe ||
-			    !p->in[i].ops->describe(p->in[i].src, part,
-						    sizeof(part)))
-				continue;
-			if (b.len)
-				ibve_buf_putc(&b, ' ');
-			ibve_buf_puts(&b, part);
-		}
+		if (!in || !in->started || !in->ops->describe ||
+		    !in->ops->describe(in->src, part, sizeof(part)))
+			continue;
+		if (b.len)
+			ibve_buf_putc(&b, ' ');
+		ibve_buf_puts(&b, part);
+	}
 	return ibve_buf_end(&b);
 }
 
 IBVE_EXPORT size_t ibve_pipeline_devices(const struct ibve_pipeline *p,
 					 const char **names, size_t max)
 {
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].started && p->in[i].ops->devices)
-			return p->in[i].ops->devices(p->in[i].src, names, max);
-	return 0;
+	const struct ibve_devset *d = host_devset((void *)p);
+
+	return d ? ibve_devices_names(d, names, max) : 0;
 }
 
 IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
@@ -591,8 +627,8 @@ static int drain(struct ibve_pipeline *p, struct watch *w)
 		more = in->ops->ready(in->src, cookie);
 		if (p->run && (r = dispatch(p)))
 			return r;
-	} while (more && !p->stop && (p->run || p->nout < p->maxout));
-	return p->stop;
+	} while (more && !status(p) && !host_full(p));
+	return status(p);
 }
 
 /*
@@ -624,15 +660,6 @@ static int poll_sources(struct ibve_pipeline *p)
 			r = drain(p, w);
 	}
 	return r;
-}
-
-/* Whether a running source observes the records. */
-static bool observed(const struct ibve_pipeline *p)
-{
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].ops->observe && p->in[i].started)
-			return true;
-	return false;
 }
 
 static void observe(struct ibve_pipeline *p, const struct ibve_event *ev)
@@ -675,8 +702,8 @@ static int pass(struct ibve_pipeline *p, const struct ibve_event *ev)
  */
 static int dispatch(struct ibve_pipeline *p)
 {
-	if (p->stop && p->stop != IBVE_STOP_END)
-		return p->stop;
+	if (!flowing(p))
+		return status(p);
 	while (p->qlen) {
 		struct ibve_event *ev = &p->q[p->qhead];
 		int r;
@@ -687,7 +714,7 @@ static int dispatch(struct ibve_pipeline *p)
 			p->qhead = 0;
 		r = pass(p, ev);
 		if (r)
-			return p->stop = r;
+			return halt(p, r);
 	}
 	return 0;
 }
@@ -720,10 +747,8 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 		if (r < 0)
 			return r;
 	}
-	if (p->stop < 0) {
-		ibve_error(p->stop, "%s", p->fail);
-		return p->stop;
-	}
+	if (p->err)
+		return ibve_error(p->err, "%s", p->fail);
 	return (int)n;
 }
 
@@ -756,7 +781,7 @@ static int flush_sinks(struct ibve_pipeline *p)
 static int on_idle(void *arg)
 {
 	struct ibve_pipeline *p = arg;
-	int r = p->stop ? p->stop : flush_sinks(p);
+	int r = status(p) ? status(p) : flush_sinks(p);
 
 	if (!r && p->idle)
 		r = p->idle(p->idle_arg);
@@ -786,7 +811,7 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	if (o)
 		memcpy(&opts, o, o->sz < sizeof(opts) ? o->sz : sizeof(opts));
 	p->run = &opts;
-	p->stop = 0;
+	p->stop = p->err = 0;
 	ibve_loop_remove_fd(p->loop, p->epfd);
 	if ((r = ibve_loop_add_fd(p->loop, p->epfd, POLLIN, on_ready, p)))
 		return r;
@@ -803,10 +828,10 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	else
 		r = ibve_loop_run(p->loop);
 	/* a failing source's reason, said again: others may have spoken */
-	if (r < 0 && r == p->stop && p->fail[0])
+	if (r < 0 && r == p->err && p->fail[0])
 		ibve_error(r, "%s", p->fail);
 	/* what is buffered is written, whatever stopped the run */
-	if (r >= 0 || r == p->stop) {
+	if (r >= 0 || r == p->err) {
 		int f = flush_sinks(p);
 
 		if (f && r >= 0)

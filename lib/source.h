@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-struct ibve_src; /* a source's own state */
+struct ibve_devset;
 
 /* What the pipeline offers a source. */
 struct ibve_host {
@@ -25,15 +25,19 @@ struct ibve_host {
 	bool (*full)(void *ctx);
 	/* A whole record of its own (a replay's), copied; -ENOMEM. */
 	int (*put)(void *ctx, const struct ibve_event *ev);
-	/* Poll FD for POLLIN; ready(SRC, COOKIE) is then called. */
-	int (*watch)(void *ctx, int fd, struct ibve_src *src, uint32_t cookie);
+	/* Poll FD for POLLIN; ready(SRC, COOKIE) is then called; -errno. */
+	int (*watch)(void *ctx, int fd, void *src, uint32_t cookie);
 	void (*unwatch)(void *ctx, int fd);
 	/* Something people should know (kind: enum ibve_note_kind). */
 	void (*note)(void *ctx, enum ibve_note_kind kind, const char *text);
-	/* The running source of that name, NULL when there is none. */
-	struct ibve_src *(*find)(void *ctx, const char *name);
+	/*
+	 * The device set (devices.h): the devices source's open devices and
+	 * its hooks; NULL when the pipeline has none. Sources that start
+	 * before it hook into it, those after it find it started.
+	 */
+	struct ibve_devset *(*devset)(void *ctx);
 	/* This source has nothing more to give (a replay at its end). */
-	void (*done)(void *ctx, struct ibve_src *src);
+	void (*done)(void *ctx, void *src);
 	/* It cannot go on: the run ends with ERR (reason in ibve_errmsg()). */
 	void (*fail)(void *ctx, int err);
 	/* A replay's clock reached NOW: records before it were emitted. */
@@ -49,40 +53,51 @@ struct ibve_host {
 	const struct ibve_filter *(*needed)(void *ctx);
 };
 
+/* The devices a source was asked for (none: every one), copied. */
+struct ibve_names {
+	char (*v)[IBVE_NAME_MAX];
+	size_t n;
+};
+
+/* Copy O's device names into NAMES; -ENOMEM (device.c). */
+int ibve_names_copy(struct ibve_names *names, const struct ibve_source_opts *o);
+/* Whether DEVICE is wanted: not excluded, and named or none named. */
+bool ibve_names_want(const struct ibve_names *names, const struct ibve_host *h,
+		     const char *device);
+
 /* A formatted note through the host. */
 void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A source; its own state (SRC) is a type of its own, only it knows. */
 struct ibve_source_ops {
 	const char *name;
+	bool devset; /* its state is the pipeline's device set */
 	/* Start order: lower first (the subnet agents before devices). */
 	int order;
 	/* Take the options (copied as needed); nothing opened yet. */
-	int (*create)(struct ibve_src **src, const struct ibve_source_opts *o,
+	int (*create)(void **src, const struct ibve_source_opts *o,
 		      const struct ibve_host *h);
 	/* Open what it watches. -errno, reason in ibve_errmsg(). */
-	int (*start)(struct ibve_src *src);
+	int (*start)(void *src);
 	/* Once every source started: what it requires is there (optional). */
-	int (*check)(struct ibve_src *src);
+	int (*check)(void *src);
 	/*
 	 * 0 when it watches something; else -errno, and why in
 	 * ibve_errmsg(). A pipeline where every source is empty fails.
 	 */
-	int (*empty)(const struct ibve_src *src);
+	int (*empty)(const void *src);
 	/*
 	 * FD COOKIE is readable: emit what is there, without blocking, a
 	 * batch at most; true: more is buffered, call again without waiting.
 	 */
-	bool (*ready)(struct ibve_src *src, uint32_t cookie);
+	bool (*ready)(void *src, uint32_t cookie);
 	/* Every record of the pipeline, any source's (optional). */
-	void (*observe)(struct ibve_src *src, const struct ibve_event *ev);
-	/* The devices it has open, up to MAX; how many (optional). */
-	size_t (*devices)(const struct ibve_src *src, const char **names,
-			  size_t max);
+	void (*observe)(void *src, const struct ibve_event *ev);
 	/* Its part of the "watching ..." line; 0 when none (optional). */
-	size_t (*describe)(const struct ibve_src *src, char *buf, size_t size);
+	size_t (*describe)(const void *src, char *buf, size_t size);
 	/* Release everything at once. */
-	void (*destroy)(struct ibve_src *src);
+	void (*destroy)(void *src);
 };
 
 /* Every source, from sources.c; NULL-terminated. */

@@ -22,29 +22,12 @@
 #include "devices.h"
 #include "hotplug.h"
 
-struct ibve_src {
-	struct ibve_host h;
-	bool all;
-	char (*watch)[IBVE_NAME_MAX];
-	size_t nwatch;
-	struct ibv_context *borrowed; /* the caller's context, or NULL */
-	char borrowed_name[IBVE_NAME_MAX];
-	struct ibve_slot **slots; /* stable: hooks keep pointers */
-	size_t nslots;
-	struct ibve_dev_hooks hooks[IBVE_HOOKS_MAX];
-	size_t nhooks;
-	bool no_rdma; /* every device: the kernel offers no RDMA at all */
-	bool wait;    /* IBVE_SRC_WAIT: none is not a failure */
-	int lazy_fd;  /* a timerfd: the ports' rates, read after start-up */
-	bool lazy_watched;
-};
-
 #define C_LAZY UINT32_MAX /* the cookie of lazy_fd */
 
-static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
-	struct ibve_src *s = calloc(1, sizeof(*s));
+	struct ibve_devset *s = calloc(1, sizeof(*s));
 
 	*out = s;
 	if (!s)
@@ -60,21 +43,15 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 	}
 	s->all = !o->ndevices;
 	s->wait = s->all && (o->flags & IBVE_SRC_WAIT);
-	s->watch = calloc(o->ndevices + 1, sizeof(*s->watch));
-	if (!s->watch)
-		return ibve_error(ENOMEM, "out of memory");
-	for (size_t i = 0; i < o->ndevices; i++) {
+	for (size_t i = 0; i < o->ndevices; i++)
 		if (strlen(o->devices[i]) >= IBVE_NAME_MAX)
 			return ibve_error(ENODEV,
 					  "device '%s': no such RDMA device",
 					  o->devices[i]);
-		ibve_strcpy(s->watch[s->nwatch++], o->devices[i],
-			    IBVE_NAME_MAX);
-	}
-	return 0;
+	return ibve_names_copy(&s->watch, o);
 }
 
-int ibve_devices_hook(struct ibve_src *s, const struct ibve_dev_hooks *h)
+int ibve_devices_hook(struct ibve_devset *s, const struct ibve_dev_hooks *h)
 {
 	if (s->nhooks == IBVE_HOOKS_MAX)
 		return ibve_error(ENOSPC, "too many device hooks");
@@ -82,16 +59,10 @@ int ibve_devices_hook(struct ibve_src *s, const struct ibve_dev_hooks *h)
 	return (int)s->nhooks++;
 }
 
-bool ibve_devices_watched(const struct ibve_src *s, const char *name)
+bool ibve_devices_watched(const struct ibve_devset *s, const char *name)
 {
-	if (s->h.excluded(s->h.ctx, name))
-		return false;
-	if (s->all)
-		return true;
-	for (size_t i = 0; i < s->nwatch; i++)
-		if (strcmp(s->watch[i], name) == 0)
-			return true;
-	return false;
+	return (s->all || s->watch.n) &&
+	       ibve_names_want(&s->watch, &s->h, name);
 }
 
 /* Each port's rate now, from sysfs (the device is open, so it is there). */
@@ -132,7 +103,7 @@ static void track_ports(struct ibve_slot *d)
  * The ports' rates are read once the loop runs, not before the first line
  * (start-up does only what "watching" needs): a timer that fires at once.
  */
-static void later(struct ibve_src *s, struct ibve_slot *d)
+static void later(struct ibve_devset *s, struct ibve_slot *d)
 {
 	struct itimerspec its = { .it_value = { 0, 1 } };
 
@@ -150,7 +121,7 @@ static void later(struct ibve_src *s, struct ibve_slot *d)
 	timerfd_settime(s->lazy_fd, 0, &its, NULL);
 }
 
-static void lazy(struct ibve_src *s)
+static void lazy(struct ibve_devset *s)
 {
 	uint64_t ticks;
 
@@ -213,7 +184,7 @@ static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 	}
 }
 
-static struct ibve_slot *new_slot(struct ibve_src *s)
+static struct ibve_slot *new_slot(struct ibve_devset *s)
 {
 	struct ibve_slot **v;
 	size_t i;
@@ -237,12 +208,7 @@ static struct ibve_slot *new_slot(struct ibve_src *s)
 	return s->slots[i];
 }
 
-struct ibve_slot *ibve_devices_slot(struct ibve_src *s, size_t i)
-{
-	return i < s->nslots ? s->slots[i] : NULL;
-}
-
-struct ibve_slot *ibve_devices_find(struct ibve_src *s, const char *name)
+struct ibve_slot *ibve_devices_find(struct ibve_devset *s, const char *name)
 {
 	for (size_t i = 0; i < s->nslots; i++)
 		if (s->slots[i]->used && strcmp(s->slots[i]->name, name) == 0)
@@ -250,7 +216,7 @@ struct ibve_slot *ibve_devices_find(struct ibve_src *s, const char *name)
 	return NULL;
 }
 
-static void announce(struct ibve_src *s, const struct ibve_slot *d, int code)
+static void announce(struct ibve_devset *s, const struct ibve_slot *d, int code)
 {
 	struct ibve_event *ev = s->h.emit(s->h.ctx);
 
@@ -259,7 +225,7 @@ static void announce(struct ibve_src *s, const struct ibve_slot *d, int code)
 }
 
 /* Stop polling D and close what it holds (not a borrowed context). */
-static void release(struct ibve_src *s, struct ibve_slot *d)
+static void release(struct ibve_devset *s, struct ibve_slot *d)
 {
 	if (!d->ctx)
 		return;
@@ -272,56 +238,55 @@ static void release(struct ibve_src *s, struct ibve_slot *d)
 	d->ctx = NULL;
 }
 
-void ibve_devices_close(struct ibve_src *s, struct ibve_slot *d)
+void ibve_devices_close(struct ibve_devset *s, struct ibve_slot *d)
 {
 	release(s, d);
 	announce(s, d, IBVE_HOTPLUG_DEVICE_REMOVED);
 	d->used = false;
 }
 
-/* Poll D's async queue (non-blocking) and tell the hooks. */
-static int watch_context(struct ibve_src *s, struct ibve_slot *d)
+/*
+ * Open DEV into slot D (new or dormant; or holding the caller's context),
+ * poll its async queue (non-blocking) and tell the hooks.
+ */
+static int open_into(struct ibve_devset *s, struct ibve_slot *d,
+		     struct ibv_device *dev)
 {
-	int fl = fcntl(d->ctx->async_fd, F_GETFL);
+	int fl, r;
 
+	for (size_t k = 0; k < s->nhooks && !d->ctx; k++)
+		if (s->hooks[k].open)
+			d->ctx = s->hooks[k].open(s->hooks[k].arg, dev);
+	errno = 0;
+	if (!d->ctx && !(d->ctx = ibv_open_device(dev)))
+		return errno ? -errno : -EIO;
+	d->used = true;
+	ibve_strcpy(d->name,
+		    d->borrowed && s->borrowed_name[0]
+			    ? s->borrowed_name
+			    : ibv_get_device_name(dev),
+		    sizeof(d->name));
+	ibve_strcpy(d->chardev, dev->dev_name, sizeof(d->chardev));
+	d->guid = be64toh(ibv_get_device_guid(dev));
+	later(s, d);
+	fl = fcntl(d->ctx->async_fd, F_GETFL);
 	if (fl < 0 || fcntl(d->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
-	if (s->h.watch(s->h.ctx, d->ctx->async_fd, s, (uint32_t)d->index))
-		return -errno;
+		r = -errno;
+	else
+		r = s->h.watch(s->h.ctx, d->ctx->async_fd, s,
+			       (uint32_t)d->index);
+	if (r) {
+		release(s, d);
+		d->used = false;
+		return r;
+	}
 	for (size_t k = 0; k < s->nhooks; k++)
 		if (s->hooks[k].attach)
 			s->hooks[k].attach(s->hooks[k].arg, (int)k, d);
 	return 0;
 }
 
-/* Open DEV into slot D (new or dormant). */
-static int open_into(struct ibve_src *s, struct ibve_slot *d,
-		     struct ibv_device *dev)
-{
-	int r;
-
-	errno = 0;
-	for (size_t k = 0; k < s->nhooks && !d->ctx; k++)
-		if (s->hooks[k].open)
-			d->ctx = s->hooks[k].open(s->hooks[k].arg, dev);
-	if (!d->ctx)
-		d->ctx = ibv_open_device(dev);
-	if (!d->ctx)
-		return errno ? -errno : -EIO;
-	d->used = true;
-	ibve_strcpy(d->name, ibv_get_device_name(dev), sizeof(d->name));
-	ibve_strcpy(d->chardev, dev->dev_name, sizeof(d->chardev));
-	d->guid = be64toh(ibv_get_device_guid(dev));
-	later(s, d);
-	r = watch_context(s, d);
-	if (r) {
-		release(s, d);
-		d->used = false;
-	}
-	return r;
-}
-
-int ibve_devices_rescan(struct ibve_src *s, bool announce_changes,
+int ibve_devices_rescan(struct ibve_devset *s, bool announce_changes,
 			struct ibve_await *aw, size_t *naw)
 {
 	struct ibv_device **list;
@@ -386,7 +351,7 @@ int ibve_devices_rescan(struct ibve_src *s, bool announce_changes,
 	return 0;
 }
 
-void ibve_devices_removed(struct ibve_src *s, const char *chardev,
+void ibve_devices_removed(struct ibve_devset *s, const char *chardev,
 			  const char *device)
 {
 	for (size_t i = 0; i < s->nslots; i++) {
@@ -402,34 +367,22 @@ void ibve_devices_removed(struct ibve_src *s, const char *chardev,
 	}
 }
 
-static int start_borrowed(struct ibve_src *s)
+static int start_borrowed(struct ibve_devset *s)
 {
 	struct ibve_slot *d = new_slot(s);
 	int r;
 
 	if (!d)
 		return ibve_error(ENOMEM, "out of memory");
-	d->used = true;
 	d->borrowed = true;
 	d->ctx = s->borrowed;
-	ibve_strcpy(d->name,
-		    s->borrowed_name[0] ? s->borrowed_name
-					: ibv_get_device_name(d->ctx->device),
-		    sizeof(d->name));
-	ibve_strcpy(d->chardev, d->ctx->device->dev_name, sizeof(d->chardev));
-	d->guid = be64toh(ibv_get_device_guid(d->ctx->device));
-	later(s, d);
-	r = watch_context(s, d);
-	if (r) {
-		d->used = false;
-		d->ctx = NULL;
-		return ibve_error(r, "watching %s: %s", d->name, strerror(-r));
-	}
-	return 0;
+	r = open_into(s, d, d->ctx->device);
+	return r ? ibve_error(r, "watching %s: %s", d->name, strerror(-r)) : 0;
 }
 
-static int start(struct ibve_src *s)
+static int start(void *arg)
 {
+	struct ibve_devset *s = arg;
 	struct ibv_device **list;
 	int n;
 
@@ -446,28 +399,28 @@ static int start(struct ibve_src *s)
 	list = ibve_get_device_list(&n);
 	if (!list)
 		return ibve_device_list_error(errno ? -errno : -ENOSYS);
-	for (size_t w = 0; w < s->nwatch; w++) {
+	for (size_t w = 0; w < s->watch.n; w++) {
 		struct ibve_slot *d;
 		int k, r;
 
-		if (ibve_devices_find(s, s->watch[w]) ||
-		    s->h.excluded(s->h.ctx, s->watch[w]))
+		if (ibve_devices_find(s, s->watch.v[w]) ||
+		    s->h.excluded(s->h.ctx, s->watch.v[w]))
 			continue;
 		for (k = 0; k < n; k++)
-			if (strcmp(ibv_get_device_name(list[k]), s->watch[w]) ==
-			    0)
+			if (strcmp(ibv_get_device_name(list[k]),
+				   s->watch.v[w]) == 0)
 				break;
 		if (k == n) {
 			ibv_free_device_list(list);
 			return ibve_error(ENODEV,
 					  "device '%s': no such RDMA device",
-					  s->watch[w]);
+					  s->watch.v[w]);
 		}
 		d = new_slot(s);
 		r = d ? open_into(s, d, list[k]) : -ENOMEM;
 		if (r) {
 			ibv_free_device_list(list);
-			return ibve_error(r, "device '%s': %s", s->watch[w],
+			return ibve_error(r, "device '%s': %s", s->watch.v[w],
 					  strerror(-r));
 		}
 	}
@@ -476,8 +429,9 @@ static int start(struct ibve_src *s)
 }
 
 /* Read, copy and acknowledge the events of slot COOKIE. */
-static bool ready(struct ibve_src *s, uint32_t cookie)
+static bool ready(void *arg, uint32_t cookie)
 {
+	struct ibve_devset *s = arg;
 	struct ibve_slot *d = cookie < s->nslots ? s->slots[cookie] : NULL;
 
 	if (cookie == C_LAZY) {
@@ -520,8 +474,10 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 	return false;
 }
 
-static int empty(const struct ibve_src *s)
+static int empty(const void *arg)
 {
+	const struct ibve_devset *s = arg;
+
 	for (size_t i = 0; i < s->nslots; i++)
 		if (s->slots[i]->used && s->slots[i]->ctx)
 			return 0;
@@ -532,8 +488,9 @@ static int empty(const struct ibve_src *s)
 	return ibve_error(ENODEV, "no RDMA devices found");
 }
 
-static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+static size_t describe(const void *arg, char *buf, size_t size)
 {
+	const struct ibve_devset *s = arg;
 	struct ibve_buf b = { buf, size, 0 };
 	size_t n = 0;
 
@@ -562,10 +519,10 @@ static size_t describe(const struct ibve_src *s, char *buf, size_t size)
 	return ibve_buf_end(&b);
 }
 
-static void destroy(struct ibve_src *s)
+static void destroy(void *arg)
 {
-	if (!s)
-		return;
+	struct ibve_devset *s = arg;
+
 	for (size_t i = 0; i < s->nslots; i++) {
 		if (s->slots[i]->used)
 			release(s, s->slots[i]);
@@ -575,12 +532,12 @@ static void destroy(struct ibve_src *s)
 	if (s->lazy_fd >= 0)
 		close(s->lazy_fd);
 	free(s->slots);
-	free(s->watch);
+	free(s->watch.v);
 	free(s);
 }
 
-static size_t open_devices(const struct ibve_src *s, const char **out,
-			   size_t max)
+size_t ibve_devices_names(const struct ibve_devset *s, const char **out,
+			  size_t max)
 {
 	size_t n = 0;
 
@@ -596,12 +553,12 @@ static size_t open_devices(const struct ibve_src *s, const char **out,
 
 const struct ibve_source_ops ibve_source_devices = {
 	.name = "devices",
+	.devset = true,
 	.order = 20,
 	.create = create,
 	.start = start,
 	.empty = empty,
 	.ready = ready,
-	.devices = open_devices,
 	.describe = describe,
 	.destroy = destroy,
 };

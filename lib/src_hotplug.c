@@ -26,21 +26,21 @@
 
 enum { C_UEVENT, C_NETLINK, C_RETRY };
 
-struct ibve_src {
+struct hotplug {
 	struct ibve_host h;
 	bool uevent_only;
 	struct ibve_hotplug *hp;
-	struct ibve_src *devices;
+	struct ibve_devset *devices;
 	struct ibve_await await[AWAIT_MAX];
 	size_t nawait;
 	unsigned int tries;
 	int retry_fd;
 };
 
-static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
-	struct ibve_src *s = calloc(1, sizeof(*s));
+	struct hotplug *s = calloc(1, sizeof(*s));
 
 	*out = s;
 	if (!s)
@@ -52,8 +52,9 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 }
 
 /* Open before the devices: nothing that happens in between is missed. */
-static int start(struct ibve_src *s)
+static int start(void *arg)
 {
+	struct hotplug *s = arg;
 	int r = ibve_hotplug_open(&s->hp, s->uevent_only
 						  ? IBVE_HOTPLUG_UEVENT
 						  : IBVE_HOTPLUG_NETLINK);
@@ -61,30 +62,36 @@ static int start(struct ibve_src *s)
 	if (r)
 		return ibve_error(r, "cannot watch for devices: %s",
 				  strerror(-r));
-	if (s->h.watch(s->h.ctx, ibve_hotplug_uevent_fd(s->hp), s, C_UEVENT))
-		return ibve_error(errno, "cannot watch for devices: %s",
-				  strerror(errno));
-	if (ibve_hotplug_netlink_fd(s->hp) >= 0 &&
-	    s->h.watch(s->h.ctx, ibve_hotplug_netlink_fd(s->hp), s, C_NETLINK))
-		return ibve_error(errno, "cannot watch for devices: %s",
-				  strerror(errno));
+	r = s->h.watch(s->h.ctx, ibve_hotplug_uevent_fd(s->hp), s, C_UEVENT);
+	if (!r && ibve_hotplug_netlink_fd(s->hp) >= 0)
+		r = s->h.watch(s->h.ctx, ibve_hotplug_netlink_fd(s->hp), s,
+			       C_NETLINK);
+	if (r)
+		return ibve_error(r, "cannot watch for devices: %s",
+				  strerror(-r));
 	/* made now, so the count of open files never changes later */
 	s->retry_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (s->retry_fd < 0 || s->h.watch(s->h.ctx, s->retry_fd, s, C_RETRY))
-		return ibve_error(errno, "timerfd: %s", strerror(errno));
+	r = s->retry_fd < 0 ? -errno
+			    : s->h.watch(s->h.ctx, s->retry_fd, s, C_RETRY);
+	if (r)
+		return ibve_error(r, "timerfd: %s", strerror(-r));
+	s->devices = s->h.devset(s->h.ctx);
+	if (s->devices)
+		s->devices->followed = true;
 	return 0;
 }
 
-static int check(struct ibve_src *s)
+/* Learn every device's index while it exists, for UNREGISTER. */
+static int check(void *arg)
 {
-	s->devices = s->h.find(s->h.ctx, "devices");
-	/* Learn every device's index while it exists, for UNREGISTER. */
+	struct hotplug *s = arg;
+
 	ibve_hotplug_refresh(s->hp);
 	return 0;
 }
 
-static void rescan(struct ibve_src *s)
+static void rescan(struct hotplug *s)
 {
 	if (!s->devices)
 		return;
@@ -93,7 +100,7 @@ static void rescan(struct ibve_src *s)
 }
 
 /* Arm the retry timer for try number s->tries (0: 50 ms). */
-static void arm_retry(struct ibve_src *s)
+static void arm_retry(struct hotplug *s)
 {
 	long ms = 50L << s->tries;
 	struct itimerspec its = { .it_value = { ms / 1000,
@@ -103,7 +110,7 @@ static void arm_retry(struct ibve_src *s)
 }
 
 /* An arrival was announced: look now, and again later if not listed. */
-static void arrived(struct ibve_src *s, const struct ibve_hp_msg *m)
+static void arrived(struct hotplug *s, const struct ibve_hp_msg *m)
 {
 	if (s->nawait < AWAIT_MAX && (m->chardev[0] || m->device[0])) {
 		struct ibve_await *w = &s->await[s->nawait++];
@@ -118,7 +125,7 @@ static void arrived(struct ibve_src *s, const struct ibve_hp_msg *m)
 	}
 }
 
-static void retry(struct ibve_src *s)
+static void retry(struct hotplug *s)
 {
 	uint64_t ticks;
 
@@ -139,7 +146,7 @@ static void retry(struct ibve_src *s)
 	s->nawait = 0;
 }
 
-static void netdev(struct ibve_src *s, const struct ibve_hp_msg *m)
+static void netdev(struct hotplug *s, const struct ibve_hp_msg *m)
 {
 	char ifname[IF_NAMESIZE] = "";
 	const struct ibve_slot *d;
@@ -159,8 +166,9 @@ static void netdev(struct ibve_src *s, const struct ibve_hp_msg *m)
 			     m->kind == IBVE_HP_NETDEV_ATTACH);
 }
 
-static bool ready(struct ibve_src *s, uint32_t cookie)
+static bool ready(void *arg, uint32_t cookie)
 {
+	struct hotplug *s = arg;
 	struct ibve_hp_msg msgs[16];
 	int fd;
 	size_t n;
@@ -200,18 +208,19 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 	return false;
 }
 
-static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+static size_t describe(const void *arg, char *buf, size_t size)
 {
+	const struct hotplug *s = arg;
 	static const char *const how[] = { "none", "uevent", "netlink" };
 
 	return (size_t)snprintf(buf, size, "(hot-plug: %s)",
 				how[ibve_hotplug_method(s->hp)]);
 }
 
-static void destroy(struct ibve_src *s)
+static void destroy(void *arg)
 {
-	if (!s)
-		return;
+	struct hotplug *s = arg;
+
 	ibve_hotplug_close(s->hp);
 	if (s->retry_fd >= 0)
 		close(s->retry_fd);

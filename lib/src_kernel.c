@@ -20,8 +20,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "devices.h"
 #include "kernel.h"
-#include "source.h"
 
 #ifdef IBVE_HAVE_BPF
 #include "dl_bpf.h"
@@ -76,12 +76,11 @@ struct cg {
 };
 #endif
 
-struct ibve_src {
+struct kernel {
 	struct ibve_host h;
 	unsigned int flags;
-	uint64_t after_ns;	      /* how far back a cause is named */
-	char (*names)[IBVE_NAME_MAX]; /* the devices asked for, if named */
-	size_t nnames;
+	uint64_t after_ns;	 /* how far back a cause is named */
+	struct ibve_names names; /* the devices asked for, if named */
 #ifdef IBVE_HAVE_BPF
 	struct ibve_kbpf *skel;
 	struct bpf_link *links[IBVE_KHOOK_COUNT];
@@ -178,10 +177,10 @@ void ibve_kevent_lost(struct ibve_event *ev, const char *device,
 	ev->fields |= IBVE_FIELD_LOST;
 }
 
-static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
-	struct ibve_src *s = calloc(1, sizeof(*s));
+	struct kernel *s = calloc(1, sizeof(*s));
 
 	*out = s;
 	if (!s)
@@ -190,17 +189,11 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 	s->flags = o->flags;
 	s->after_ns = (o->after_window ? o->after_window : AFTER_WINDOW_S) *
 		      1000000000ull;
-	s->names = calloc(o->ndevices + 1, sizeof(*s->names));
-	if (!s->names)
-		return ibve_error(ENOMEM, "out of memory");
-	for (size_t i = 0; i < o->ndevices; i++)
-		ibve_strcpy(s->names[s->nnames++], o->devices[i],
-			    IBVE_NAME_MAX);
 #ifdef IBVE_HAVE_BPF
 	s->ring_fd = -1;
 	s->timer_fd = s->pause_fd = -1;
 #endif
-	return 0;
+	return ibve_names_copy(&s->names, o);
 }
 
 #ifdef IBVE_HAVE_BPF
@@ -208,7 +201,7 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 /* --- cgroups: ids to paths ------------------------------------------------ */
 
 /* The cgroup v2 mount point, from mountinfo; "" when there is none. */
-static void find_cgroot(struct ibve_src *s)
+static void find_cgroot(struct kernel *s)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[1024];
@@ -282,7 +275,7 @@ static void cg_free(struct cg *v, size_t n)
 }
 
 /* Read the cgroup tree again (at most ten times a second). */
-static void cg_walk(struct ibve_src *s)
+static void cg_walk(struct kernel *s)
 {
 	struct timespec now;
 
@@ -306,7 +299,7 @@ static void cg_walk(struct ibve_src *s)
 	s->ncgs = walk.n;
 }
 
-static const char *cg_find(const struct ibve_src *s, uint64_t id)
+static const char *cg_find(const struct kernel *s, uint64_t id)
 {
 	struct cg key = { id, NULL };
 	const struct cg *c =
@@ -316,7 +309,7 @@ static const char *cg_find(const struct ibve_src *s, uint64_t id)
 	return c ? c->path : NULL;
 }
 
-static void cgroup_path(struct ibve_src *s, uint64_t id, char *out, size_t size)
+static void cgroup_path(struct kernel *s, uint64_t id, char *out, size_t size)
 {
 	const char *p;
 
@@ -333,18 +326,8 @@ static void cgroup_path(struct ibve_src *s, uint64_t id, char *out, size_t size)
 
 /* --- records -------------------------------------------------------------- */
 
-static bool wanted(const struct ibve_src *s, const char *device)
-{
-	if (s->h.excluded(s->h.ctx, device))
-		return false;
-	for (size_t i = 0; i < s->nnames; i++)
-		if (strcmp(s->names[i], device) == 0)
-			return true;
-	return !s->nnames;
-}
-
 /* A port or device event: remembered, to be named in what follows. */
-static void port_event(struct ibve_src *s, const struct ibve_kevent *k)
+static void port_event(struct kernel *s, const struct ibve_kevent *k)
 {
 	const struct ibve_event_desc *d =
 		ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)k->event);
@@ -373,7 +356,7 @@ static void port_event(struct ibve_src *s, const struct ibve_kevent *k)
 	c->up_ns = 0;
 }
 
-static void after(const struct ibve_src *s, const struct ibve_kevent *k,
+static void after(const struct kernel *s, const struct ibve_kevent *k,
 		  struct ibve_event *ev)
 {
 	for (size_t i = 0; i < s->ncauses; i++) {
@@ -396,7 +379,7 @@ static void after(const struct ibve_src *s, const struct ibve_kevent *k,
 }
 
 /* What is known of DEVICE: its node GUID is read once (not in a storm). */
-static struct dev *device_of(struct ibve_src *s, const char *device)
+static struct dev *device_of(struct kernel *s, const char *device)
 {
 	struct dev *v;
 
@@ -414,19 +397,19 @@ static struct dev *device_of(struct ibve_src *s, const char *device)
 	return v;
 }
 
-static uint64_t node_guid(struct ibve_src *s, const char *device)
+static uint64_t node_guid(struct kernel *s, const char *device)
 {
 	const struct dev *g = device_of(s, device);
 
 	return g ? g->guid : ibve_sysfs_node_guid(device);
 }
 
-static void record(struct ibve_src *s, const struct ibve_kevent *k)
+static void record(struct kernel *s, const struct ibve_kevent *k)
 {
 	struct ibve_event *ev;
 	int64_t ns;
 
-	if (!wanted(s, k->device))
+	if (!ibve_names_want(&s->names, &s->h, k->device))
 		return;
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
@@ -444,7 +427,7 @@ static void record(struct ibve_src *s, const struct ibve_kevent *k)
 /* libbpf's ring buffer callback: one event; < 0 stops for this batch. */
 static int sample(void *ctx, void *data, size_t size)
 {
-	struct ibve_src *s = ctx;
+	struct kernel *s = ctx;
 	struct ibve_kevent k;
 
 	if (!ibve_kevent_from_ring(&k, data, size))
@@ -458,7 +441,7 @@ static int sample(void *ctx, void *data, size_t size)
 }
 
 /* An EVENTS_LOST record for each device that lost events since the last. */
-static void lost_say(struct ibve_src *s)
+static void lost_say(struct kernel *s)
 {
 	const struct bpf_map *m = s->skel->maps.lost_by_device;
 	char key[64], next[64];
@@ -474,7 +457,8 @@ static void lost_say(struct ibve_src *s)
 		key[sizeof(key) - 1] = '\0';
 		if (bpf_map__lookup_elem(m, key, sizeof(key), &n, sizeof(n),
 					 0) ||
-		    !wanted(s, key) || !(g = device_of(s, key)) || n == g->lost)
+		    !ibve_names_want(&s->names, &s->h, key) ||
+		    !(g = device_of(s, key)) || n == g->lost)
 			continue;
 		ev = s->h.emit(s->h.ctx);
 		if (!ev)
@@ -485,7 +469,7 @@ static void lost_say(struct ibve_src *s)
 }
 
 /* Losses since the last look: said now, or when a second has passed. */
-static void lost_check(struct ibve_src *s, int64_t now)
+static void lost_check(struct kernel *s, int64_t now)
 {
 	uint64_t lost = __atomic_load_n(&s->skel->bss->lost, __ATOMIC_ACQUIRE);
 
@@ -507,7 +491,7 @@ static void lost_check(struct ibve_src *s, int64_t now)
 }
 
 /* Now on CLOCK_MONOTONIC, and the offset to wall time. */
-static int64_t set_clock(struct ibve_src *s)
+static int64_t set_clock(struct kernel *s)
 {
 	struct timespec r, m;
 
@@ -522,7 +506,7 @@ static int64_t set_clock(struct ibve_src *s)
  * A read of the ring is over: after records, the ring rests for PAUSE_NS
  * (not watched, the pause timer armed); after none, it is watched again.
  */
-static void pause_or_watch(struct ibve_src *s)
+static void pause_or_watch(struct kernel *s)
 {
 	struct itimerspec t = { .it_value = { 0, PAUSE_NS } };
 
@@ -537,8 +521,9 @@ static void pause_or_watch(struct ibve_src *s)
 	s->got = false;
 }
 
-static bool ready(struct ibve_src *s, uint32_t cookie)
+static bool ready(void *arg, uint32_t cookie)
 {
+	struct kernel *s = arg;
 	int64_t now = set_clock(s);
 	uint64_t ticks;
 	int r = 0;
@@ -633,7 +618,7 @@ static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
 }
 
 /* Which hooks this kernel has; kprobe: whether fentry cannot serve. */
-static unsigned int plan(struct ibve_src *s, bool *kprobe)
+static unsigned int plan(struct kernel *s, bool *kprobe)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	unsigned int want = 0;
@@ -673,7 +658,7 @@ static int load_failed(int err)
 			  libbpf_said[0] ? libbpf_said : "");
 }
 
-static int attach(struct ibve_src *s)
+static int attach(struct kernel *s)
 {
 	libbpf_print_fn_t old = libbpf_set_print(libbpf_print);
 	unsigned int want = plan(s, &s->kprobe);
@@ -734,10 +719,10 @@ static int attach(struct ibve_src *s)
 		r = ibve_error(errno, "timerfd: %s", strerror(errno));
 		goto out;
 	}
-	if (s->h.watch(s->h.ctx, s->ring_fd, s, C_RING) ||
-	    s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST) ||
-	    s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE)) {
-		r = ibve_error(ENOMEM, "out of memory");
+	if ((r = s->h.watch(s->h.ctx, s->ring_fd, s, C_RING)) ||
+	    (r = s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST)) ||
+	    (r = s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE))) {
+		r = ibve_error(r, "eBPF ring: %s", strerror(-r));
 		goto out;
 	}
 	s->ring_watched = true;
@@ -762,8 +747,10 @@ static const char *missing_module(void)
 	return NULL;
 }
 
-static int start(struct ibve_src *s)
+static int start(void *arg)
 {
+	struct kernel *s = arg;
+	const struct ibve_devset *devs = s->h.devset(s->h.ctx);
 	const char *mod;
 	int r = ibve_dl_load(&ibve_bpf_dl);
 
@@ -778,7 +765,7 @@ static int start(struct ibve_src *s)
 	mod = missing_module();
 	if (mod) {
 		/* hot-plug sees the devices that come with the module */
-		if (!s->h.find(s->h.ctx, "hotplug"))
+		if (!devs || !devs->followed)
 			return ibve_error(
 				ENODEV,
 				"kernel module %s is not loaded: there are no RDMA event handlers to hook yet",
@@ -798,8 +785,9 @@ static int start(struct ibve_src *s)
 	return 0;
 }
 
-static void observe(struct ibve_src *s, const struct ibve_event *ev)
+static void observe(void *arg, const struct ibve_event *ev)
 {
+	struct kernel *s = arg;
 	int r;
 
 	if (!s->waiting || ev->source != IBVE_SOURCE_HOTPLUG ||
@@ -812,14 +800,15 @@ static void observe(struct ibve_src *s, const struct ibve_event *ev)
 	}
 }
 
-static int empty(const struct ibve_src *s)
+static int empty(const void *arg)
 {
-	(void)s;
+	(void)arg;
 	return 0;
 }
 
-static size_t describe(const struct ibve_src *s, char *buf, size_t size)
+static size_t describe(const void *arg, char *buf, size_t size)
 {
+	const struct kernel *s = arg;
 	unsigned int n = (unsigned int)__builtin_popcount(
 		s->hooks & ~(1u << IBVE_KHOOK_PORT));
 
@@ -833,10 +822,10 @@ static size_t describe(const struct ibve_src *s, char *buf, size_t size)
 				s->kprobe ? "kprobe" : "fentry");
 }
 
-static void destroy(struct ibve_src *s)
+static void destroy(void *arg)
 {
-	if (!s)
-		return;
+	struct kernel *s = arg;
+
 	/* the hooks go first: a module being removed waits for them */
 	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
 		if (s->links[i])
@@ -852,52 +841,25 @@ static void destroy(struct ibve_src *s)
 	free(s->devs);
 	free(s->causes);
 	cg_free(s->cgs, s->ncgs);
-	free(s->names);
+	free(s->names.v);
 	free(s);
 }
 
 #else /* !IBVE_HAVE_BPF */
 
-static int start(struct ibve_src *s)
+static int start(void *arg)
 {
-	(void)s;
+	(void)arg;
 	return ibve_error(
 		ENOTSUP,
 		"this build of libibvevent has no eBPF support (built without libbpf)");
 }
 
-static bool ready(struct ibve_src *s, uint32_t cookie)
+static void destroy(void *arg)
 {
-	(void)s;
-	(void)cookie;
-	return false;
-}
+	struct kernel *s = arg;
 
-static void observe(struct ibve_src *s, const struct ibve_event *ev)
-{
-	(void)s;
-	(void)ev;
-}
-
-static int empty(const struct ibve_src *s)
-{
-	(void)s;
-	return -ENOTSUP;
-}
-
-static size_t describe(const struct ibve_src *s, char *buf, size_t size)
-{
-	(void)s;
-	(void)buf;
-	(void)size;
-	return 0;
-}
-
-static void destroy(struct ibve_src *s)
-{
-	if (!s)
-		return;
-	free(s->names);
+	free(s->names.v);
 	free(s);
 }
 
@@ -908,9 +870,11 @@ const struct ibve_source_ops ibve_source_kernel = {
 	.order = 25,
 	.create = create,
 	.start = start,
+	.destroy = destroy,
+#ifdef IBVE_HAVE_BPF
 	.empty = empty,
 	.ready = ready,
 	.observe = observe,
 	.describe = describe,
-	.destroy = destroy,
+#endif
 };

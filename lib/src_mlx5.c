@@ -29,22 +29,21 @@ struct chan {
 	uint64_t overflows;
 };
 
-struct ibve_src {
+struct mlx5 {
 	struct ibve_host h;
 	bool required;
-	char (*names)[IBVE_NAME_MAX]; /* the devices asked for, if named */
-	size_t nnames;
-	struct ibve_src *devices;
+	struct ibve_names names; /* the devices asked for, if named */
+	struct ibve_devset *devices;
 	int hook;	       /* our id with the devices source */
 	struct chan **pending; /* opened, not yet attached to a slot */
 	size_t npending;
 	char noted[1024]; /* "dev: " of every device a note explained */
 };
 
-static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
-	struct ibve_src *s = calloc(1, sizeof(*s));
+	struct mlx5 *s = calloc(1, sizeof(*s));
 
 	*out = s;
 	if (!s)
@@ -52,19 +51,13 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 	s->h = *h;
 	s->hook = -1;
 	s->required = o->flags & IBVE_SRC_REQUIRED;
-	s->names = calloc(o->ndevices + 1, sizeof(*s->names));
-	if (!s->names)
-		return ibve_error(ENOMEM, "out of memory");
-	for (size_t i = 0; i < o->ndevices; i++)
-		ibve_strcpy(s->names[s->nnames++], o->devices[i],
-			    IBVE_NAME_MAX);
-	return 0;
+	return ibve_names_copy(&s->names, o);
 }
 
 #ifdef IBVE_HAVE_MLX5
 /* A note about DEVICE, remembered so that check() can point to it. */
 __attribute__((format(printf, 3, 4))) static void
-note(struct ibve_src *s, const char *device, const char *fmt, ...)
+note(struct mlx5 *s, const char *device, const char *fmt, ...)
 {
 	char text[512];
 	size_t n = strlen(s->noted);
@@ -99,7 +92,7 @@ static const uint16_t wanted[] = {
 };
 
 /* A channel subscribed to what DEV allows; NULL (said why) if none. */
-static struct chan *subscribe(struct ibve_src *s, const char *name,
+static struct chan *subscribe(struct mlx5 *s, const char *name,
 			      struct ibv_context *ctx)
 {
 	struct chan *c = calloc(1, sizeof(*c));
@@ -176,19 +169,16 @@ static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
 #ifdef IBVE_HAVE_MLX5
 	struct mlx5dv_context_attr attr = { .flags =
 						    MLX5DV_CONTEXT_FLAGS_DEVX };
-	struct ibve_src *s = arg;
+	struct mlx5 *s = arg;
 	const char *name = ibv_get_device_name(dev);
 	struct ibv_context *ctx;
 	struct chan *c, **v;
 
-	if (!mlx5_driver(dev)) {
-		errno = 0;
+	if (!mlx5_driver(dev))
 		return NULL; /* not its business */
-	}
 	if (ibve_dl_load(&ibve_mlx5_dl)) {
 		note(s, name, "%s: %s: no mlx5 device events", name,
 		     ibve_errmsg());
-		errno = 0;
 		return NULL; /* opened the usual way */
 	}
 	if (!mlx5dv_is_supported(dev))
@@ -197,7 +187,6 @@ static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
 	if (!ctx) {
 		note(s, name, "%s: no DEVX context (%s): no mlx5 device events",
 		     name, strerror(errno));
-		errno = 0;
 		return NULL; /* opened the usual way */
 	}
 	c = subscribe(s, name, ctx);
@@ -212,20 +201,18 @@ static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
 #else
 	(void)arg;
 	(void)dev;
-	errno = 0;
 	return NULL;
 #endif
 }
 
-static struct chan *slot_chan(const struct ibve_src *s,
-			      const struct ibve_slot *d)
+static struct chan *slot_chan(const struct mlx5 *s, const struct ibve_slot *d)
 {
 	return s->hook >= 0 ? d->hook_data[s->hook] : NULL;
 }
 
 static void attach(void *arg, int id, struct ibve_slot *d)
 {
-	struct ibve_src *s = arg;
+	struct mlx5 *s = arg;
 
 	for (size_t i = 0; i < s->npending; i++) {
 		if (s->pending[i]->ctx != d->ctx)
@@ -242,7 +229,7 @@ static void attach(void *arg, int id, struct ibve_slot *d)
 
 static void detach(void *arg, int id, struct ibve_slot *d)
 {
-	struct ibve_src *s = arg;
+	struct mlx5 *s = arg;
 	struct chan *c = d->hook_data[id];
 
 	if (!c)
@@ -262,8 +249,9 @@ static const char *tag(void *arg, int id, const struct ibve_slot *d)
 	return d->hook_data[id] ? "+mlx5" : NULL;
 }
 
-static int start(struct ibve_src *s)
+static int start(void *arg)
 {
+	struct mlx5 *s = arg;
 	struct ibve_dev_hooks hooks = {
 		.arg = s,
 		.open = open_dev,
@@ -279,7 +267,7 @@ static int start(struct ibve_src *s)
 					  "was built with MLX5=0)");
 		return 0;
 	}
-	s->devices = s->h.find(s->h.ctx, "devices");
+	s->devices = s->h.devset(s->h.ctx);
 	if (!s->devices)
 		return 0;
 	s->hook = ibve_devices_hook(s->devices, &hooks);
@@ -287,8 +275,9 @@ static int start(struct ibve_src *s)
 }
 
 /* Required: every device named has its channel, or at least one has. */
-static int check(struct ibve_src *s)
+static int check(void *arg)
 {
+	struct mlx5 *s = arg;
 	size_t with = 0;
 
 	if (!s->required || !s->devices)
@@ -296,21 +285,21 @@ static int check(struct ibve_src *s)
 			       ? ibve_error(ENOTSUP,
 					    "no device with mlx5 DEVX events")
 			       : 0;
-	for (size_t i = 0; ibve_devices_slot(s->devices, i); i++) {
-		const struct ibve_slot *d = ibve_devices_slot(s->devices, i);
+	for (size_t i = 0; i < s->devices->nslots; i++) {
+		const struct ibve_slot *d = s->devices->slots[i];
 
 		with += d->used && d->ctx && slot_chan(s, d);
 	}
-	for (size_t i = 0; i < s->nnames; i++) {
+	for (size_t i = 0; i < s->names.n; i++) {
 		const struct ibve_slot *d =
-			ibve_devices_find(s->devices, s->names[i]);
+			ibve_devices_find(s->devices, s->names.v[i]);
 		char key[IBVE_NAME_MAX + 3];
 
 		if (d && slot_chan(s, d))
 			continue;
-		snprintf(key, sizeof(key), "%s: ", s->names[i]);
+		snprintf(key, sizeof(key), "%s: ", s->names.v[i]);
 		return ibve_error(ENOTSUP, "%s has no mlx5 DEVX events (%s)",
-				  s->names[i],
+				  s->names.v[i],
 				  strstr(s->noted, key)
 					  ? "see above"
 					  : "it is not an mlx5 device");
@@ -319,9 +308,11 @@ static int check(struct ibve_src *s)
 		    : ibve_error(ENOTSUP, "no device with mlx5 DEVX events");
 }
 
-static bool ready(struct ibve_src *s, uint32_t cookie)
+static bool ready(void *arg, uint32_t cookie)
 {
-	struct ibve_slot *d = ibve_devices_slot(s->devices, cookie);
+	struct mlx5 *s = arg;
+	struct ibve_slot *d =
+		cookie < s->devices->nslots ? s->devices->slots[cookie] : NULL;
 	struct chan *c = d && d->used ? slot_chan(s, d) : NULL;
 
 	if (!c)
@@ -359,14 +350,14 @@ static bool ready(struct ibve_src *s, uint32_t cookie)
 	return false;
 }
 
-static void destroy(struct ibve_src *s)
+static void destroy(void *arg)
 {
-	if (!s)
-		return;
+	struct mlx5 *s = arg;
+
 	for (size_t i = 0; i < s->npending; i++)
 		chan_free(s->pending[i]);
 	free(s->pending);
-	free(s->names);
+	free(s->names.v);
 	free(s);
 }
 

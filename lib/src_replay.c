@@ -28,7 +28,7 @@
 
 enum { C_INPUT, C_PACE };
 
-struct ibve_src {
+struct replay {
 	struct ibve_host h;
 	char *path;
 	const char *shown; /* in messages: the path, or <stdin> */
@@ -52,10 +52,10 @@ struct ibve_src {
 	int pace_fd;
 };
 
-static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
-	struct ibve_src *r = calloc(1, sizeof(*r));
+	struct replay *r = calloc(1, sizeof(*r));
 
 	*out = r;
 	if (!r)
@@ -71,9 +71,11 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 	return 0;
 }
 
-static int start(struct ibve_src *r)
+static int start(void *arg)
 {
+	struct replay *r = arg;
 	struct stat st;
+	int e;
 
 	if (strcmp(r->path, "-") == 0) {
 		r->fd = STDIN_FILENO;
@@ -107,20 +109,19 @@ static int start(struct ibve_src *r)
 		ibve_ts_add(&its.it_interval, r->step);
 		its.it_value = its.it_interval;
 		timerfd_settime(r->pace_fd, 0, &its, NULL);
-		if (r->h.watch(r->h.ctx, r->pace_fd, r, C_PACE))
-			return ibve_error(errno, "%s: %s", r->shown,
-					  strerror(errno));
 	}
 	/* Regular files are always readable: poll says so at once. */
-	if (r->h.watch(r->h.ctx, r->fd, r, C_INPUT))
-		return ibve_error(errno, "%s: %s", r->shown, strerror(errno));
+	if ((r->pace_fd >= 0 &&
+	     (e = r->h.watch(r->h.ctx, r->pace_fd, r, C_PACE))) ||
+	    (e = r->h.watch(r->h.ctx, r->fd, r, C_INPUT)))
+		return ibve_error(e, "%s: %s", r->shown, strerror(-e));
 	return 0;
 }
 
-static void destroy(struct ibve_src *r)
+static void destroy(void *arg)
 {
-	if (!r)
-		return;
+	struct replay *r = arg;
+
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	if (r->pace_fd >= 0)
@@ -134,7 +135,7 @@ static void destroy(struct ibve_src *r)
 }
 
 /* Read more input; 1 read something, 0 end of input, -errno. */
-static int fill(struct ibve_src *r)
+static int fill(struct replay *r)
 {
 	ssize_t n;
 
@@ -175,7 +176,7 @@ static int fill(struct ibve_src *r)
  * -ELIBACC when json-c cannot be loaded (reason in ERR), or another
  * -errno on a read error.
  */
-static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
+static int next_record(struct replay *r, struct ibve_event *ev, char *err,
 		       size_t errlen)
 {
 	unsigned int skips = 0;
@@ -245,7 +246,7 @@ static int next_record(struct ibve_src *r, struct ibve_event *ev, char *err,
 }
 
 /* The end: the clock's last time (or the last record's) to the host. */
-static void end(struct ibve_src *r)
+static void end(struct replay *r)
 {
 	struct timespec now;
 
@@ -268,7 +269,7 @@ static void end(struct ibve_src *r)
  * reads, the clock then steps on (each step told to the host); paced, EV
  * is held until the timer moves the clock. False: EV is held.
  */
-static bool place(struct ibve_src *r, const struct ibve_event *ev)
+static bool place(struct replay *r, const struct ibve_event *ev)
 {
 	if (r->step) {
 		if (!r->clock_set) {
@@ -294,7 +295,7 @@ static bool place(struct ibve_src *r, const struct ibve_event *ev)
 	return true;
 }
 
-static bool read_batch(struct ibve_src *r)
+static bool read_batch(struct replay *r)
 {
 	struct ibve_event ev;
 	char err[256], note[512];
@@ -333,7 +334,7 @@ static bool read_batch(struct ibve_src *r)
 }
 
 /* Paced: the timer moved the clock a step; what it reached goes out. */
-static void pace(struct ibve_src *r)
+static void pace(struct replay *r)
 {
 	uint64_t ticks;
 
@@ -349,8 +350,9 @@ static void pace(struct ibve_src *r)
 	}
 }
 
-static bool ready(struct ibve_src *r, uint32_t cookie)
+static bool ready(void *arg, uint32_t cookie)
 {
+	struct replay *r = arg;
 	bool more;
 
 	if (r->ended)
@@ -366,9 +368,9 @@ static bool ready(struct ibve_src *r, uint32_t cookie)
 	return more;
 }
 
-static int empty(const struct ibve_src *r)
+static int empty(const void *arg)
 {
-	(void)r;
+	(void)arg;
 	return 0;
 }
 

@@ -46,7 +46,7 @@ enum { C_QUEUE, C_TIMER };
 #define UNSUBSCRIBE_MS 500
 
 struct sm_port {
-	struct ibve_src *sm;
+	struct sm *sm;
 	char ca[UMAD_CA_NAME_LEN];
 	int portnum;
 	uint64_t node_guid; /* host order */
@@ -70,11 +70,10 @@ struct sm_port {
 	bool dead;
 };
 
-struct ibve_src {
+struct sm {
 	struct ibve_host h;
 	bool required;
-	char (*names)[IBVE_NAME_MAX]; /* the CAs asked for; none: all */
-	size_t nnames;
+	struct ibve_names names;  /* the CAs asked for; none: all */
 	unsigned int refresh_opt; /* seconds; 0: REFRESH_S */
 	int open_err;		  /* why no port could be opened */
 	char open_msg[256];
@@ -94,7 +93,7 @@ struct ibve_src {
 	size_t nnotes;
 };
 
-static void wake(struct ibve_src *sm)
+static void wake(struct sm *sm)
 {
 	uint64_t one = 1;
 
@@ -104,9 +103,9 @@ static void wake(struct ibve_src *sm)
 }
 
 /* Under lock. */
-static void note_locked(struct ibve_src *sm, const char *fmt, ...)
+static void note_locked(struct sm *sm, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void note_locked(struct ibve_src *sm, const char *fmt, ...)
+static void note_locked(struct sm *sm, const char *fmt, ...)
 {
 	va_list ap;
 	bool added;
@@ -119,7 +118,7 @@ static void note_locked(struct ibve_src *sm, const char *fmt, ...)
 }
 
 /* Under lock. */
-static void queue_locked(struct ibve_src *sm, const struct ibve_event *ev)
+static void queue_locked(struct sm *sm, const struct ibve_event *ev)
 {
 	if (sm->qlen == sm->qcap) {
 		size_t cap = sm->qcap ? sm->qcap * 2 : 16;
@@ -137,7 +136,7 @@ static void queue_locked(struct ibve_src *sm, const struct ibve_event *ev)
 /* Send the Set for trap index T of P (subscribe or not). Under lock. */
 static void send_set(struct sm_port *p, int t)
 {
-	struct ibve_src *sm = p->sm;
+	struct sm *sm = p->sm;
 	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
 	long wait = (long)TRY_MS << p->tries[t];
@@ -173,7 +172,7 @@ static void subscribe_all(struct sm_port *p)
 
 static void handle(struct sm_port *p, uint8_t *buf, int len)
 {
-	struct ibve_src *sm = p->sm;
+	struct sm *sm = p->sm;
 	uint8_t *mad = umad_get_mad(buf);
 	ib_mad_addr_t *a = umad_get_mad_addr(buf);
 	struct ibve_sm_mad d;
@@ -340,7 +339,7 @@ static void umad_path(const char *ca, int port, char *path, size_t len)
 	}
 }
 
-static int open_port(struct ibve_src *sm, struct sm_port *p, char *path,
+static int open_port(struct sm *sm, struct sm_port *p, char *path,
 		     size_t pathlen)
 {
 	long mask[16 / sizeof(long)] = { 0 };
@@ -407,7 +406,7 @@ static int open_port(struct ibve_src *sm, struct sm_port *p, char *path,
 	return 0;
 }
 
-static void arm(struct ibve_src *sm)
+static void arm(struct sm *sm)
 {
 	struct timespec next = sm->refresh_due;
 	struct itimerspec its = { 0 };
@@ -423,17 +422,7 @@ static void arm(struct ibve_src *sm)
 	timerfd_settime(sm->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-static bool wanted(const struct ibve_src *sm, const char *ca)
-{
-	if (sm->h.excluded(sm->h.ctx, ca))
-		return false;
-	for (size_t i = 0; i < sm->nnames; i++)
-		if (strcmp(sm->names[i], ca) == 0)
-			return true;
-	return !sm->nnames;
-}
-
-static int sm_open(struct ibve_src *sm)
+static int sm_open(struct sm *sm)
 {
 	char names[32][UMAD_CA_NAME_LEN], path[128] = "";
 	int n, r = ibve_dl_load(&ibve_umad_dl);
@@ -449,11 +438,10 @@ static int sm_open(struct ibve_src *sm)
 		return ibve_error(errno,
 				  "cannot subscribe to subnet events: %s",
 				  strerror(errno));
-	if (sm->h.watch(sm->h.ctx, sm->evfd, sm, C_QUEUE) ||
-	    sm->h.watch(sm->h.ctx, sm->timer_fd, sm, C_TIMER))
-		return ibve_error(errno,
-				  "cannot subscribe to subnet events: %s",
-				  strerror(errno));
+	if ((r = sm->h.watch(sm->h.ctx, sm->evfd, sm, C_QUEUE)) ||
+	    (r = sm->h.watch(sm->h.ctx, sm->timer_fd, sm, C_TIMER)))
+		return ibve_error(r, "cannot subscribe to subnet events: %s",
+				  strerror(-r));
 	if (umad_init() < 0)
 		return ibve_error(ENOSYS, "no InfiniBand management devices "
 					  "(is ib_umad loaded?)");
@@ -461,7 +449,7 @@ static int sm_open(struct ibve_src *sm)
 	for (int c = 0; c < n; c++) {
 		umad_ca_t ca;
 
-		if (!wanted(sm, names[c]))
+		if (!ibve_names_want(&sm->names, &sm->h, names[c]))
 			continue;
 		if (umad_get_ca(names[c], &ca) < 0)
 			continue;
@@ -534,10 +522,10 @@ static int sm_open(struct ibve_src *sm)
 	return 0;
 }
 
-static int create(struct ibve_src **out, const struct ibve_source_opts *o,
+static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
-	struct ibve_src *sm = calloc(1, sizeof(*sm));
+	struct sm *sm = calloc(1, sizeof(*sm));
 
 	*out = sm;
 	if (!sm)
@@ -549,13 +537,7 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
 	sm->issm = o->flags & IBVE_SRC_SM_ISSM;
 	sm->required = o->flags & IBVE_SRC_REQUIRED;
 	sm->refresh_opt = o->refresh;
-	sm->names = calloc(o->ndevices + 1, sizeof(*sm->names));
-	if (!sm->names)
-		return ibve_error(ENOMEM, "out of memory");
-	for (size_t i = 0; i < o->ndevices; i++)
-		ibve_strcpy(sm->names[sm->nnames++], o->devices[i],
-			    IBVE_NAME_MAX);
-	return 0;
+	return ibve_names_copy(&sm->names, o);
 }
 
 /*
@@ -564,8 +546,9 @@ static int create(struct ibve_src **out, const struct ibve_source_opts *o,
  * they did not block would end the process before the caller's loop saw
  * it.
  */
-static int start(struct ibve_src *sm)
+static int start(void *arg)
 {
+	struct sm *sm = arg;
 	sigset_t all, old;
 	int r;
 
@@ -576,16 +559,20 @@ static int start(struct ibve_src *sm)
 	return r;
 }
 
-static int check(struct ibve_src *sm)
+static int check(void *arg)
 {
+	struct sm *sm = arg;
+
 	if (sm->required && !sm->nports)
 		return ibve_error(ENOTSUP,
 				  "no InfiniBand port to subscribe on");
 	return 0;
 }
 
-static int empty(const struct ibve_src *sm)
+static int empty(const void *arg)
 {
+	const struct sm *sm = arg;
+
 	return sm->nports ? 0
 			  : ibve_error(ENODEV,
 				       "no InfiniBand port to subscribe on");
@@ -623,13 +610,12 @@ static void send_wake(struct sm_port *p)
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, UNSUBSCRIBE_MS / 2, 0);
 }
 
-static void destroy(struct ibve_src *sm)
+static void destroy(void *arg)
 {
+	struct sm *sm = arg;
 	struct timespec until;
 	bool waiting;
 
-	if (!sm)
-		return;
 	/* Unsubscribe what the SA took, waiting a little for its answers. */
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
@@ -688,12 +674,12 @@ static void destroy(struct ibve_src *sm)
 		close(sm->timer_fd);
 	pthread_cond_destroy(&sm->answered);
 	pthread_mutex_destroy(&sm->lock);
-	free(sm->names);
+	free(sm->names.v);
 	free(sm);
 }
 
 /* Records and notes the threads queued: to the pipeline. */
-static void drain(struct ibve_src *sm)
+static void drain(struct sm *sm)
 {
 	uint64_t v;
 
@@ -717,7 +703,7 @@ static void drain(struct ibve_src *sm)
 }
 
 /* The timer fired: resend what is unanswered, refresh what is due. */
-static void tick(struct ibve_src *sm)
+static void tick(struct sm *sm)
 {
 	struct timespec now;
 	uint64_t v;
@@ -758,8 +744,10 @@ static void tick(struct ibve_src *sm)
 	pthread_mutex_unlock(&sm->lock);
 }
 
-static bool ready(struct ibve_src *sm, uint32_t cookie)
+static bool ready(void *arg, uint32_t cookie)
 {
+	struct sm *sm = arg;
+
 	if (cookie == C_QUEUE)
 		drain(sm);
 	else
@@ -772,8 +760,10 @@ static bool ready(struct ibve_src *sm, uint32_t cookie)
  * of our ports (from the devices source) the SM may have forgotten our
  * subscriptions: subscribe again now.
  */
-static void observe(struct ibve_src *sm, const struct ibve_event *ev)
+static void observe(void *arg, const struct ibve_event *ev)
 {
+	struct sm *sm = arg;
+
 	if (ev->source != IBVE_SOURCE_VERBS || !ev->desc ||
 	    (strcmp(ev->name, "SM_CHANGE") != 0 &&
 	     strcmp(ev->name, "CLIENT_REREGISTER") != 0 &&
@@ -792,8 +782,10 @@ static void observe(struct ibve_src *sm, const struct ibve_event *ev)
 	pthread_mutex_unlock(&sm->lock);
 }
 
-static size_t describe(const struct ibve_src *sm, char *buf, size_t size)
+static size_t describe(const void *arg, char *buf, size_t size)
 {
+	const struct sm *sm = arg;
+
 	return (size_t)snprintf(buf, size, "(subnet events: %zu port%s)",
 				sm->nports, sm->nports == 1 ? "" : "s");
 }
