@@ -616,17 +616,25 @@ static void destroy(void *arg)
 	struct timespec until;
 	bool waiting;
 
-	/* Unsubscribe what the SA took, waiting a little for its answers. */
+	/*
+	 * Unsubscribe what the SA took or may have taken (a Set it has not
+	 * answered, or whose answer is not read yet), waiting a little for
+	 * its answers. The SA handles a port's MADs in order: a Set still on
+	 * its way is taken back by the one that follows it.
+	 */
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
-		bool sent = false;
+		bool sent = false, subscribing = p->subscribe;
 
 		p->subscribe = false;
 		p->stopping = true;
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
+			bool taken = p->acked & 1u << t ||
+				     (subscribing && p->pending[t]);
+
 			p->pending[t] = 0;
-			if (p->thread && !p->dead && p->acked & 1u << t) {
+			if (p->thread && !p->dead && taken) {
 				p->tries[t] = 0;
 				send_set(p, t);
 				sent = true;

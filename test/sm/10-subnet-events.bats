@@ -169,6 +169,25 @@ ibsim0 CLIENT_REREGISTER"
 	run ! grep "Failed to UnSubscribe" "$FAB/opensm.log"
 }
 
+@test "a watcher that ends before the SA answered still takes its subscriptions back" {
+	# OpenSM stopped: the four Sets reach it (ibsim queues them) but stay
+	# unanswered; the watcher ends, then OpenSM goes on. A watcher that
+	# took back only what the SA had answered would leave all four behind
+	# (on a loaded machine, some answers are simply not read yet).
+	kill -STOP "${BG_PID[opensm]}"
+	W=$FAB/watch
+	mkdir -p "$W"
+	bg_start watch 0 env -C "$W" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch --sm --sm-issm -j >"$W/out"
+	wait_for "${BG_ERR[watch]}" "subnet events: 1 port" 60
+	watch_stop
+	kill -CONT "${BG_PID[opensm]}"
+	guid=$(printf '%x' "0x$(port_guid HostWatch)")
+	wait_count "$FAB/opensm.log" "Removing event subscription for port 0x$guid\$" 4 120
+	assert_equal "$(count_lines "$FAB/opensm.log" "Adding event subscription for port 0x$guid\$")" 4
+	run ! grep "Failed to UnSubscribe" "$FAB/opensm.log"
+}
+
 @test "--sm with --replay or --list is a usage error" {
 	fabric_stop
 	run ibv_eventwatch --sm -r /dev/null
