@@ -32,7 +32,7 @@ int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
 }
 
 const struct ibve_key_name ibve_keys[K_COUNT] = {
-#define KEY_ROW(id, s, f) [K_##id] = { #s, sizeof(#s) - 1, f },
+#define KEY_ROW(id, s, f) [K_##id] = { #s, sizeof(#s) - 1 },
 	IBVE_KEYS(KEY_ROW)
 #undef KEY_ROW
 };

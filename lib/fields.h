@@ -12,21 +12,23 @@
 /*
  * The JSON keys a record has, in the order the writer puts them, and the
  * form the writer gives each value: F_STR a string, F_STR_OR_NULL a string
- * or null, F_OTHER anything else. The keys before the first field row's
- * (ibve_fields[]) are in every record; each row owns its key up to the
- * next row's. The replay's parser and prefilter take this order as theirs.
+ * or null, F_OTHER anything else. The fixed keys are in every record; of
+ * the others, each field row (ibve_fields[]) owns its key up to the next
+ * row's. The replay's parser and prefilter take this order as theirs.
  */
-#define IBVE_KEYS(X)                             \
-	X(TIME, time, F_STR)                     \
-	X(DEVICE, device, F_STR)                 \
-	X(PORT, port, F_OTHER)                   \
-	X(EVENT, event, F_STR)                   \
-	X(CODE, code, F_OTHER)                   \
-	X(CLASS, class, F_STR)                   \
-	X(SEVERITY, severity, F_STR)             \
-	X(AFFILIATED, affiliated, F_OTHER)       \
-	X(SOURCE, source, F_STR)                 \
-	X(NODE_GUID, node_guid, F_STR_OR_NULL)   \
+#define IBVE_KEYS(X) IBVE_KEYS_FIXED(X) IBVE_KEYS_FIELDS(X)
+#define IBVE_KEYS_FIXED(X)                 \
+	X(TIME, time, F_STR)               \
+	X(DEVICE, device, F_STR)           \
+	X(PORT, port, F_OTHER)             \
+	X(EVENT, event, F_STR)             \
+	X(CODE, code, F_OTHER)             \
+	X(CLASS, class, F_STR)             \
+	X(SEVERITY, severity, F_STR)       \
+	X(AFFILIATED, affiliated, F_OTHER) \
+	X(SOURCE, source, F_STR)           \
+	X(NODE_GUID, node_guid, F_STR_OR_NULL)
+#define IBVE_KEYS_FIELDS(X)                      \
 	X(QP_NUM, qp_num, F_OTHER)               \
 	X(QP_TYPE, qp_type, F_STR)               \
 	X(WQ_NUM, wq_num, F_OTHER)               \
@@ -53,13 +55,15 @@
 #define IBVE_KEY_ID(id, name, form) K_##id,
 enum ibve_key { IBVE_KEYS(IBVE_KEY_ID) K_COUNT };
 #undef IBVE_KEY_ID
+#define IBVE_KEY_ONE(id, name, form) +1
+enum { K_FIXED = 0 IBVE_KEYS_FIXED(IBVE_KEY_ONE) }; /* the first field key */
+#undef IBVE_KEY_ONE
 
 enum ibve_key_form { F_STR, F_STR_OR_NULL, F_OTHER };
 
 extern const struct ibve_key_name {
 	const char *name;
 	uint8_t len;
-	uint8_t form; /* enum ibve_key_form */
 } ibve_keys[K_COUNT];
 
 /* A set of keys, as many words as K_COUNT takes. */
@@ -150,8 +154,8 @@ int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 
 /*
  * One optional field (or group of fields) of a record. Rows are in the
- * order of the keys; a row's keys are KEY up to the next row's KEY, and
- * PARSE runs when the line has any of them.
+ * order of the keys, the first at K_FIXED; a row's keys are KEY up to the
+ * next row's KEY, and PARSE runs when the line has any of them.
  */
 struct ibve_fieldspec {
 	uint32_t flag; /* enum ibve_field */

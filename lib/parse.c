@@ -173,7 +173,7 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
-	if (!has_any(&o->present, ibve_fields[0].key, K_COUNT))
+	if (!has_any(&o->present, K_FIXED, K_COUNT))
 		return 0; /* none of them: a port's event, most lines */
 	for (size_t i = 0; i < ibve_nfields; i++) {
 		int end = i + 1 < ibve_nfields ? ibve_fields[i + 1].key
