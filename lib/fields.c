@@ -15,12 +15,6 @@
 _Static_assert(sizeof(struct ibve_verbs_fields) <= IBVE_EVENT_AREA,
 	       "the verbs fields fit the per-source area");
 
-#define FAIL(...)                                   \
-	do {                                        \
-		snprintf(err, errlen, __VA_ARGS__); \
-		return -EINVAL;                     \
-	} while (0)
-
 int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -601,7 +595,7 @@ static void sm_text(struct ibve_buf *b, const struct ibve_event *ev)
 	ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
 }
 
-static int hex_value(int c)
+int ibve_hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -612,8 +606,9 @@ static int hex_value(int c)
 static int hex_bytes(const char *s, uint8_t *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = hex_value((unsigned char)s[2 * i]);
-		int lo = hi < 0 ? -1 : hex_value((unsigned char)s[2 * i + 1]);
+		int hi = ibve_hex_value((unsigned char)s[2 * i]);
+		int lo = hi < 0 ? -1
+				: ibve_hex_value((unsigned char)s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

@@ -106,6 +106,11 @@ struct ibve_jsrc {
 /* Say why a field is refused (into ERR) and return -EINVAL. */
 int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same from a reader that has ERR and ERRLEN. */
+#define FAIL(...) return ibve_field_error(err, errlen, __VA_ARGS__)
+
+/* The value of hex digit C, or -1. */
+int ibve_hex_value(int c);
 
 /*
  * Reading a field: 1 when set, 0 when absent or null, -EINVAL (reason in

@@ -28,20 +28,6 @@
 #include "fields.h"
 #include "parse.h"
 
-#define FAIL(...)                                   \
-	do {                                        \
-		snprintf(err, errlen, __VA_ARGS__); \
-		return -EINVAL;                     \
-	} while (0)
-
-static int hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* "UNKNOWN(20)" -> 20; -1 when NAME is not of that form. */
 static int64_t unknown_code(const char *name)
 {
@@ -598,7 +584,7 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 			if (end - p < 5)
 				return NULL;
 			for (int i = 1; i <= 4; i++) {
-				int h = hex_value((unsigned char)p[i]);
+				int h = ibve_hex_value((unsigned char)p[i]);
 
 				if (h < 0)
 					return NULL;
