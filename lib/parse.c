@@ -132,24 +132,10 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
-/* Whether the line has any of the keys from FIRST up to END: a word at a time. */
-static bool has_any(const struct ibve_keyset *s, int first, int end)
-{
-	for (int k = first; k < end; k = (k / 64 + 1) * 64) {
-		int top = end - k / 64 * 64; /* END's bit in this word */
-		uint64_t m = ~0ull << (k % 64);
-
-		if (top < 64)
-			m &= (1ull << top) - 1;
-		if (s->w[k / 64] & m)
-			return true;
-	}
-	return false;
-}
-
 static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 			  char *err, size_t errlen)
 {
+	size_t i = 0, ran = SIZE_MAX;
 	const char *s;
 	int r;
 
@@ -159,15 +145,26 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
-	if (!has_any(&o->present, K_FIXED, K_COUNT))
-		return 0; /* none of them: a port's event, most lines */
-	for (size_t i = 0; i < ibve_nfields; i++) {
-		int end = i + 1 < ibve_nfields ? ibve_fields[i + 1].key
-					       : K_COUNT;
+	/* each row that has a key in the line, once, in order */
+	for (int w = K_FIXED / 64; w < (int)ARRAY_SIZE(o->present.w); w++) {
+		uint64_t m = o->present.w[w];
 
-		if (has_any(&o->present, ibve_fields[i].key, end) &&
-		    ibve_fields[i].parse(o, ev, err, errlen))
-			return -EINVAL;
+		if (w == K_FIXED / 64) /* a port's event, most lines: none */
+			m &= ~0ull << (K_FIXED % 64);
+		for (; m; m &= m - 1) {
+			int k = w * 64 + __builtin_ctzll(m);
+
+			if (k >= K_COUNT)
+				return 0; /* json-c's line: all set */
+			while (i + 1 < ibve_nfields &&
+			       (int)ibve_fields[i + 1].key <= k)
+				i++;
+			if (i == ran)
+				continue; /* the row of the key before */
+			ran = i;
+			if (ibve_fields[i].parse(o, ev, err, errlen))
+				return -EINVAL;
+		}
 	}
 	return 0;
 }
