@@ -15,12 +15,6 @@
 _Static_assert(sizeof(struct ibve_verbs_fields) <= IBVE_EVENT_AREA,
 	       "the verbs fields fit the per-source area");
 
-#define FAIL(...)                                   \
-	do {                                        \
-		snprintf(err, errlen, __VA_ARGS__); \
-		return -EINVAL;                     \
-	} while (0)
-
 int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -31,41 +25,10 @@ int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-#define KEY(k, s) [k] = { s, sizeof(s) - 1 }
-
 const struct ibve_key_name ibve_keys[K_COUNT] = {
-	KEY(K_TIME, "time"),
-	KEY(K_DEVICE, "device"),
-	KEY(K_PORT, "port"),
-	KEY(K_EVENT, "event"),
-	KEY(K_CODE, "code"),
-	KEY(K_CLASS, "class"),
-	KEY(K_SEVERITY, "severity"),
-	KEY(K_AFFILIATED, "affiliated"),
-	KEY(K_SOURCE, "source"),
-	KEY(K_NODE_GUID, "node_guid"),
-	KEY(K_QP_NUM, "qp_num"),
-	KEY(K_QP_TYPE, "qp_type"),
-	KEY(K_WQ_NUM, "wq_num"),
-	KEY(K_HANDLE, "handle"),
-	KEY(K_PID, "pid"),
-	KEY(K_COMM, "comm"),
-	KEY(K_CGROUP, "cgroup"),
-	KEY(K_KERNEL, "kernel"),
-	KEY(K_AFTER, "after"),
-	KEY(K_AFTER_PORT, "after_port"),
-	KEY(K_AFTER_US, "after_us"),
-	KEY(K_RECOVERED_US, "recovered_us"),
-	KEY(K_CHARDEV, "chardev"),
-	KEY(K_NETDEV, "netdev"),
-	KEY(K_NETDEV_INDEX, "netdev_index"),
-	KEY(K_LOST, "lost"),
-	KEY(K_DOWN_US, "down_us"),
-	KEY(K_RATES, "rates"),
-	KEY(K_GID, "gid"),
-	KEY(K_ISSUER_LID, "issuer_lid"),
-	KEY(K_PRODUCER_TYPE, "producer_type"),
-	KEY(K_EQE, "eqe"),
+#define KEY_ROW(id, s, f) [K_##id] = { #s, sizeof(#s) - 1 },
+	IBVE_KEYS(KEY_ROW)
+#undef KEY_ROW
 };
 
 /*
@@ -632,7 +595,7 @@ static void sm_text(struct ibve_buf *b, const struct ibve_event *ev)
 	ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
 }
 
-static int hex_value(int c)
+int ibve_hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -643,8 +606,9 @@ static int hex_value(int c)
 static int hex_bytes(const char *s, uint8_t *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = hex_value((unsigned char)s[2 * i]);
-		int lo = hi < 0 ? -1 : hex_value((unsigned char)s[2 * i + 1]);
+		int hi = ibve_hex_value((unsigned char)s[2 * i]);
+		int lo = hi < 0 ? -1
+				: ibve_hex_value((unsigned char)s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
@@ -747,32 +711,25 @@ static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 /* In the order of JSON and text output; the raw mlx5 entry last. */
 const struct ibve_fieldspec ibve_fields[] = {
-	{ IBVE_FIELD_QP_NUM, KEY_BIT(K_QP_NUM), qp_json, qp_text, qp_parse },
+	{ IBVE_FIELD_QP_NUM, K_QP_NUM, qp_json, qp_text, qp_parse },
 	/* text: beside the QP number */
-	{ IBVE_FIELD_QP_TYPE, KEY_BIT(K_QP_TYPE), qp_type_json, NULL,
-	  qp_type_parse },
-	{ IBVE_FIELD_WQ_NUM, KEY_BIT(K_WQ_NUM), wq_json, wq_text, wq_parse },
-	{ IBVE_FIELD_HANDLE, KEY_BIT(K_HANDLE), handle_json, handle_text,
-	  handle_parse },
+	{ IBVE_FIELD_QP_TYPE, K_QP_TYPE, qp_type_json, NULL, qp_type_parse },
+	{ IBVE_FIELD_WQ_NUM, K_WQ_NUM, wq_json, wq_text, wq_parse },
+	{ IBVE_FIELD_HANDLE, K_HANDLE, handle_json, handle_text, handle_parse },
 	/* comm and cgroup mean nothing without a pid */
-	{ IBVE_FIELD_OWNER, KEY_BIT(K_PID), owner_json, owner_text,
-	  owner_parse },
-	{ IBVE_FIELD_KERNEL, KEY_BIT(K_KERNEL), consumer_json, consumer_text,
+	{ IBVE_FIELD_OWNER, K_PID, owner_json, owner_text, owner_parse },
+	{ IBVE_FIELD_KERNEL, K_KERNEL, consumer_json, consumer_text,
 	  consumer_parse },
-	{ IBVE_FIELD_AFTER, KEY_BIT(K_AFTER), after_json, after_text,
-	  after_parse },
-	{ IBVE_FIELD_CHARDEV, KEY_BIT(K_CHARDEV), chardev_json, chardev_text,
+	{ IBVE_FIELD_AFTER, K_AFTER, after_json, after_text, after_parse },
+	{ IBVE_FIELD_CHARDEV, K_CHARDEV, chardev_json, chardev_text,
 	  chardev_parse },
-	{ IBVE_FIELD_NETDEV, KEY_BIT(K_NETDEV) | KEY_BIT(K_NETDEV_INDEX),
-	  netdev_json, netdev_text, netdev_parse },
-	{ IBVE_FIELD_LOST, KEY_BIT(K_LOST), lost_json, lost_text, lost_parse },
-	{ IBVE_FIELD_DOWN, KEY_BIT(K_DOWN_US), down_json, down_text,
-	  down_parse },
-	{ IBVE_FIELD_RATES, KEY_BIT(K_RATES), rates_json, rates_text,
-	  rates_parse },
+	{ IBVE_FIELD_NETDEV, K_NETDEV, netdev_json, netdev_text, netdev_parse },
+	{ IBVE_FIELD_LOST, K_LOST, lost_json, lost_text, lost_parse },
+	{ IBVE_FIELD_DOWN, K_DOWN_US, down_json, down_text, down_parse },
+	{ IBVE_FIELD_RATES, K_RATES, rates_json, rates_text, rates_parse },
 	/* issuer_lid and producer_type mean nothing without a gid */
-	{ IBVE_FIELD_SM, KEY_BIT(K_GID), sm_json, sm_text, sm_parse },
-	{ IBVE_FIELD_MLX5, KEY_BIT(K_EQE), ibve_mlx5_json, ibve_mlx5_details,
+	{ IBVE_FIELD_SM, K_GID, sm_json, sm_text, sm_parse },
+	{ IBVE_FIELD_MLX5, K_EQE, ibve_mlx5_json, ibve_mlx5_details,
 	  mlx5_parse },
 };
 

@@ -9,47 +9,77 @@
 
 #include "internal.h"
 
-/* The JSON keys a record has, in the order the writer puts them. */
-enum ibve_key {
-	K_TIME,
-	K_DEVICE,
-	K_PORT,
-	K_EVENT,
-	K_CODE,
-	K_CLASS,
-	K_SEVERITY,
-	K_AFFILIATED,
-	K_SOURCE,
-	K_NODE_GUID,
-	K_QP_NUM,
-	K_QP_TYPE,
-	K_WQ_NUM,
-	K_HANDLE,
-	K_PID,
-	K_COMM,
-	K_CGROUP,
-	K_KERNEL,
-	K_AFTER,
-	K_AFTER_PORT,
-	K_AFTER_US,
-	K_RECOVERED_US,
-	K_CHARDEV,
-	K_NETDEV,
-	K_NETDEV_INDEX,
-	K_LOST,
-	K_DOWN_US,
-	K_RATES,
-	K_GID,
-	K_ISSUER_LID,
-	K_PRODUCER_TYPE,
-	K_EQE,
-	K_COUNT
-};
+/*
+ * The JSON keys a record has, in the order the writer puts them, and the
+ * form the writer gives each value: F_STR a string, F_STR_OR_NULL a string
+ * or null, F_OTHER anything else. The fixed keys are in every record; of
+ * the others, each field row (ibve_fields[]) owns its key up to the next
+ * row's. The replay's parser and prefilter take this order as theirs.
+ */
+#define IBVE_KEYS(X) IBVE_KEYS_FIXED(X) IBVE_KEYS_FIELDS(X)
+#define IBVE_KEYS_FIXED(X)                 \
+	X(TIME, time, F_STR)               \
+	X(DEVICE, device, F_STR)           \
+	X(PORT, port, F_OTHER)             \
+	X(EVENT, event, F_STR)             \
+	X(CODE, code, F_OTHER)             \
+	X(CLASS, class, F_STR)             \
+	X(SEVERITY, severity, F_STR)       \
+	X(AFFILIATED, affiliated, F_OTHER) \
+	X(SOURCE, source, F_STR)           \
+	X(NODE_GUID, node_guid, F_STR_OR_NULL)
+#define IBVE_KEYS_FIELDS(X)                      \
+	X(QP_NUM, qp_num, F_OTHER)               \
+	X(QP_TYPE, qp_type, F_STR)               \
+	X(WQ_NUM, wq_num, F_OTHER)               \
+	X(HANDLE, handle, F_OTHER)               \
+	X(PID, pid, F_OTHER)                     \
+	X(COMM, comm, F_STR)                     \
+	X(CGROUP, cgroup, F_STR)                 \
+	X(KERNEL, kernel, F_STR)                 \
+	X(AFTER, after, F_STR)                   \
+	X(AFTER_PORT, after_port, F_OTHER)       \
+	X(AFTER_US, after_us, F_OTHER)           \
+	X(RECOVERED_US, recovered_us, F_OTHER)   \
+	X(CHARDEV, chardev, F_STR)               \
+	X(NETDEV, netdev, F_STR)                 \
+	X(NETDEV_INDEX, netdev_index, F_OTHER)   \
+	X(LOST, lost, F_OTHER)                   \
+	X(DOWN_US, down_us, F_OTHER)             \
+	X(RATES, rates, F_OTHER)                 \
+	X(GID, gid, F_STR)                       \
+	X(ISSUER_LID, issuer_lid, F_OTHER)       \
+	X(PRODUCER_TYPE, producer_type, F_OTHER) \
+	X(EQE, eqe, F_STR)
+
+#define IBVE_KEY_ID(id, name, form) K_##id,
+enum ibve_key { IBVE_KEYS(IBVE_KEY_ID) K_COUNT };
+#undef IBVE_KEY_ID
+#define IBVE_KEY_ONE(id, name, form) +1
+enum { K_FIXED = 0 IBVE_KEYS_FIXED(IBVE_KEY_ONE) }; /* the first field key */
+#undef IBVE_KEY_ONE
+
+enum ibve_key_form { F_STR, F_STR_OR_NULL, F_OTHER };
 
 extern const struct ibve_key_name {
 	const char *name;
 	uint8_t len;
 } ibve_keys[K_COUNT];
+
+/* A set of keys, as many words as K_COUNT takes. */
+struct ibve_keyset {
+	uint64_t w[(K_COUNT + 63) / 64];
+};
+
+static inline bool ibve_keyset_has(const struct ibve_keyset *s, enum ibve_key k)
+{
+	return s->w[k / 64] >> (k % 64) & 1;
+}
+
+static inline void ibve_keyset_add(struct ibve_keyset *s, enum ibve_key k)
+{
+	s->w[k / 64] |= 1ull << (k % 64);
+}
 
 /* A JSON value as the field parsers see it, whichever reader read it. */
 enum ibve_jtype { J_ABSENT, J_NULL, J_BOOL, J_INT, J_STRING, J_OTHER };
@@ -69,16 +99,18 @@ struct ibve_jsrc {
 	void (*get)(const struct ibve_jsrc *src, enum ibve_key key,
 		    struct ibve_jval *v);
 	const void *data;
-	/* KEY_BIT() of the keys the line has; all ones when not known */
-	uint32_t present;
+	/* the keys the line has; all when not known */
+	struct ibve_keyset present;
 };
-
-#define KEY_BIT(k) (1u << (k))
-_Static_assert(K_COUNT <= 32, "a key is a bit of ibve_jsrc.present");
 
 /* Say why a field is refused (into ERR) and return -EINVAL. */
 int ibve_field_error(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same from a reader that has ERR and ERRLEN. */
+#define FAIL(...) return ibve_field_error(err, errlen, __VA_ARGS__)
+
+/* The value of hex digit C, or -1. */
+int ibve_hex_value(int c);
 
 /*
  * Reading a field: 1 when set, 0 when absent or null, -EINVAL (reason in
@@ -125,10 +157,14 @@ static inline int ibve_get_str(const struct ibve_jsrc *o, enum ibve_key key,
 int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 		  char *err, size_t errlen);
 
-/* One optional field (or group of fields) of a record. */
+/*
+ * One optional field (or group of fields) of a record. Rows are in the
+ * order of the keys, the first at K_FIXED; a row's keys are KEY up to the
+ * next row's KEY, and PARSE runs when the line has any of them.
+ */
 struct ibve_fieldspec {
-	uint32_t flag; /* enum ibve_field; 0: read only (no output) */
-	uint32_t keys; /* KEY_BIT()s parse reads: it runs if the line has one */
+	uint32_t flag; /* enum ibve_field */
+	enum ibve_key key;
 	/* JSON members, after the fixed ones */
 	void (*json)(struct ibve_json *j, const struct ibve_event *ev);
 	/* the words of text's " (...)", e.g. "qp 0x000011"; NULL: none */

@@ -57,59 +57,43 @@ IBVE_EXPORT size_t ibve_time_format(const struct timespec *ts, char *buf,
 	unsigned int m, d;
 	char s[30];
 
-	if (last.set && last.sec == ts->tv_sec && ts->tv_nsec >= 0 &&
-	    ts->tv_nsec <= 999999999) {
-		memcpy(s, last.s, sizeof(last.s));
-		s[19] = '.';
-		put_digits(s + 20, (uint64_t)ts->tv_nsec, 9);
-		s[29] = 'Z';
-		ibve_buf_put(&b, s, sizeof(s));
-		return ibve_buf_end(&b);
+	if (!last.set || last.sec != ts->tv_sec || ts->tv_nsec < 0 ||
+	    ts->tv_nsec > 999999999) {
+		if (sec < 0) {
+			sec += 86400;
+			days--;
+		}
+		civil_from_days(days, &y, &m, &d);
+		if (y < 0 || y > 9999 || ts->tv_nsec < 0 ||
+		    ts->tv_nsec > 999999999) {
+			ibve_buf_printf(&b,
+					"%04" PRId64
+					"-%02u-%02uT%02d:%02d:%02d.%09ldZ",
+					y, m, d, (int)(sec / 3600),
+					(int)(sec / 60 % 60), (int)(sec % 60),
+					(long)ts->tv_nsec);
+			return ibve_buf_end(&b);
+		}
+		put_digits(last.s, (uint64_t)y, 4);
+		last.s[4] = '-';
+		put_digits(last.s + 5, m, 2);
+		last.s[7] = '-';
+		put_digits(last.s + 8, d, 2);
+		last.s[10] = 'T';
+		put_digits(last.s + 11, (uint64_t)(sec / 3600), 2);
+		last.s[13] = ':';
+		put_digits(last.s + 14, (uint64_t)(sec / 60 % 60), 2);
+		last.s[16] = ':';
+		put_digits(last.s + 17, (uint64_t)(sec % 60), 2);
+		last.sec = ts->tv_sec;
+		last.set = true;
 	}
-	if (sec < 0) {
-		sec += 86400;
-		days--;
-	}
-	civil_from_days(days, &y, &m, &d);
-	if (y < 0 || y > 9999 || ts->tv_nsec < 0 || ts->tv_nsec > 999999999) {
-		ibve_buf_printf(&b,
-				"%04" PRId64 "-%02u-%02uT%02d:%02d:%02d.%09ldZ",
-				y, m, d, (int)(sec / 3600),
-				(int)(sec / 60 % 60), (int)(sec % 60),
-				(long)ts->tv_nsec);
-		return ibve_buf_end(&b);
-	}
-	put_digits(s, (uint64_t)y, 4);
-	s[4] = '-';
-	put_digits(s + 5, m, 2);
-	s[7] = '-';
-	put_digits(s + 8, d, 2);
-	s[10] = 'T';
-	put_digits(s + 11, (uint64_t)(sec / 3600), 2);
-	s[13] = ':';
-	put_digits(s + 14, (uint64_t)(sec / 60 % 60), 2);
-	s[16] = ':';
-	put_digits(s + 17, (uint64_t)(sec % 60), 2);
+	memcpy(s, last.s, sizeof(last.s));
 	s[19] = '.';
 	put_digits(s + 20, (uint64_t)ts->tv_nsec, 9);
 	s[29] = 'Z';
-	memcpy(last.s, s, sizeof(last.s));
-	last.sec = ts->tv_sec;
-	last.set = true;
 	ibve_buf_put(&b, s, sizeof(s));
 	return ibve_buf_end(&b);
-}
-
-static int digits(const char **s, int n)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++, (*s)++) {
-		if ((unsigned char)(**s - '0') > 9)
-			return -1;
-		v = v * 10 + (**s - '0');
-	}
-	return v;
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (no timegm: this
@@ -143,11 +127,24 @@ static long digits_at(const char *s, int n)
 
 static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 
-/*
- * The form the writer puts, "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ": 1 read into
- * TS, 0 another form (the general reader's), -EINVAL out of range.
- */
-static int time_parse_ours(const char *s, struct timespec *ts)
+/* "YYYY-MM-DDTHH:MM:SS" at S (19 bytes) into *T, in seconds since the epoch. */
+static int date_time(const char *s, time_t *t)
+{
+	long y = digits_at(s, 4), mo = digits_at(s + 5, 2),
+	     d = digits_at(s + 8, 2), h = digits_at(s + 11, 2),
+	     mi = digits_at(s + 14, 2), sec = digits_at(s + 17, 2);
+
+	if (s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+	    s[13] != ':' || s[16] != ':' || y < 0 || mo < 1 || mo > 12 ||
+	    d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 ||
+	    mi > 59 || sec < 0 || sec > 60)
+		return -EINVAL;
+	*t = days_from_civil((int)y, (int)mo, (int)d) * 86400 + h * 3600 +
+	     mi * 60 + sec;
+	return 0;
+}
+
+IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
 {
 	/* the last date and time read, and its second: lines come in bursts */
 	static __thread struct {
@@ -155,98 +152,48 @@ static int time_parse_ours(const char *s, struct timespec *ts)
 		time_t sec;
 		bool set;
 	} last;
-	long y, mo, d, h, mi, sec, ns;
-
-	if (s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
-	    s[16] != ':' || s[19] != '.' || s[29] != 'Z')
-		return 0;
-	if (last.set && memcmp(s, last.s, sizeof(last.s)) == 0) {
-		if ((ns = digits_at(s + 20, 9)) < 0)
-			return -EINVAL;
-		ts->tv_sec = last.sec;
-		ts->tv_nsec = ns;
-		return 1;
-	}
-	y = digits_at(s, 4);
-	mo = digits_at(s + 5, 2);
-	d = digits_at(s + 8, 2);
-	h = digits_at(s + 11, 2);
-	mi = digits_at(s + 14, 2);
-	sec = digits_at(s + 17, 2);
-	ns = digits_at(s + 20, 9);
-	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 ||
-	    h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60 || ns < 0)
-		return -EINVAL;
-	ts->tv_sec = days_from_civil((int)y, (int)mo, (int)d) * 86400 +
-		     h * 3600 + mi * 60 + sec;
-	ts->tv_nsec = ns;
-	memcpy(last.s, s, sizeof(last.s));
-	last.sec = ts->tv_sec;
-	last.set = true;
-	return 1;
-}
-
-IBVE_EXPORT int ibve_time_parse(const char *s, struct timespec *ts)
-{
 	long nsec = 0;
-	int off = 0, v[6];
-	time_t t;
-	int r;
+	int off = 0;
 
-	/* the writer's form is 30 bytes: look no further than a NUL */
-	if (strnlen(s, 31) == 30 && (r = time_parse_ours(s, ts)))
-		return r < 0 ? r : 0;
-
-	v[0] = digits(&s, 4);
-	if (v[0] < 0 || *s++ != '-')
+	if (strnlen(s, 19) < 19)
 		return -EINVAL;
-	v[1] = digits(&s, 2);
-	if (v[1] < 1 || v[1] > 12 || *s++ != '-')
-		return -EINVAL;
-	v[2] = digits(&s, 2);
-	if (v[2] < 1 || v[2] > mdays[v[1] - 1] || (*s != 'T' && *s != 't'))
-		return -EINVAL;
-	s++;
-	v[3] = digits(&s, 2);
-	if (v[3] < 0 || v[3] > 23 || *s++ != ':')
-		return -EINVAL;
-	v[4] = digits(&s, 2);
-	if (v[4] < 0 || v[4] > 59 || *s++ != ':')
-		return -EINVAL;
-	v[5] = digits(&s, 2);
-	if (v[5] < 0 || v[5] > 60)
-		return -EINVAL;
-	if (*s == '.') {
-		long scale = 100000000;
-
-		s++;
-		if (!isdigit((unsigned char)*s))
+	if (!last.set || memcmp(s, last.s, sizeof(last.s)) != 0) {
+		if (date_time(s, &last.sec)) {
+			last.set = false;
 			return -EINVAL;
-		for (; isdigit((unsigned char)*s); s++) {
-			nsec += (*s - '0') * scale;
-			scale /= 10;
 		}
+		memcpy(last.s, s, sizeof(last.s));
+		last.set = true;
+	}
+	s += 19;
+	if (*s == '.') {
+		int n = 0;
+
+		if ((unsigned char)(*++s - '0') > 9)
+			return -EINVAL;
+		for (; (unsigned char)(*s - '0') <= 9; s++, n++)
+			if (n < 9)
+				nsec = nsec * 10 + (*s - '0');
+		for (; n < 9; n++)
+			nsec *= 10;
 	}
 	if (*s == 'Z' || *s == 'z') {
 		s++;
 	} else if (*s == '+' || *s == '-') {
-		int sign = *s++ == '-' ? -1 : 1, hh, mm;
+		long hh = digits_at(s + 1, 2), mm;
 
-		hh = digits(&s, 2);
-		if (hh < 0 || hh > 23 || *s++ != ':')
+		/* in order: the string may end anywhere */
+		if (hh < 0 || hh > 23 || s[3] != ':' ||
+		    (mm = digits_at(s + 4, 2)) < 0 || mm > 59)
 			return -EINVAL;
-		mm = digits(&s, 2);
-		if (mm < 0 || mm > 59)
-			return -EINVAL;
-		off = sign * (hh * 3600 + mm * 60);
+		off = (*s == '-' ? -1 : 1) * (int)(hh * 3600 + mm * 60);
+		s += 6;
 	} else {
 		return -EINVAL;
 	}
 	if (*s)
 		return -EINVAL;
-	t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 +
-	    v[4] * 60 + v[5];
-	ts->tv_sec = t - off;
+	ts->tv_sec = last.sec - off;
 	ts->tv_nsec = nsec;
 	return 0;
 }

@@ -28,20 +28,6 @@
 #include "fields.h"
 #include "parse.h"
 
-#define FAIL(...)                                   \
-	do {                                        \
-		snprintf(err, errlen, __VA_ARGS__); \
-		return -EINVAL;                     \
-	} while (0)
-
-static int hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* "UNKNOWN(20)" -> 20; -1 when NAME is not of that form. */
 static int64_t unknown_code(const char *name)
 {
@@ -146,19 +132,10 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
-/* The keys any optional field reads. */
-static uint32_t field_keys;
-static pthread_once_t field_keys_once = PTHREAD_ONCE_INIT;
-
-static void find_field_keys(void)
-{
-	for (size_t i = 0; i < ibve_nfields; i++)
-		field_keys |= ibve_fields[i].keys;
-}
-
 static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 			  char *err, size_t errlen)
 {
+	size_t i = 0, ran = SIZE_MAX;
 	const char *s;
 	int r;
 
@@ -168,13 +145,27 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 	} else if (r < 0) {
 		return r;
 	}
-	pthread_once(&field_keys_once, find_field_keys);
-	if (!(o->present & field_keys))
-		return 0; /* none of them: a port's event, most lines */
-	for (size_t i = 0; i < ibve_nfields; i++)
-		if ((o->present & ibve_fields[i].keys) &&
-		    ibve_fields[i].parse(o, ev, err, errlen))
-			return -EINVAL;
+	/* each row that has a key in the line, once, in order */
+	for (int w = K_FIXED / 64; w < (int)ARRAY_SIZE(o->present.w); w++) {
+		uint64_t m = o->present.w[w];
+
+		if (w == K_FIXED / 64) /* a port's event, most lines: none */
+			m &= ~0ull << (K_FIXED % 64);
+		for (; m; m &= m - 1) {
+			int k = w * 64 + __builtin_ctzll(m);
+
+			if (k >= K_COUNT)
+				return 0; /* json-c's line: all set */
+			while (i + 1 < ibve_nfields &&
+			       (int)ibve_fields[i + 1].key <= k)
+				i++;
+			if (i == ran)
+				continue; /* the row of the key before */
+			ran = i;
+			if (ibve_fields[i].parse(o, ev, err, errlen))
+				return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -273,7 +264,9 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
 		      size_t errlen)
 {
-	struct ibve_jsrc s = { jc_get, o, UINT32_MAX };
+	struct ibve_jsrc s = { jc_get, o, { { 0 } } };
+
+	memset(&s.present, 0xff, sizeof(s.present));
 
 	memset(ev, 0, sizeof(*ev));
 	if (!json_object_is_type(o, json_type_object)) {
@@ -334,7 +327,7 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 
 struct fast {
 	struct ibve_jval v[K_COUNT]; /* only those in present are set */
-	uint32_t present;	     /* KEY_BIT() of each key read */
+	struct ibve_keyset present;  /* each key read */
 	bool clean; /* no backslash, no control byte in the line */
 	char str[FAST_STRINGS];
 	size_t used;
@@ -345,7 +338,7 @@ static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
 {
 	const struct fast *f = src->data;
 
-	if (f->present & KEY_BIT(key))
+	if (ibve_keyset_has(&f->present, key))
 		*v = f->v[key];
 	else
 		*v = (struct ibve_jval){ .type = J_ABSENT };
@@ -452,21 +445,6 @@ static enum ibve_key key_id(const char *k, size_t len)
 	}
 	return K_COUNT;
 }
-
-/*
- * The key ibve_event_format_json() writes after each (id + 1; 0: none
- * known); [K_COUNT] is the first. A line of our own is read by checking
- * the key expected next, without looking for where the key ends.
- */
-static const uint8_t after[K_COUNT + 1] = {
-	[K_COUNT] = K_TIME + 1,		 [K_TIME] = K_DEVICE + 1,
-	[K_DEVICE] = K_PORT + 1,	 [K_PORT] = K_EVENT + 1,
-	[K_EVENT] = K_CODE + 1,		 [K_CODE] = K_CLASS + 1,
-	[K_CLASS] = K_SEVERITY + 1,	 [K_SEVERITY] = K_AFFILIATED + 1,
-	[K_AFFILIATED] = K_SOURCE + 1,	 [K_SOURCE] = K_NODE_GUID + 1,
-	[K_NODE_GUID] = K_QP_NUM + 1,	 [K_QP_NUM] = K_HANDLE + 1,
-	[K_NETDEV] = K_NETDEV_INDEX + 1,
-};
 
 /* Whether the key at K (after its quote) is key W, closed by a quote. */
 static bool key_is(const char *k, const char *end, enum ibve_key w)
@@ -603,7 +581,7 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 			if (end - p < 5)
 				return NULL;
 			for (int i = 1; i <= 4; i++) {
-				int h = hex_value((unsigned char)p[i]);
+				int h = ibve_hex_value((unsigned char)p[i]);
 
 				if (h < 0)
 					return NULL;
@@ -690,7 +668,7 @@ static const char *fast_value(struct fast *f, const char *p, const char *end,
 static int fast_object(struct fast *f, const char *p, const char *end)
 {
 	f->used = 0;
-	f->present = 0;
+	memset(&f->present, 0, sizeof(f->present));
 	f->clean = clean_line(p, (size_t)(end - p));
 	p = ibve_skip_ws(p, end);
 	if (p >= end || *p++ != '{')
@@ -700,14 +678,15 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		p++;
 		goto tail;
 	}
-	for (enum ibve_key prev = K_COUNT;;) {
+	for (int prev = -1;;) {
 		const char *key = p + 1, *kend;
 		enum ibve_key slot;
 
 		if (p >= end || *p != '"')
 			return 0;
-		if (after[prev] && key_is(key, end, after[prev] - 1)) {
-			slot = after[prev] - 1;
+		/* the key the writer puts next, most often the next here */
+		if (prev + 1 < K_COUNT && key_is(key, end, prev + 1)) {
+			slot = prev + 1;
 			kend = key + ibve_keys[slot].len;
 		} else {
 			for (kend = key;
@@ -719,7 +698,7 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		}
 		prev = slot;
 		if (slot < K_COUNT)
-			f->present |= KEY_BIT(slot);
+			ibve_keyset_add(&f->present, slot);
 
 		p = ibve_skip_ws(kend + 1, end);
 		if (p >= end || *p++ != ':')

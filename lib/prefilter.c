@@ -21,11 +21,14 @@
 #include <emmintrin.h>
 #endif
 
-#include "internal.h"
+#include <stdio.h>
+
+#include "fields.h"
 #include "parse.h"
 
 /* What one pass found: the string values of the keys that say who. */
 enum { ID_DEVICE, ID_EVENT, ID_SOURCE, ID_COUNT };
+static const enum ibve_key id_keys[ID_COUNT] = { K_DEVICE, K_EVENT, K_SOURCE };
 
 struct ident {
 	const char *v[ID_COUNT]; /* NULL: not in the line */
@@ -33,55 +36,44 @@ struct ident {
 	const char *end; /* of the line */
 };
 
-/*
- * The members the writer always puts first, in its order: what comes
- * before each value (a literal) and what the value is. The literals
- * include the closing quote of the string before them.
- */
-enum vtype { V_STR, V_NUM, V_STR_OR_NULL };
-
-static const struct lead {
-	const char *lit;
-	unsigned char len;
-	enum vtype type;
-	signed char id;
-} leads[] = {
-#define L(s, type, id)                     \
-	{                                  \
-		s, sizeof(s) - 1, type, id \
-	}
-	L("{\"time\":\"", V_STR, -1),
-	L("\",\"device\":\"", V_STR, ID_DEVICE),
-	L("\",\"port\":", V_NUM, -1),
-	L(",\"event\":\"", V_STR, ID_EVENT),
-	L("\",\"code\":", V_NUM, -1),
-	L(",\"class\":\"", V_STR, -1),
-	L("\",\"severity\":\"", V_STR, -1),
-	L("\",\"affiliated\":", V_NUM, -1),
-	L(",\"source\":\"", V_STR, ID_SOURCE),
-	L("\",\"node_guid\":", V_STR_OR_NULL, -1),
-#undef L
-};
-
-#define NLEADS (sizeof(leads) / sizeof(leads[0]))
-
 /* Up to 16 bytes as two words, and the mask of the bytes that count. */
 struct words {
 	uint64_t w[2], m[2];
 };
 
-static struct words lead_words[NLEADS];
+/*
+ * The members the writer always puts first (the fixed keys), in its
+ * order: what comes before each value (a literal, made from the key
+ * table) and the form of the value. The literals include the closing
+ * quote of the string before them.
+ */
+static struct lead {
+	struct words lit;
+	unsigned char len;
+} leads[K_FIXED];
+static bool no_leads; /* a literal too long: all by scan() */
+#define FORM(id, name, form) form,
+static const enum ibve_key_form forms[] = { IBVE_KEYS_FIXED(FORM) };
+#undef FORM
 static pthread_once_t lead_once = PTHREAD_ONCE_INIT;
 
-static void make_lead_words(void)
+static void make_leads(void)
 {
-	for (size_t i = 0; i < NLEADS; i++) {
-		unsigned char b[16] = { 0 }, m[16] = { 0 };
+	for (size_t i = 0; i < K_FIXED; i++) {
+		unsigned char b[17] = { 0 }, m[16] = { 0 };
+		int n = snprintf((char *)b, sizeof(b), "%s%s\"%s\":%s",
+				 i && forms[i - 1] == F_STR ? "\"" : "",
+				 i ? "," : "{", ibve_keys[i].name,
+				 forms[i] == F_STR ? "\"" : "");
 
-		memcpy(b, leads[i].lit, leads[i].len);
-		memset(m, 0xff, leads[i].len);
-		memcpy(lead_words[i].w, b, 16);
-		memcpy(lead_words[i].m, m, 16);
+		if (n < 0 || n > 16) {
+			no_leads = true;
+			return;
+		}
+		memset(m, 0xff, (size_t)n);
+		memcpy(leads[i].lit.w, b, 16);
+		memcpy(leads[i].lit.m, m, 16);
+		leads[i].len = (unsigned char)n;
 	}
 }
 
@@ -143,22 +135,20 @@ static inline const char *str_end(const char *p, const char *end)
 	return NULL;
 }
 
+static bool is_key(const char *k, size_t klen, enum ibve_key key)
+{
+	return klen == ibve_keys[key].len && *k == *ibve_keys[key].name &&
+	       memcmp(k, ibve_keys[key].name, klen) == 0;
+}
+
 /* Which of ours the key K (KLEN bytes) is: ID_*, -1 none, -2 give up. */
 static int key_kind(const char *k, size_t klen)
 {
-	switch (klen) {
-	case 3:
-		/* an mlx5 entry says what it is: the parser's */
-		return memcmp(k, "eqe", 3) == 0 ? -2 : -1;
-	case 5:
-		return memcmp(k, "event", 5) == 0 ? ID_EVENT : -1;
-	case 6:
-		if (memcmp(k, "device", 6) == 0)
-			return ID_DEVICE;
-		return memcmp(k, "source", 6) == 0 ? ID_SOURCE : -1;
-	default:
-		return -1;
-	}
+	for (int i = 0; i < ID_COUNT; i++)
+		if (is_key(k, klen, id_keys[i]))
+			return i;
+	/* an mlx5 entry says what it is: the parser's */
+	return is_key(k, klen, K_EQE) ? -2 : -1;
 }
 
 /*
@@ -236,38 +226,39 @@ static int scan_ours(const char *p, const char *end, struct ident *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->end = end;
+	if (no_leads)
+		return 0;
 #pragma GCC unroll 16
-	for (size_t l = 0; l < NLEADS; l++) {
+	for (size_t l = 0; l < K_FIXED; l++) {
 		const char *v;
+		bool str = forms[l] == F_STR;
 
-		if (end - p < 17 || !words_at(p, &lead_words[l]))
+		if (end - p < 17 || !words_at(p, &leads[l].lit))
 			return 0;
 		v = p + leads[l].len;
-		if (leads[l].type == V_STR_OR_NULL) {
-			if (*v == 'n')
-				p = v; /* null: up to the comma */
-			else if (*v == '"')
-				v++;
-			else
+		if (forms[l] == F_STR_OR_NULL && *v != 'n') {
+			if (*v++ != '"')
 				return 0;
+			str = true;
 		}
-		if (leads[l].type == V_NUM || p == v) {
+		if (!str) {
 			while (v < end && *v != ',' && *v != '}')
 				v++;
 			p = v;
-		} else {
-			/* at the closing quote: the next lead begins with it */
-			p = str_end(v, end);
-			if (!p)
-				return -1; /* an escape, or no end */
-			if (leads[l].id >= 0) {
-				id->v[leads[l].id] = v;
-				id->n[leads[l].id] = (size_t)(p - v);
-			}
+			continue;
 		}
+		/* at the closing quote: the next lead begins with it */
+		p = str_end(v, end);
+		if (!p)
+			return -1; /* an escape, or no end */
+		for (int i = 0; i < ID_COUNT; i++)
+			if (id_keys[i] == l) {
+				id->v[i] = v;
+				id->n[i] = (size_t)(p - v);
+			}
+		if (forms[l] != F_STR)
+			p++; /* a string where null could be */
 	}
-	if (p < end && *p == '"')
-		p++; /* node_guid was a string */
 	if (p < end && *p == '}')
 		return p + 1 == end ? 1 : -1;
 	/* the other members: none of ours again, no nesting, no eqe */
@@ -342,7 +333,7 @@ struct ibve_prefilter {
 
 int ibve_prefilter_new(struct ibve_prefilter **pf)
 {
-	pthread_once(&lead_once, make_lead_words);
+	pthread_once(&lead_once, make_leads);
 	*pf = calloc(1, sizeof(**pf));
 	return *pf ? 0 : -1;
 }

@@ -8,11 +8,64 @@
 
 #include <json-c/json.h>
 
+#include "fields.h"
 #include "ibvevent.h"
 #include "parse.h"
 #include "tap.h"
 
 static struct json_tokener *tok;
+
+/*
+ * The readers take the key table's order for the writer's (the scanner's
+ * guess of the next key, the prefilter's leading members): each field row,
+ * written alone, puts the fixed keys and then keys of its own, in the
+ * table's order.
+ */
+static void writer_order(void)
+{
+	bool rows = (int)ibve_fields[0].key == K_FIXED;
+
+	for (size_t i = 1; i < ibve_nfields; i++)
+		rows = rows && ibve_fields[i].key > ibve_fields[i - 1].key;
+	ok(rows, "the field rows begin at the first field key, in key order");
+	for (size_t i = 0; i < ibve_nfields; i++) {
+		int end = i + 1 < ibve_nfields ? ibve_fields[i + 1].key
+					       : K_COUNT;
+		struct ibve_event ev = { .code = 1,
+					 .fields = ibve_fields[i].flag };
+		char line[4096], order[512] = "";
+		struct json_object *o;
+		int next = 0;
+		bool good = true;
+
+		/* the members written only when set */
+		strcpy(ev.kernel.cgroup, "/");
+		ev.kernel.after_port = 1;
+		ev.kernel.recovered = true;
+		ibve_event_format_json(&ev, line, sizeof(line));
+		o = json_tokener_parse(line);
+		json_object_object_foreach(o, k, v)
+		{
+			int key = 0;
+
+			(void)v;
+			while (key < K_COUNT && strcmp(ibve_keys[key].name, k))
+				key++;
+			if (key == K_COUNT)
+				continue; /* written, not read: mlx5's decoding */
+			snprintf(order + strlen(order),
+				 sizeof(order) - strlen(order), " %s", k);
+			good = good && key >= next &&
+			       (key < K_FIXED ||
+				key >= (int)ibve_fields[i].key) &&
+			       key < end && (next >= K_FIXED || key == next);
+			next = key + 1;
+		}
+		ok(good && next > K_FIXED,
+		   "field row %zu writes in key order:%s", i, order);
+		json_object_put(o);
+	}
+}
 
 /* Both readers on LINE; FAST: the scanner must take it. */
 static void same(const char *line, bool fast, const char *what)
@@ -126,6 +179,7 @@ int main(void)
 	setenv("TZ", "UTC", 1);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		same(cases[i].line, cases[i].fast, cases[i].what);
+	writer_order();
 
 	/* every record the watcher writes takes the fast path */
 	for (size_t i = 0; ibve_event_desc_at(i); i++) {
