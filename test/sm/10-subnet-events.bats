@@ -13,6 +13,8 @@ setup() {
 
 teardown() {
 	local rc=0
+	# a test that stopped OpenSM and failed before it went on
+	[ -z "${BG_PID[opensm]:-}" ] || kill -CONT "${BG_PID[opensm]}" 2>/dev/null || true
 	watch_stop || rc=1
 	fabric_stop || rc=1
 	ibve_teardown || rc=1
@@ -174,6 +176,11 @@ ibsim0 CLIENT_REREGISTER"
 	# unanswered; the watcher ends, then OpenSM goes on. A watcher that
 	# took back only what the SA had answered would leave all four behind
 	# (on a loaded machine, some answers are simply not read yet).
+	# The watcher then cancels its receiver, waiting in the simulator's
+	# receive, which leaves the simulator's mutex locked (libibumad's own
+	# receive holds none): ThreadSanitizer reports it as ours.
+	! readelf -d "$BUILD/bin/ibv_eventwatch" | grep -q libtsan ||
+		skip "ibsim's umad2sim leaves a mutex locked when the receiver is cancelled in it"
 	kill -STOP "${BG_PID[opensm]}"
 	W=$FAB/watch
 	mkdir -p "$W"
