@@ -4,9 +4,12 @@
 
 halfopen.py SOURCE HOST PORT N SECONDS: from address SOURCE, open N TCP
 connections to HOST:PORT and send on each only the start of a request
-line, then hold them all until standard input closes or SECONDS pass.
-Prints "open N" once every connection is made (the server may close some
-at once: that is what it may do with a client over its limit).
+line. Prints "open N" once every connection is made (the server may
+close some at once: that is what it may do with a client over its
+limit). Then, one byte a second, it goes on with the request line of
+each connection the server still holds, so that none is idle, until a
+line arrives on standard input; from then on it sends nothing. It holds
+every connection until standard input closes or SECONDS pass.
 """
 import select
 import socket
@@ -29,10 +32,20 @@ def main():
             pass  # closed by the server already
         held.append(s)
     print(f"open {len(held)}", flush=True)
+    trickle = list(held)
     while time.monotonic() < end:
-        r, _, _ = select.select([sys.stdin], [], [], end - time.monotonic())
-        if r and not sys.stdin.buffer.read1(4096):
-            break
+        wait = min(1.0, end - time.monotonic()) if trickle else end - time.monotonic()
+        r, _, _ = select.select([sys.stdin], [], [], max(0.0, wait))
+        if r:
+            line = sys.stdin.buffer.readline()
+            if not line:
+                break
+            trickle = []
+        for s in list(trickle):
+            try:
+                s.send(b"a")
+            except OSError:
+                trickle.remove(s)  # closed by the server
     for s in held:
         s.close()
 
