@@ -315,14 +315,11 @@ void top_order(struct view *v)
 
 static void put_header(struct ibve_buf *b, const struct ibve_ports_summary *s)
 {
-	char when[64];
-	struct tm tm;
-	time_t now = s->now.tv_sec;
 	long up = (long)s->uptime;
 
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	ibve_buf_printf(b, "ibv_eventtop - %s - ", when);
+	ibve_buf_puts(b, "ibv_eventtop - ");
+	ibve_buf_local_time(b, &s->now, false);
+	ibve_buf_puts(b, " - ");
 	if (s->host[0]) {
 		ibve_buf_text_str(b, s->host);
 		ibve_buf_puts(b, " - Linux ");

@@ -33,6 +33,26 @@ size_t ibve_buf_end(struct ibve_buf *b)
 	return b->len;
 }
 
+void ibve_buf_local_time(struct ibve_buf *b, const struct timespec *ts, bool ms)
+{
+	struct tm tm;
+	time_t t = ts->tv_sec;
+	long off;
+
+	if (!localtime_r(&t, &tm)) {
+		ibve_buf_puts(b, "?");
+		return;
+	}
+	off = tm.tm_gmtoff / 60;
+	ibve_buf_printf(b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
+			tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+			tm.tm_sec);
+	if (ms)
+		ibve_buf_printf(b, ".%03ld", ts->tv_nsec / 1000000);
+	ibve_buf_printf(b, "%c%02ld:%02ld", off < 0 ? '-' : '+', labs(off) / 60,
+			labs(off) % 60);
+}
+
 size_t ibve_buf_grow(char **buf, size_t *size,
 		     size_t (*fmt)(const void *arg, char *buf, size_t size),
 		     const void *arg)

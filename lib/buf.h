@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 /* A caller's buffer; LEN may exceed SIZE: the length that was needed. */
 struct ibve_buf {
@@ -51,6 +52,13 @@ void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
 void ibve_buf_json_str(struct ibve_buf *b, const char *s);
 /* S for a terminal: control and non-UTF-8 bytes as \xHH. */
 void ibve_buf_text_str(struct ibve_buf *b, const char *s);
+/*
+ * The local time of TS and its offset from UTC, as date --rfc-3339 writes
+ * them ("2026-03-02 09:15:00+01:00"), with MS milliseconds or none: text
+ * output says which zone it is in.
+ */
+void ibve_buf_local_time(struct ibve_buf *b, const struct timespec *ts,
+			 bool ms);
 /* Terminate and return the length, as snprintf does. */
 size_t ibve_buf_end(struct ibve_buf *b);
 /*

@@ -281,19 +281,14 @@ IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
 					  unsigned int flags)
 {
 	struct ibve_buf b = { buf, size, 0 };
-	struct tm tm;
-	time_t t = ev->time.tv_sec;
 	size_t start;
 	bool color = flags & IBVE_FORMAT_COLOR;
 	unsigned int sev = ev->severity < IBVE_SEVERITY_COUNT
 				   ? ev->severity
 				   : IBVE_SEVERITY_WARNING;
 
-	localtime_r(&t, &tm);
-	ibve_buf_printf(&b, "%04d-%02d-%02d %02d:%02d:%02d.%03ld ",
-			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-			tm.tm_hour, tm.tm_min, tm.tm_sec,
-			ev->time.tv_nsec / 1000000);
+	ibve_buf_local_time(&b, &ev->time, true);
+	ibve_buf_putc(&b, ' ');
 
 	start = b.len;
 	ibve_buf_text_str(&b, ev->device);

@@ -27,7 +27,21 @@ setup() {
 	run -0 ibv_eventwatch -r "$FABRIC" -e WQ_FATAL,CQ_ERR,DEVICE_FATAL
 	assert_line --partial 'CQ_ERR               error   completion queue overrun: completions were lost (cq handle 5)'
 	assert_line --partial 'WQ_FATAL             error   catastrophic error on the work queue; it moved to the error state (wq 0x000321, handle 3)'
-	assert_line --regexp '^2026-03-02 11:30:00.000 mlx5_1 +DEVICE_FATAL +fatal '
+	assert_line --regexp '^2026-03-02 11:30:00.000\+00:00 mlx5_1 +DEVICE_FATAL +fatal '
+}
+
+@test "text times carry their zone's offset from UTC; JSON stays in UTC" {
+	# the capture's first record is 2026-03-02T08:15:00Z; POSIX zone
+	# strings, so no time zone database is needed
+	TZ=IST-5:30 run -0 ibv_eventwatch -r "$FABRIC" -n 1
+	assert_output '2026-03-02 13:45:00.000+05:30 mlx5_0/1   PORT_ERR             error   port left the active state: link down or lost'
+	TZ=NST3:30NDT,M3.2.0,M11.1.0 run -0 ibv_eventwatch -r "$FABRIC" -n 1
+	assert_output --partial '2026-03-02 04:45:00.000-03:30 mlx5_0/1 '
+	TZ=NST3:30NDT,M3.2.0,M11.1.0 run -0 ibv_eventwatch -r "$FABRIC" -n 1 -j
+	assert_output --partial '"time":"2026-03-02T08:15:00.000000000Z"'
+	# the batch table's header too
+	TZ=IST-5:30 run -0 ibv_eventtop -b -r "$FABRIC"
+	assert_line --index 0 --regexp '^ibv_eventtop - 2026-03-02 [0-9:]{8}\+05:30 - replay - '
 }
 
 @test "JSON Lines replay matches the stored output, one object per line" {
@@ -277,8 +291,8 @@ $f:9: not a JSON object" ]
 	cap=$CAPTURES/hotplug.jsonl
 	run ibv_eventwatch -r "$cap" -e hotplug
 	assert_success
-	assert_line --index 0 '2026-05-11 14:02:00.000 mlx5_bond_0/1 NETDEV_DETACH        warning network device detached from the port'
-	assert_line --index 1 '2026-05-11 14:02:01.250 mlx5_bond_0/1 NETDEV_ATTACH        info    network device attached to the port (netdev bond0)'
+	assert_line --index 0 '2026-05-11 14:02:00.000+00:00 mlx5_bond_0/1 NETDEV_DETACH        warning network device detached from the port'
+	assert_line --index 1 '2026-05-11 14:02:01.250+00:00 mlx5_bond_0/1 NETDEV_ATTACH        info    network device attached to the port (netdev bond0)'
 	assert_equal "${#lines[@]}" 2
 	run -0 ibv_eventwatch -j -r "$cap" -e NETDEV_DETACH
 	assert_equal "$(jq -r '[.device, .port, .source, .class, .netdev // "-"] | @tsv' <<<"$output")" $'mlx5_bond_0\t1\thotplug\tport\t-'

@@ -29,7 +29,7 @@ metric() {
 @test "DEVICE_SPEED_CHANGE (20) is known by its number: the ports whose rate changed, old and new" {
 	run ibv_eventwatch -r "$FABRIC" -e DEVICE_SPEED_CHANGE
 	assert_success
-	assert_output '2026-03-02 10:00:00.500 mlx5_1     DEVICE_SPEED_CHANGE  warning a link of the device retrained at another speed or width (port 1: 200 Gb/sec (4X HDR) -> 100 Gb/sec (2X HDR))'
+	assert_output '2026-03-02 10:00:00.500+00:00 mlx5_1     DEVICE_SPEED_CHANGE  warning a link of the device retrained at another speed or width (port 1: 200 Gb/sec (4X HDR) -> 100 Gb/sec (2X HDR))'
 	# a device event: -e device has it, -e port does not
 	run -0 ibv_eventwatch -r "$FABRIC" -e device -j
 	assert_equal "$(jq -r 'select(.event == "DEVICE_SPEED_CHANGE") | .rates[0] | "\(.port) \(.old) \(.new)"' <<<"$output")" \
@@ -38,7 +38,7 @@ metric() {
 	refute_output --partial DEVICE_SPEED_CHANGE
 	# the next number is still unknown, and said so
 	run -0 ibv_eventwatch -r "$FABRIC" -e unknown
-	assert_output --regexp '^2026-03-02 10:00:00.000 mlx5_0 +UNKNOWN\(21\) +warning '
+	assert_output --regexp '^2026-03-02 10:00:00.000\+00:00 mlx5_0 +UNKNOWN\(21\) +warning '
 	# counted under its own name and class
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
 	assert_equal "$(metric rdma_async_events_total 'device="mlx5_1",port="",event="DEVICE_SPEED_CHANGE",severity="warning"')" 1

@@ -55,7 +55,7 @@ count_of() {
 	# from the first record (08:15:00) until one takes in the last
 	# (11:30:12); that step counts the whole capture, as without --follow
 	run bash -c "ibv_eventtop -b -r '$FABRIC' --follow -s 3600 | sed -n 's/^ibv_eventtop - \\(.*\\) - replay.*/\\1/p'"
-	assert_output $'2026-03-02 08:15:00\n2026-03-02 09:15:00\n2026-03-02 10:15:00\n2026-03-02 11:15:00\n2026-03-02 12:15:00'
+	assert_output $'2026-03-02 08:15:00+00:00\n2026-03-02 09:15:00+00:00\n2026-03-02 10:15:00+00:00\n2026-03-02 11:15:00+00:00\n2026-03-02 12:15:00+00:00'
 	counts='.rows[] | [.device, .port, .state, .counts, .total, .last_event]'
 	diff -u <(ibv_eventtop -b -j -r "$FABRIC" | jq -c "$counts") \
 		<(ibv_eventtop -b -j -r "$FABRIC" --follow -s 3600 | tail -n 1 | jq -c "$counts")

@@ -128,7 +128,7 @@ removal_cycle() {
 	ip link set dummy0 down
 	bg_wait watch 0 60
 	run -0 cat "$WOUT"
-	assert_output --regexp '^[-0-9]+ [:.0-9]+ rxe0/1 +PORT_ERR +error '
+	assert_output --regexp '^[-0-9]+ [:.0-9]+[+-][0-9]{2}:[0-9]{2} rxe0/1 +PORT_ERR +error '
 }
 
 @test "--expect PORT_ERR -t 2 exits 1 when nothing happens" {

@@ -162,7 +162,7 @@ static void test_text(void)
 
 	ibve_event_format_text(&ev, buf, sizeof(buf), 0);
 	is_str(buf,
-	       "2026-11-21 10:00:00.123 mlx5_0/1   PORT_ERR             error   "
+	       "2026-11-21 10:00:00.123+00:00 mlx5_0/1   PORT_ERR             error   "
 	       "port left the active state: link down or lost\n",
 	       "a port event as text, local time (TZ=UTC here)");
 
@@ -377,11 +377,41 @@ static void test_time_reference(void)
 	is_int(bad_guid, 0, "GUIDs as printf writes them");
 }
 
+/*
+ * Text says its zone: the offset of the local time, half hours and
+ * summer time included (POSIX TZ strings: no time zone database needed).
+ */
+static void test_text_zone(void)
+{
+	struct ibve_event ev = base();
+	char buf[1024];
+
+	setenv("TZ", "IST-5:30", 1); /* Asia/Kolkata */
+	tzset();
+	ibve_event_format_text(&ev, buf, sizeof(buf), 0);
+	ok(strncmp(buf, "2026-11-21 15:30:00.123+05:30 mlx5_0/1 ", 39) == 0,
+	   "text in UTC+5:30 says so: %s", buf);
+
+	setenv("TZ", "NST3:30NDT,M3.2.0,M11.1.0", 1); /* America/St_Johns */
+	tzset();
+	ibve_event_format_text(&ev, buf, sizeof(buf), 0);
+	ok(strncmp(buf, "2026-11-21 06:30:00.123-03:30 mlx5_0/1 ", 39) == 0,
+	   "text in UTC-3:30 says so: %s", buf);
+	ev.time.tv_sec = 1782907200; /* 2026-07-01T12:00:00Z: summer time */
+	ibve_event_format_text(&ev, buf, sizeof(buf), 0);
+	ok(strncmp(buf, "2026-07-01 09:30:00.123-02:30 mlx5_0/1 ", 39) == 0,
+	   "and in its summer time, UTC-2:30: %s", buf);
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	test_json();
 	test_text();
+	test_text_zone();
 	test_time_guid();
 	test_time_reference();
 	test_parse();
