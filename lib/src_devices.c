@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <net/if.h>
 #include <sys/timerfd.h>
 
 #include <infiniband/verbs.h>
@@ -143,6 +144,28 @@ static void lazy(struct ibve_devset *s)
 	}
 }
 
+/*
+ * A port event of a RoCE or iWARP port names the port's network device
+ * (and its index, which JSON carries with it): the name an operator knows.
+ */
+static void port_netdev(const struct ibve_slot *d, struct ibve_event *ev)
+{
+	char dir[256];
+	unsigned int index;
+
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", d->name,
+		 ev->port);
+	if (ibve_sysfs_port_netdev(dir, ev->netdev, sizeof(ev->netdev)))
+		return;
+	index = if_nametoindex(ev->netdev);
+	if (!index) { /* in another network namespace, or gone */
+		ev->netdev[0] = '\0';
+		return;
+	}
+	ev->netdev_index = index;
+	ev->fields |= IBVE_FIELD_NETDEV;
+}
+
 /* What a port or device event says of D's ports, and they of it. */
 static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 {
@@ -160,6 +183,8 @@ static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 	}
 	if (!d->nports)
 		return;
+	if (ev->cls == IBVE_CLASS_PORT && t)
+		port_netdev(d, ev);
 	if (ev->code == IBV_EVENT_PORT_ERR && t) {
 		if (!t->down_at.tv_sec && !t->down_at.tv_nsec)
 			t->down_at = ev->time;

@@ -302,3 +302,13 @@ $f:9: not a JSON object" ]
 	run -0 grep -F 'event="NETDEV_DETACH"' "$BATS_TEST_TMPDIR/m.prom"
 	assert_line 'rdma_async_events_total{device="mlx5_bond_0",port="1",event="NETDEV_DETACH",severity="warning"} 1'
 }
+
+@test "a RoCE port's event names its netdev, in text and JSON, and replays" {
+	# as the watcher writes a PORT_ERR of a RoCE port (the guest's suite
+	# checks the live one)
+	rec='{"time":"2026-05-11T14:02:00.000000000Z","device":"mlx5_2","port":1,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":"1070:fd03:00c5:9a42","netdev":"enp65s0f0","netdev_index":4}'
+	run -0 ibv_eventwatch -r - <<<"$rec"
+	assert_output '2026-05-11 14:02:00.000+00:00 mlx5_2/1   PORT_ERR             error   port left the active state: link down or lost (netdev enp65s0f0)'
+	run -0 ibv_eventwatch -j -r - <<<"$rec"
+	assert_output "$rec"
+}

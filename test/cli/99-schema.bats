@@ -74,6 +74,13 @@ refused() {
 		"'UNKNOWN(10)' is not valid under any of the given schemas (at /event) [The names of source verbs"
 	refused '.source = "mlx5"' "(at /event) [The names of source mlx5"
 	refused '.node_guid = "0000:0000:0000:0000"' "is not valid under any of the given schemas (at /node_guid)"
+	# a RoCE port's event names its netdev, with its index; no other
+	# verbs event does
+	run "$CHECK" - <<<"$(jq -c '.netdev = "enp65s0f0" | .netdev_index = 4' <<<"$GOOD")"
+	assert_success
+	refused '.netdev = "enp65s0f0"' "'netdev_index' is a dependency of 'netdev'"
+	refused '.event = "SRQ_LIMIT_REACHED" | .code = 11 | .class = "srq" | .severity = "warning" | .affiliated = true | .port = null | .netdev = "enp65s0f0" | .netdev_index = 4' \
+		"[netdev and netdev_index: NETDEV_ATTACH and NETDEV_DETACH of source hotplug, and the port events of source verbs"
 }
 
 @test "a JSON line no schema claims fails, and so does one that is not JSON" {

@@ -49,6 +49,11 @@ flap() {
 	run -0 jq -r '[.device, .port, .event, .class, .source] | join(" ")' "$WOUT"
 	assert_line --index 0 'rxe0 1 PORT_ERR port verbs'
 	assert_line --index 1 'rxe0 1 PORT_ACTIVE port verbs'
+	# every event of the RoCE port names its netdev, with its index
+	idx=$(cat /sys/class/net/dummy0/ifindex)
+	run -0 jq -r '"\(.event) \(.netdev) \(.netdev_index)"' "$WOUT"
+	assert_line --index 0 "PORT_ERR dummy0 $idx"
+	assert_equal "$(jq -r '"\(.netdev) \(.netdev_index)"' "$WOUT" | sort -u)" "dummy0 $idx"
 	# the node GUID of the record is the device's
 	guid=$(jq -r .node_guid "$WOUT" | head -n 1)
 	ibv_devinfo -d rxe0 | grep -q "node_guid:[[:space:]]*$guid"
@@ -128,7 +133,7 @@ removal_cycle() {
 	ip link set dummy0 down
 	bg_wait watch 0 60
 	run -0 cat "$WOUT"
-	assert_output --regexp '^[-0-9]+ [:.0-9]+[+-][0-9]{2}:[0-9]{2} rxe0/1 +PORT_ERR +error '
+	assert_output --regexp '^[-0-9]+ [:.0-9]+[+-][0-9]{2}:[0-9]{2} rxe0/1 +PORT_ERR +error .* \(netdev dummy0\)$'
 }
 
 @test "--expect PORT_ERR -t 2 exits 1 when nothing happens" {

@@ -114,13 +114,13 @@ CONF
 	ip link set dummy0 down
 	wait_count "$log" 'event=PORT_ERR' 2 10
 	run -0 grep ibv_eventwatch "$log"
-	assert_line 'local3.err ibv_eventwatch: device=rxe0 port=1 event=PORT_ERR severity=error code=10 source=verbs: port left the active state: link down or lost'
+	assert_line 'local3.err ibv_eventwatch: device=rxe0 port=1 event=PORT_ERR severity=error code=10 source=verbs: port left the active state: link down or lost (netdev dummy0)'
 	# how long the port was down, as the record says it
 	down=$(jq -r 'select(.event == "PORT_ACTIVE") | .down_us |
 		if . < 1000000 then "\(. / 1000 | floor) ms"
 		else ((. / 100000 | round) / 10) as $s |
 			if ($s | floor) == $s then "\($s).0 s" else "\($s) s" end end' "$all")
-	assert_line "local3.info ibv_eventwatch: device=rxe0 port=1 event=PORT_ACTIVE severity=info code=9 source=verbs: port is active: link up and ready for traffic (down $down)"
+	assert_line "local3.info ibv_eventwatch: device=rxe0 port=1 event=PORT_ACTIVE severity=info code=9 source=verbs: port is active: link up and ready for traffic (netdev dummy0, down $down)"
 	refute_output --partial GID_CHANGE # what the filters drop is not logged
 	assert_equal "${#lines[@]}" 3
 	ip addr flush dev dummy0 scope global
