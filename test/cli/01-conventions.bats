@@ -138,6 +138,32 @@ help_entry() {
 	done
 }
 
+@test "a man page's synopsis shows every option, and page and --help name the same capabilities and sections" {
+	for c in "${COMMANDS[@]}"; do
+		page=$(man_rendered "$(man_page "$c")")
+		syn=$(awk '/^[A-Z]/ { s = $0 } s == "SYNOPSIS"' <<<"$page" | shown_options)
+		# each entry of --help by one of its spellings (-h and -V aside)
+		entries=$("$c" --help | grep -oE '^(  -[a-zA-Z0-9], --?|      --)[a-zA-Z0-9][-a-zA-Z0-9]*' |
+			tr -d ',' | grep -vE -e '--(help|version)$')
+		[ "$(wc -l <<<"$entries")" -ge 5 ] || fail "no --help entries of $c"
+		while read -r short long; do
+			grep -qxF -e "$short" -e "${long:-$short}" <<<"$syn" ||
+				fail "$c's SYNOPSIS lacks $short $long"
+		done <<<"$entries"
+		h=$("$c" --help | grep -oE 'CAP_[A-Z_]+' | sort -u)
+		m=$(grep -oE 'CAP_[A-Z_]+' <<<"$page" | sort -u)
+		[ "$h" = "$m" ] || fail "$c: --help names the capabilities '$h', its page '$m'"
+	done
+	# the suite's pages are cited in their own sections, in pages, README
+	# and the unit
+	for f in "$TOP"/man/*.[0-9]; do
+		n=${f##*/}
+		bad=$(cat "$TOP"/man/*.[0-9] | grep -oE "^\.Xr ${n%.*} [0-9]" | grep -v " ${n##*.}\$" || true)
+		bad+=$(cat "$TOP/README.md" "$TOP"/systemd/* | grep -oE "${n%.*}\([0-9]\)" | grep -vF "(${n##*.})" || true)
+		[ -z "$bad" ] || fail "${n%.*} is cited in another section: $bad"
+	done
+}
+
 @test "the completion knows every event name of the library's table" {
 	names=$(grep -oE '^\s+(VERBS|HOTPLUG|MLX5|SM)\([^,]+, "[A-Z0-9_]+"' "$TOP"/lib/*.c |
 		grep -oE '"[A-Z0-9_]+"' | tr -d '"' | sort -u)
