@@ -20,9 +20,9 @@ teardown() {
 	return $rc
 }
 
-# sum FILE: the sum of the rdma_async_events_total series in FILE.
+# sum FILE: the sum of the ibvevent_events_total series in FILE.
 sum_events() {
-	awk '/^rdma_async_events_total/ { s += $2 } END { print s + 0 }' "$1" 2>/dev/null
+	awk '/^ibvevent_events_total/ { s += $2 } END { print s + 0 }' "$1" 2>/dev/null
 }
 
 need() {
@@ -43,19 +43,19 @@ need() {
 	# event of the capture, counting its records
 	jq -r '"\(.device) \(.port // "-") \(.event)"' "$FABRIC" | sort | uniq -c |
 		awk '{ print $2, $3, $4, $1 }' >"$BATS_TEST_TMPDIR/want"
-	sed -n 's/^rdma_async_events_total{device="\([^"]*\)",port="\([^"]*\)",event="\([^"]*\)",severity="[a-z]*"} \([0-9]*\)$/\1 \2 \3 \4/p' "$M" |
+	sed -n 's/^ibvevent_events_total{device="\([^"]*\)",port="\([^"]*\)",event="\([^"]*\)",severity="[a-z]*"} \([0-9]*\)$/\1 \2 \3 \4/p' "$M" |
 		awk 'NF == 3 { print $1, "-", $2, $3; next } { print }' | sort >"$BATS_TEST_TMPDIR/got"
 	diff -u <(sort "$BATS_TEST_TMPDIR/want") "$BATS_TEST_TMPDIR/got"
 	run promtool check metrics <"$M"
 	assert_success
-	run -0 grep -c '^rdma_async_events_total{' "$M"
+	run -0 grep -c '^ibvevent_events_total{' "$M"
 	assert_output 28
 	assert_equal "$(sum_events "$M")" 28
 	# by class: the records' own classes, counted with jq
 	ibv_eventwatch -r "$FABRIC" -j |
 		jq -r '"\(.device) \(.class)"' |
 		sort | uniq -c | awk '{ print $2, $3, $1 }' >"$BATS_TEST_TMPDIR/want"
-	sed -n 's/^rdma_async_events_by_class_total{device="\([^"]*\)",class="\([a-z]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$M" |
+	sed -n 's/^ibvevent_events_by_class_total{device="\([^"]*\)",class="\([a-z]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$M" |
 		sort >"$BATS_TEST_TMPDIR/got"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 }
@@ -88,7 +88,7 @@ need() {
 	bg_wait watch 0
 	touch "$BATS_TEST_TMPDIR/stop"
 	bg_wait reader 0
-	versions=$(cat "$BATS_TEST_TMPDIR"/seen.* | grep -c '^# HELP rdma_async_events_total')
+	versions=$(cat "$BATS_TEST_TMPDIR"/seen.* | grep -c '^# HELP ibvevent_events_total')
 	[ "$versions" -ge 20 ] || fail "the reader saw only $versions versions"
 	for f in "$BATS_TEST_TMPDIR"/seen.*; do
 		[ -s "$f" ] || continue
@@ -101,10 +101,10 @@ need() {
 	S=$BATS_TEST_TMPDIR/state
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
-	run -0 grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	run -0 grep -F 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
 	assert_output --regexp ' 2$'
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
-	run -0 grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	run -0 grep -F 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
 	assert_output --regexp ' 1$'
 	echo 'not json' >"$S"
 	run --separate-stderr ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S"
@@ -123,8 +123,8 @@ need() {
 		--collector.textfile.directory="$dir"
 	wait_http "http://127.0.0.1:$port/metrics"
 	run -0 curl -fs "http://127.0.0.1:$port/metrics"
-	assert_line 'rdma_async_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
-	assert_line 'rdma_device_present{device="mlx5_1"} 1'
+	assert_line 'ibvevent_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
+	assert_line 'ibvevent_device_present{device="mlx5_1"} 1'
 	assert_line 'node_textfile_scrape_error 0'
 }
 
@@ -138,8 +138,8 @@ need() {
 	printf '%s\n' '{"time":"2026-03-02T08:00:00Z","device":"a\"b\\c\nd","port":1,"event":"PORT_ERR"}' >"$cap"
 	run -0 ibv_eventwatch -q -r "$cap" --metrics-file "$dir/rdma.prom"
 	# Prometheus' text format: \" \\ and \n in a label value
-	run -0 grep -F 'rdma_async_events_total{' "$dir/rdma.prom"
-	assert_output 'rdma_async_events_total{device="a\"b\\c\nd",port="1",event="PORT_ERR",severity="error"} 1'
+	run -0 grep -F 'ibvevent_events_total{' "$dir/rdma.prom"
+	assert_output 'ibvevent_events_total{device="a\"b\\c\nd",port="1",event="PORT_ERR",severity="error"} 1'
 	run -0 promtool check metrics <"$dir/rdma.prom"
 	# a real parser reads it back: node_exporter's textfile collector
 	# parses the file and serves what it read, escaped its own way
@@ -150,8 +150,8 @@ need() {
 	wait_http "http://127.0.0.1:$port/metrics"
 	run -0 curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'node_textfile_scrape_error 0'
-	assert_line 'rdma_async_events_total{device="a\"b\\c\nd",event="PORT_ERR",port="1",severity="error"} 1'
-	assert_line 'rdma_device_present{device="a\"b\\c\nd"} 1'
+	assert_line 'ibvevent_events_total{device="a\"b\\c\nd",event="PORT_ERR",port="1",severity="error"} 1'
+	assert_line 'ibvevent_device_present{device="a\"b\\c\nd"} 1'
 }
 
 @test "a real Prometheus server scrapes node_exporter and --metrics-listen; its API has the counts" {
@@ -183,13 +183,13 @@ scrape_configs:
 YML
 	prometheus_start "$pp" "$BATS_TEST_TMPDIR/prometheus.yml"
 	end=$((SECONDS + 60))
-	until [ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="textfile"})')" = 28 ] &&
-		[ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="listen"})')" = 28 ]; do
+	until [ "$(prom_query "$pp" 'sum(ibvevent_events_total{job="textfile"})')" = 28 ] &&
+		[ "$(prom_query "$pp" 'sum(ibvevent_events_total{job="listen"})')" = 28 ]; do
 		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "${BG_ERR[prometheus]}")"
 		sleep 0.5
 	done
-	assert_equal "$(prom_query "$pp" 'rdma_async_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
-	assert_equal "$(prom_query "$pp" 'rdma_port_state{job="listen",device="mlx5_1",port="1"}')" 4
+	assert_equal "$(prom_query "$pp" 'ibvevent_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
+	assert_equal "$(prom_query "$pp" 'ibvevent_port_state{job="listen",device="mlx5_1",port="1"}')" 4
 	assert_equal "$(prom_query "$pp" 'count(ibvevent_build_info)')" 2
 }
 
@@ -216,7 +216,7 @@ YML
 		sleep 0.05
 	done
 	run -0 curl -fs "http://127.0.0.1:$port/metrics"
-	assert_line 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
+	assert_line 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
 	# libmicrohttpd (and GnuTLS with it) is loaded now, for serving...
 	grep -q '/libmicrohttpd\.so' "/proc/$(bg_pid watch)/maps"
 }
@@ -233,7 +233,7 @@ YML
 	exec 5<>"$fifo"
 	bg_start watch 0 ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null 5>&-
 	head -n 1 "$FABRIC" >&5
-	wait_for "$M" 'rdma_async_events_total' 10
+	wait_for "$M" 'ibvevent_events_total' 10
 	run -1 grep -cE '/lib(microhttpd|gnutls)\.so' "/proc/$(bg_pid watch)/maps"
 	assert_output 0
 	exec 5>&-
