@@ -60,6 +60,47 @@ static void family(struct ibve_buf *b, const char *name, const char *type,
 			type);
 }
 
+/*
+ * The watcher's own series: events its sources lost, and, for a table a
+ * pipeline's sink feeds, its start, which sources run, and the entries
+ * its logs could not send.
+ */
+static void watcher(struct ibve_buf *b, const struct ibve_ports *m)
+{
+	const struct ibve_watcher *w = &m->w;
+
+	family(b, "ibvevent_events_lost_total", "counter",
+	       "Events the watcher's sources lost before reading them (EVENTS_LOST records: the kernel source's count; an mlx5 event channel's overflows, one each), by device.");
+	for (size_t i = 0; i < m->ndevs; i++) {
+		ibve_buf_puts(b, "ibvevent_events_lost_total{");
+		label(b, "device", m->devs[i].name, true);
+		ibve_buf_printf(b, "} %" PRIu64 "\n", m->devs[i].lost);
+	}
+	if (!w->known)
+		return;
+	family(b, "ibvevent_start_time_seconds", "gauge",
+	       "When the watcher started, in seconds since the epoch.");
+	ibve_buf_printf(b, "ibvevent_start_time_seconds %lld.%03ld\n",
+			(long long)w->born.tv_sec, w->born.tv_nsec / 1000000);
+	family(b, "ibvevent_source_enabled", "gauge",
+	       "Whether the watcher runs the source of these records (1) or not (0).");
+	for (size_t i = 0; i < w->nsources; i++) {
+		ibve_buf_puts(b, "ibvevent_source_enabled{");
+		label(b, "source",
+		      ibve_source_name((enum ibve_source)w->sources[i].records),
+		      true);
+		ibve_buf_printf(b, "} %d\n", w->sources[i].runs);
+	}
+	if (w->nlogs)
+		family(b, "ibvevent_log_send_failures_total", "counter",
+		       "Entries the watcher could not send to a log (journal, syslog) and lost.");
+	for (size_t i = 0; i < w->nlogs; i++) {
+		ibve_buf_puts(b, "ibvevent_log_send_failures_total{");
+		label(b, "sink", w->logs[i].name, true);
+		ibve_buf_printf(b, "} %" PRIu64 "\n", w->logs[i].failures);
+	}
+}
+
 IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 				       size_t size)
 {
@@ -212,6 +253,7 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		label(&b, "device", m->devs[i].name, true);
 		ibve_buf_printf(&b, "} %d\n", m->devs[i].present);
 	}
+	watcher(&b, m);
 	family(&b, "ibvevent_build_info", "gauge",
 	       "The ibvevent build that exports these metrics; the value is always 1.");
 	ibve_buf_puts(&b, "ibvevent_build_info{");
