@@ -145,6 +145,22 @@ metric() {
 		"$(jq -s 'map(select(.event == "EVENTS_LOST" and .device == "mlx5_1") | .lost) | add' "$CAPTURES/mlx5.jsonl")"
 }
 
+@test "the man page's METRICS lists every series the writer has; the docs and rules name no other" {
+	# the writer's families, from lib/metrics.c itself
+	grep -o 'family([&]*b, "[a-z_]*"' "$TOP/lib/metrics.c" | sed 's/.*"\(.*\)"/\1/' |
+		sort -u >"$BATS_TEST_TMPDIR/have"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/have")" -ge 15 ] || fail "$(cat "$BATS_TEST_TMPDIR/have")"
+	sed -n '/^\.Sh METRICS/,/^\.Sh /p' "$TOP/man/ibv_eventwatch.1" |
+		sed -n 's/^\.It Cm \(ibvevent_[a-z_]*\).*/\1/p' | sort -u >"$BATS_TEST_TMPDIR/listed"
+	diff -u "$BATS_TEST_TMPDIR/have" "$BATS_TEST_TMPDIR/listed"
+	# a series name in the README, the man pages or the rules (recording
+	# rules, with their colons, apart) is one of them
+	grep -ohE '[a-z_:]*ibvevent_[a-z_:]*[a-z]' "$TOP/README.md" "$TOP"/man/*.[0-9] \
+		"$TOP/share/prometheus/ibvevent.rules.yml" | grep -v : | sort -u |
+		comm -23 - "$BATS_TEST_TMPDIR/have" >"$BATS_TEST_TMPDIR/unknown"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/unknown")" ''
+}
+
 @test "a syslog daemon that goes away: the records it did not take are counted, said once, and the watcher goes on" {
 	[ "$(id -u)" = 0 ] || skip "a /dev/log of the test's own needs root (mount namespaces)"
 	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"

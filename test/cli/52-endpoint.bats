@@ -99,7 +99,7 @@ code() {
 	run -0 curl -si --cacert "$CA" "$url/metrics"
 	assert_line --regexp '^HTTP/1.1 401 '
 	assert_line --regexp '^WWW-Authenticate: Basic realm="ibvevent"'
-	refute_output --partial 'rdma_'
+	refute_output --partial 'ibvevent_'
 	assert_equal "$(code -u prom:wrong "$url/metrics")" 401
 	assert_equal "$(code -u prom:S3cret "$url/metrics")" 401
 	assert_equal "$(code -u nobody:s3cret "$url/metrics")" 401
