@@ -49,6 +49,20 @@ wait_metric() {
 	assert_success
 }
 
+@test "the sources the watcher runs: verbs and hot-plug always, the kernel one with -A only" {
+	start_watch --metrics-file "$M"
+	wait_metric 'ibvevent_source_enabled{source="verbs"}' 1
+	assert_equal "$(metric 'ibvevent_source_enabled{source="hotplug"}')" 1
+	assert_equal "$(metric 'ibvevent_source_enabled{source="kernel"}')" 0
+	assert_equal "$(metric 'ibvevent_events_lost_total{device="rxe0"}')" 0
+	bg_stop watch 0
+	# attaching the eBPF programs takes seconds under TCG
+	bg_start watchA 0 ibv_eventwatch -A --metrics-file "$M" </dev/null >/dev/null
+	wait_for "${BG_ERR[watchA]}" '^ibv_eventwatch: watching' 60
+	wait_metric 'ibvevent_source_enabled{source="kernel"}' 1
+	assert_equal "$(metric 'ibvevent_source_enabled{source="verbs"}')" 1
+}
+
 @test "device removal sets ibvevent_device_present to 0, its return to 1" {
 	start_watch --metrics-file "$M"
 	wait_metric 'ibvevent_device_present{device="rxe0"}' 1
