@@ -698,13 +698,18 @@ int ibve_sink_stream(struct ibve_sink **s, FILE *f, const char *what,
 		     unsigned int flags);
 /* JSON Lines appended to PATH, opened now. */
 int ibve_sink_capture(struct ibve_sink **s, const char *path);
-/* One syslog(3) message per record (openlog(IDENT, LOG_PID, FACILITY)). */
+/*
+ * One syslog message per record, as syslog(3) with openlog(IDENT, LOG_PID,
+ * FACILITY) would send it, to the same socket; a message the daemon does
+ * not take is lost, said once in a note and counted, and the run goes on.
+ */
 int ibve_sink_syslog(struct ibve_sink **s, const char *ident, int facility);
 /*
  * One native systemd journal entry per record, SYSLOG_IDENTIFIER=IDENT:
  * MESSAGE (the syslog text), PRIORITY, MESSAGE_ID, and RDMA_<KEY> for each
  * member of the record's JSON. libsystemd.so.0 is loaded now; -ENOENT when
- * it cannot be, and -errno when journald's socket cannot be reached.
+ * it cannot be, and -errno when journald's socket cannot be reached. An
+ * entry journald refuses later is lost, said once in a note and counted.
  */
 int ibve_sink_journal(struct ibve_sink **s, const char *ident);
 /* Records counted into the port table T (the caller's). */

@@ -103,7 +103,7 @@ static const struct ibve_event_desc event_table[] = {
 	      "cdd83400705b4cfe8b7072304283852c",
 	      "port is active: link up and ready for traffic",
 	      "Informational: the link is up. After a PORT_ERR it means the link "
-	      "flapped: watch for repeats (rdma_port_flaps_total, ibv_eventwatch "
+	      "flapped: watch for repeats (ibvevent_port_flaps_total, ibv_eventwatch "
 	      "--check)."),
 	VERBS(IBV_EVENT_PORT_ERR, "PORT_ERR", PORT, false, ERROR,
 	      "b660206d9ee048e69747f696ec0d638e",

@@ -248,9 +248,12 @@ static int journal_write(struct ibve_sink *base, const struct ibve_event *ev)
 	if (r)
 		return r; /* json-c could not be loaded: said */
 	r = sd.sendv(s->e.iov, (int)s->e.n);
+	/* journald away for a while (restarted): the entry is lost, counted,
+	 * and the watcher goes on, its metrics and output unharmed */
 	if (r < 0)
-		return ibve_error(-r, "journal: cannot send an entry (%s)",
-				  strerror(-r));
+		ibve_sink_log_failed(base, -r);
+	else
+		ibve_sink_log_sent(base);
 	return 0;
 }
 
@@ -283,6 +286,7 @@ IBVE_EXPORT int ibve_sink_journal(struct ibve_sink **out, const char *ident)
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	s->base.ops = &journal_ops;
+	s->base.log = "journal";
 	*out = &s->base;
 	return 0;
 }

@@ -60,25 +60,66 @@ static void family(struct ibve_buf *b, const char *name, const char *type,
 			type);
 }
 
+/*
+ * The watcher's own series: events its sources lost, and, for a table a
+ * pipeline's sink feeds, its start, which sources run, and the entries
+ * its logs could not send.
+ */
+static void watcher(struct ibve_buf *b, const struct ibve_ports *m)
+{
+	const struct ibve_watcher *w = &m->w;
+
+	family(b, "ibvevent_events_lost_total", "counter",
+	       "Events the watcher's sources lost before reading them (EVENTS_LOST records: the kernel source's count; an mlx5 event channel's overflows, one each), by device.");
+	for (size_t i = 0; i < m->ndevs; i++) {
+		ibve_buf_puts(b, "ibvevent_events_lost_total{");
+		label(b, "device", m->devs[i].name, true);
+		ibve_buf_printf(b, "} %" PRIu64 "\n", m->devs[i].lost);
+	}
+	if (!w->known)
+		return;
+	family(b, "ibvevent_start_time_seconds", "gauge",
+	       "When the watcher started, in seconds since the epoch.");
+	ibve_buf_printf(b, "ibvevent_start_time_seconds %lld.%03ld\n",
+			(long long)w->born.tv_sec, w->born.tv_nsec / 1000000);
+	family(b, "ibvevent_source_enabled", "gauge",
+	       "Whether the watcher runs the source of these records (1) or not (0).");
+	for (size_t i = 0; i < w->nsources; i++) {
+		ibve_buf_puts(b, "ibvevent_source_enabled{");
+		label(b, "source",
+		      ibve_source_name((enum ibve_source)w->sources[i].records),
+		      true);
+		ibve_buf_printf(b, "} %d\n", w->sources[i].runs);
+	}
+	if (w->nlogs)
+		family(b, "ibvevent_log_send_failures_total", "counter",
+		       "Entries the watcher could not send to a log (journal, syslog) and lost.");
+	for (size_t i = 0; i < w->nlogs; i++) {
+		ibve_buf_puts(b, "ibvevent_log_send_failures_total{");
+		label(b, "sink", w->logs[i].name, true);
+		ibve_buf_printf(b, "} %" PRIu64 "\n", w->logs[i].failures);
+	}
+}
+
 IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 				       size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
 	char guid[32];
 
-	family(&b, "rdma_async_events_total", "counter",
+	family(&b, "ibvevent_events_total", "counter",
 	       "RDMA asynchronous events seen, by device, port (empty: the whole device), event and severity.");
 	for (size_t i = 0; i < m->nseries; i++) {
 		const struct ibve_series *s = &m->series[i];
 
-		ibve_buf_puts(&b, "rdma_async_events_total{");
+		ibve_buf_puts(&b, "ibvevent_events_total{");
 		label(&b, "device", s->device, true);
 		port_label(&b, s->port);
 		label(&b, "event", s->event, false);
 		label(&b, "severity", ibve_severity_name(s->severity), false);
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", s->count);
 	}
-	family(&b, "rdma_async_events_by_class_total", "counter",
+	family(&b, "ibvevent_events_by_class_total", "counter",
 	       "RDMA asynchronous events seen, by device and class (device, port, qp, cq, srq, wq, unknown).");
 	/* series are sorted by device: one group of lines per device */
 	for (size_t i = 0, j; i < m->nseries; i = j) {
@@ -96,14 +137,14 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		for (int c = 0; c <= IBVE_CLASS_UNKNOWN; c++) {
 			if (!n[c])
 				continue;
-			ibve_buf_puts(&b, "rdma_async_events_by_class_total{");
+			ibve_buf_puts(&b, "ibvevent_events_by_class_total{");
 			label(&b, "device", m->series[i].device, true);
 			label(&b, "class", ibve_class_name((enum ibve_class)c),
 			      false);
 			ibve_buf_printf(&b, "} %" PRIu64 "\n", n[c]);
 		}
 	}
-	family(&b, "rdma_async_last_event_timestamp_seconds", "gauge",
+	family(&b, "ibvevent_last_event_timestamp_seconds", "gauge",
 	       "When the last event of this kind was seen, in seconds since the epoch.");
 	/* series are sorted: one line per (device, port, event) group */
 	for (size_t i = 0, j; i < m->nseries; i = j) {
@@ -117,83 +158,84 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		     j++)
 			if (ibve_ts_before(&last, &m->series[j].last))
 				last = m->series[j].last;
-		ibve_buf_puts(&b, "rdma_async_last_event_timestamp_seconds{");
+		ibve_buf_puts(&b, "ibvevent_last_event_timestamp_seconds{");
 		label(&b, "device", s->device, true);
 		port_label(&b, s->port);
 		label(&b, "event", s->event, false);
 		ibve_buf_printf(&b, "} %lld.%03ld\n", (long long)last.tv_sec,
 				last.tv_nsec / 1000000);
 	}
-	family(&b, "rdma_port_state", "gauge",
+	family(&b, "ibvevent_port_state", "gauge",
 	       "Port state as verbs numbers it: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_port_row *p = &m->rows[i].pub;
 
 		if (!p->state_num || !p->port)
 			continue;
-		ibve_buf_puts(&b, "rdma_port_state{");
+		ibve_buf_puts(&b, "ibvevent_port_state{");
 		label(&b, "device", p->device, true);
 		port_label(&b, p->port);
 		ibve_buf_printf(&b, "} %d\n", p->state_num);
 	}
-	family(&b, "rdma_port_state_since_timestamp_seconds", "gauge",
+	family(&b, "ibvevent_port_state_since_timestamp_seconds", "gauge",
 	       "Since when the port has been up (ACTIVE) or not, in seconds since the epoch; the watcher's start when it saw no change.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_port_row *p = &m->rows[i].pub;
 
 		if (!p->port || (!p->since.tv_sec && !p->since.tv_nsec))
 			continue;
-		ibve_buf_puts(&b, "rdma_port_state_since_timestamp_seconds{");
+		ibve_buf_puts(&b,
+			      "ibvevent_port_state_since_timestamp_seconds{");
 		label(&b, "device", p->device, true);
 		port_label(&b, p->port);
 		ibve_buf_printf(&b, "} %lld.%03ld\n",
 				(long long)p->since.tv_sec,
 				p->since.tv_nsec / 1000000);
 	}
-	family(&b, "rdma_port_flaps_total", "counter",
+	family(&b, "ibvevent_port_flaps_total", "counter",
 	       "Port flaps: PORT_ERR followed by PORT_ACTIVE within the flap window.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_port_row *p = &m->rows[i].pub;
 
 		if (!p->port)
 			continue;
-		ibve_buf_puts(&b, "rdma_port_flaps_total{");
+		ibve_buf_puts(&b, "ibvevent_port_flaps_total{");
 		label(&b, "device", p->device, true);
 		port_label(&b, p->port);
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", p->flaps);
 	}
-	family(&b, "rdma_port_last_down_duration_seconds", "gauge",
+	family(&b, "ibvevent_port_last_down_duration_seconds", "gauge",
 	       "How long the port was down the last time it came back up.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_port_row *p = &m->rows[i].pub;
 
 		if (!p->port || p->last_down <= 0)
 			continue;
-		ibve_buf_puts(&b, "rdma_port_last_down_duration_seconds{");
+		ibve_buf_puts(&b, "ibvevent_port_last_down_duration_seconds{");
 		label(&b, "device", p->device, true);
 		port_label(&b, p->port);
 		ibve_buf_printf(&b, "} %.3f\n", p->last_down);
 	}
-	family(&b, "rdma_port_rate_bytes_per_second", "gauge",
+	family(&b, "ibvevent_port_rate_bytes_per_second", "gauge",
 	       "The port's current signalling rate (sysfs rate, or what a speed change said), in bytes per second.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_port_row *p = &m->rows[i].pub;
 
 		if (!p->port || p->rate_gbps <= 0)
 			continue;
-		ibve_buf_puts(&b, "rdma_port_rate_bytes_per_second{");
+		ibve_buf_puts(&b, "ibvevent_port_rate_bytes_per_second{");
 		label(&b, "device", p->device, true);
 		port_label(&b, p->port);
 		ibve_buf_printf(&b, "} %.0f\n", p->rate_gbps * 1e9 / 8);
 	}
-	family(&b, "rdma_port_info", "gauge",
+	family(&b, "ibvevent_port_info", "gauge",
 	       "Port attributes as labels; the value is always 1.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_row *r = &m->rows[i];
 
 		if (!r->pub.live)
 			continue;
-		ibve_buf_puts(&b, "rdma_port_info{");
+		ibve_buf_puts(&b, "ibvevent_port_info{");
 		label(&b, "device", r->pub.device, true);
 		port_label(&b, r->pub.port);
 		label(&b, "link_layer", r->a.link_layer, false);
@@ -204,13 +246,14 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		      guid_of(m, r->pub.device, guid, sizeof(guid)), false);
 		ibve_buf_puts(&b, "} 1\n");
 	}
-	family(&b, "rdma_device_present", "gauge",
+	family(&b, "ibvevent_device_present", "gauge",
 	       "Whether the device is there (1) or went away (0) since it was seen.");
 	for (size_t i = 0; i < m->ndevs; i++) {
-		ibve_buf_puts(&b, "rdma_device_present{");
+		ibve_buf_puts(&b, "ibvevent_device_present{");
 		label(&b, "device", m->devs[i].name, true);
 		ibve_buf_printf(&b, "} %d\n", m->devs[i].present);
 	}
+	watcher(&b, m);
 	family(&b, "ibvevent_build_info", "gauge",
 	       "The ibvevent build that exports these metrics; the value is always 1.");
 	ibve_buf_puts(&b, "ibvevent_build_info{");

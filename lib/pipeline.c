@@ -60,6 +60,7 @@ struct ibve_pipeline {
 	void *clock_arg;
 	int (*idle)(void *arg);
 	void *idle_arg;
+	struct timespec born; /* CLOCK_REALTIME */
 	/* records emitted and not yet handed out, oldest first */
 	struct ibve_event *q;
 	size_t qhead, qlen, qcap;
@@ -347,6 +348,7 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 	*out = p;
 	if (!p)
 		return ibve_error(ENOMEM, "out of memory");
+	clock_gettime(CLOCK_REALTIME, &p->born);
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->epfd < 0 || p->kick < 0 ||
@@ -601,7 +603,47 @@ IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
 	}
 	p->sinks = v;
 	v[p->nsinks++] = (struct sink_at){ s, flags };
+	s->pipeline = p;
 	return 0;
+}
+
+void ibve_sink_log_failed(struct ibve_sink *s, int err)
+{
+	char text[256];
+
+	s->failures++;
+	if (s->failing || !s->pipeline)
+		return;
+	s->failing = true;
+	snprintf(
+		text, sizeof(text),
+		"%s: cannot send an entry (%s): going on, counting the entries lost",
+		s->log, strerror(err));
+	host_note(s->pipeline, IBVE_NOTE, text);
+}
+
+void ibve_sink_log_sent(struct ibve_sink *s)
+{
+	s->failing = false;
+}
+
+const struct timespec *ibve_pipeline_born(const struct ibve_pipeline *p)
+{
+	return &p->born;
+}
+
+bool ibve_pipeline_runs(const struct ibve_pipeline *p,
+			const struct ibve_source_ops *ops)
+{
+	const struct inst *in = registered(p, ops);
+
+	return in && in->started;
+}
+
+const struct ibve_sink *ibve_pipeline_sink(const struct ibve_pipeline *p,
+					   size_t i)
+{
+	return i < p->nsinks ? p->sinks[i].sink : NULL;
 }
 
 IBVE_EXPORT int ibve_pipeline_fd(const struct ibve_pipeline *p)

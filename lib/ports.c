@@ -725,6 +725,8 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	}
 	if (d && ev->node_guid)
 		d->guid = ev->node_guid;
+	if (d && (ev->fields & IBVE_FIELD_LOST))
+		d->lost += ev->lost;
 	if (t->recent) {
 		t->recent[t->recent_head] = *ev;
 		t->recent_head = (t->recent_head + 1) % IBVE_RECENT;

@@ -48,7 +48,29 @@ struct ibve_saved_port {
 struct ibve_dev {
 	char name[IBVE_NAME_MAX];
 	uint64_t guid;
+	uint64_t lost; /* events its sources lost (EVENTS_LOST records) */
 	bool present;
+};
+
+#define IBVE_WATCHER_MAX 8
+
+/*
+ * The watcher's own, copied from the pipeline a ports sink is in, when it
+ * starts and before the loop waits (so the table never points at it).
+ */
+struct ibve_watcher {
+	bool known; /* a pipeline's sink: the rest holds */
+	struct timespec born;
+	size_t nsources;
+	struct {
+		int records; /* enum ibve_source */
+		bool runs;
+	} sources[IBVE_WATCHER_MAX];
+	size_t nlogs;
+	struct {
+		const char *name; /* static: "journal", "syslog" */
+		uint64_t failures;
+	} logs[IBVE_WATCHER_MAX];
 };
 
 struct ibve_ports {
@@ -68,6 +90,7 @@ struct ibve_ports {
 	double flap_window;
 	struct ibve_saved_port *saved;
 	size_t nsaved;
+	struct ibve_watcher w;
 };
 
 /* The up-ness of a verbs port state: ACTIVE and ACTIVE_DEFER are up. */

@@ -15,9 +15,34 @@ struct ibve_sink_ops {
 	void (*destroy)(struct ibve_sink *s);
 };
 
+struct ibve_source_ops;
+
 /* The head of every sink. */
 struct ibve_sink {
 	const struct ibve_sink_ops *ops;
+	/* set by ibve_pipeline_add_sink(): the pipeline it is in */
+	struct ibve_pipeline *pipeline;
+	/* a log (the journal, syslog): its name, and the entries it could
+	 * not send (counted by the sink; the watcher's own metrics) */
+	const char *log;
+	uint64_t failures;
+	bool failing; /* the last entry failed: said once, until one goes */
 };
+
+/*
+ * A log sink S could not send an entry for the reason ERR (an errno):
+ * counted, and said through the pipeline's notes when the one before went.
+ */
+void ibve_sink_log_failed(struct ibve_sink *s, int err);
+/* A log sink S sent an entry. */
+void ibve_sink_log_sent(struct ibve_sink *s);
+/* What the watcher's own metrics say of pipeline P: when it was made
+ * (CLOCK_REALTIME), whether the source OPS was started, its Ith sink (NULL
+ * past the last). */
+const struct timespec *ibve_pipeline_born(const struct ibve_pipeline *p);
+bool ibve_pipeline_runs(const struct ibve_pipeline *p,
+			const struct ibve_source_ops *ops);
+const struct ibve_sink *ibve_pipeline_sink(const struct ibve_pipeline *p,
+					   size_t i);
 
 #endif

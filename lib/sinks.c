@@ -8,10 +8,16 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <paths.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "ports.h"
 #include "sink.h"
+#include "source.h"
 
 /* --- streams and captures ------------------------------------------------ */
 
@@ -135,18 +141,81 @@ IBVE_EXPORT int ibve_sink_capture(struct ibve_sink **s, const char *path)
 
 /* --- syslog -------------------------------------------------------------- */
 
+/*
+ * syslog(3) says nothing of a message it could not send: the sink sends
+ * its own, in the same form ("<PRI>Mmm dd hh:mm:ss IDENT[PID]: TEXT"), to
+ * the same socket, so that a lost one is counted.
+ */
 struct slog {
 	struct ibve_sink base;
 	char *ident;
+	int facility;
+	int fd; /* -1: not connected */
+	int type;
 };
+
+static int slog_connect(struct slog *s)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_STREAM };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int e = EPROTOTYPE;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", _PATH_LOG);
+	for (size_t i = 0; i < ARRAY_SIZE(types) && e == EPROTOTYPE; i++) {
+		int fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -errno;
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			s->fd = fd;
+			s->type = types[i];
+			return 0;
+		}
+		e = errno;
+		close(fd);
+	}
+	return -e;
+}
+
+/* LINE (N bytes and its NUL) to the daemon; -errno. */
+static int slog_send(struct slog *s, const char *line, size_t n)
+{
+	int e;
+
+	if (s->fd < 0 && (e = slog_connect(s)))
+		return e;
+	/* a stream's messages end in their NUL, as syslog(3) sends them */
+	if (send(s->fd, line, n + (s->type == SOCK_STREAM), MSG_NOSIGNAL) >= 0)
+		return 0;
+	e = errno;
+	close(s->fd);
+	s->fd = -1;
+	return -e;
+}
 
 static int syslog_write(struct ibve_sink *base, const struct ibve_event *ev)
 {
-	char msg[1024];
+	struct slog *s = (struct slog *)base;
+	char msg[1024], line[1280], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int n, r;
 
-	(void)base;
 	ibve_event_format_syslog(ev, msg, sizeof(msg));
-	syslog(ibve_severity_syslog(ev->severity), "%s", msg);
+	strftime(when, sizeof(when), "%b %e %T", localtime_r(&now, &tm));
+	n = snprintf(line, sizeof(line), "<%d>%s %s[%d]: %s",
+		     s->facility | ibve_severity_syslog(ev->severity), when,
+		     s->ident, (int)getpid(), msg);
+	if (n >= (int)sizeof(line))
+		n = sizeof(line) - 1;
+	/* once more on a new connection: the daemon may have restarted */
+	r = slog_send(s, line, (size_t)n);
+	if (r && r != -ENOENT)
+		r = slog_send(s, line, (size_t)n);
+	if (r)
+		ibve_sink_log_failed(base, -r);
+	else
+		ibve_sink_log_sent(base);
 	return 0;
 }
 
@@ -154,7 +223,8 @@ static void syslog_destroy(struct ibve_sink *base)
 {
 	struct slog *s = (struct slog *)base;
 
-	closelog();
+	if (s->fd >= 0)
+		close(s->fd);
 	free(s->ident);
 	free(s);
 }
@@ -176,8 +246,10 @@ IBVE_EXPORT int ibve_sink_syslog(struct ibve_sink **out, const char *ident,
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	s->base.ops = &syslog_ops;
-	/* openlog() keeps the pointer: the ident lives as long as the sink */
-	openlog(s->ident, LOG_PID | LOG_NDELAY, facility);
+	s->base.log = "syslog";
+	s->facility = facility;
+	s->fd = -1;
+	slog_connect(s); /* now, as LOG_NDELAY did: a chroot may follow */
 	return 0;
 }
 
@@ -199,6 +271,38 @@ static int ports_write(struct ibve_sink *base, const struct ibve_event *ev)
 	return 0;
 }
 
+/* The watcher's own series, from the pipeline, into the table. */
+static int ports_flush(struct ibve_sink *base)
+{
+	const struct ibve_pipeline *p = base->pipeline;
+	struct ibve_watcher *w = &((struct ports *)base)->t->w;
+	const struct ibve_sink *k;
+
+	if (!p)
+		return 0;
+	w->known = true;
+	w->born = *ibve_pipeline_born(p);
+	w->nsources = 0;
+	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
+	     i++) {
+		if (ibve_sources[i]->records < 0)
+			continue; /* a replay: its records say whose they are */
+		w->sources[w->nsources].records = ibve_sources[i]->records;
+		w->sources[w->nsources++].runs =
+			ibve_pipeline_runs(p, ibve_sources[i]);
+	}
+	w->nlogs = 0;
+	for (size_t i = 0;
+	     (k = ibve_pipeline_sink(p, i)) && w->nlogs < IBVE_WATCHER_MAX;
+	     i++) {
+		if (!k->log)
+			continue;
+		w->logs[w->nlogs].name = k->log;
+		w->logs[w->nlogs++].failures = k->failures;
+	}
+	return 0;
+}
+
 /* The devices the pipeline opened are there, with their ports. */
 static int ports_start(struct ibve_sink *base, const char *const *names,
 		       size_t n)
@@ -206,6 +310,7 @@ static int ports_start(struct ibve_sink *base, const char *const *names,
 	struct ports *s = (struct ports *)base;
 	int r;
 
+	ports_flush(base);
 	for (size_t i = 0; i < n; i++)
 		if ((r = ibve_ports_add_device(s->t, names[i], 0)) == -ENOMEM)
 			return r;
@@ -219,6 +324,7 @@ static int metrics_flush(struct ibve_sink *base)
 	struct ports *s = (struct ports *)base;
 	int r;
 
+	ports_flush(base);
 	if (!s->dirty)
 		return 0;
 	s->dirty = false;
@@ -240,6 +346,7 @@ static void ports_destroy(struct ibve_sink *base)
 
 static const struct ibve_sink_ops ports_ops = {
 	.write = ports_write,
+	.flush = ports_flush,
 	.start = ports_start,
 	.destroy = ports_destroy,
 };

@@ -72,6 +72,8 @@ void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 /* A source; its own state (SRC) is a type of its own, only it knows. */
 struct ibve_source_ops {
 	const char *name;
+	/* the enum ibve_source its records carry; -1: any (a replay) */
+	int records;
 	bool devset; /* its state is the pipeline's device set */
 	/* Start order: lower first (the subnet agents before devices). */
 	int order;

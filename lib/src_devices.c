@@ -578,6 +578,7 @@ size_t ibve_devices_names(const struct ibve_devset *s, const char **out,
 
 const struct ibve_source_ops ibve_source_devices = {
 	.name = "devices",
+	.records = IBVE_SOURCE_VERBS,
 	.devset = true,
 	.order = 20,
 	.create = create,

@@ -229,6 +229,7 @@ static void destroy(void *arg)
 
 const struct ibve_source_ops ibve_source_hotplug = {
 	.name = "hotplug",
+	.records = IBVE_SOURCE_HOTPLUG,
 	.order = 15,
 	.create = create,
 	.start = start,

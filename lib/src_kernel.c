@@ -867,6 +867,7 @@ static void destroy(void *arg)
 
 const struct ibve_source_ops ibve_source_kernel = {
 	.name = "kernel",
+	.records = IBVE_SOURCE_KERNEL,
 	.order = 25,
 	.create = create,
 	.start = start,

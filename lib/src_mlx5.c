@@ -363,6 +363,7 @@ static void destroy(void *arg)
 
 const struct ibve_source_ops ibve_source_mlx5 = {
 	.name = "mlx5",
+	.records = IBVE_SOURCE_MLX5,
 	.order = 12,
 	.create = create,
 	.start = start,

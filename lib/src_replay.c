@@ -376,6 +376,7 @@ static int empty(const void *arg)
 
 const struct ibve_source_ops ibve_source_replay = {
 	.name = "replay",
+	.records = -1,
 	.order = 50,
 	.create = create,
 	.start = start,

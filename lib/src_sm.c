@@ -800,6 +800,7 @@ static size_t describe(const void *arg, char *buf, size_t size)
 
 const struct ibve_source_ops ibve_source_sm = {
 	.name = "sm",
+	.records = IBVE_SOURCE_SM,
 	.order = 10,
 	.create = create,
 	.start = start,

@@ -300,7 +300,7 @@ $f:9: not a JSON object" ]
 	assert_equal "$(jq -r '.rows[] | "\(.device) \(.port) \(.counts.other) \(.counts.link_down) \(.state)"' <<<"$output")" 'mlx5_bond_0 1 2 1 ACTIVE'
 	ibv_eventwatch -q -r "$cap" --metrics-file "$BATS_TEST_TMPDIR/m.prom" >/dev/null
 	run -0 grep -F 'event="NETDEV_DETACH"' "$BATS_TEST_TMPDIR/m.prom"
-	assert_line 'rdma_async_events_total{device="mlx5_bond_0",port="1",event="NETDEV_DETACH",severity="warning"} 1'
+	assert_line 'ibvevent_events_total{device="mlx5_bond_0",port="1",event="NETDEV_DETACH",severity="warning"} 1'
 }
 
 @test "a RoCE port's event names its netdev, in text and JSON, and replays" {

@@ -93,10 +93,10 @@ jqk() {
 	run grep -E 'pid=|comm=|cgroup=' "$M"
 	assert_failure
 	for c in qp cq srq; do
-		assert_equal "$(sed -n "s/^rdma_async_events_by_class_total{device=\"rxe0\",class=\"$c\"} //p" "$M")" \
+		assert_equal "$(sed -n "s/^ibvevent_events_by_class_total{device=\"rxe0\",class=\"$c\"} //p" "$M")" \
 			"$(jq -c "select(.class == \"$c\")" "$K" | wc -l)"
 	done
-	assert_equal "$(grep -c '^rdma_async_events_total{device="rxe0",port="",event="CQ_ERR",severity="error"} 5$' "$M")" 1
+	assert_equal "$(grep -c '^ibvevent_events_total{device="rxe0",port="",event="CQ_ERR",severity="error"} 5$' "$M")" 1
 }
 
 @test "-V says whether this build has the eBPF source" {

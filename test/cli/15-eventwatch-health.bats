@@ -41,7 +41,7 @@ metric() {
 	assert_output --regexp '^2026-03-02 10:00:00.000\+00:00 mlx5_0 +UNKNOWN\(21\) +warning '
 	# counted under its own name and class
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
-	assert_equal "$(metric rdma_async_events_total 'device="mlx5_1",port="",event="DEVICE_SPEED_CHANGE",severity="warning"')" 1
+	assert_equal "$(metric ibvevent_events_total 'device="mlx5_1",port="",event="DEVICE_SPEED_CHANGE",severity="warning"')" 1
 	# the dashboard shows the new rate of the port it names
 	run -0 ibv_eventtop -b -j -r "$FABRIC"
 	assert_equal "$(jq -r '.rows[] | select(.device == "mlx5_1") | "\(.rate) \(.old_rate) \(.rate_changed)"' <<<"$output")" \
@@ -84,19 +84,19 @@ metric() {
 		echo '{"time":"2026-05-01T10:04:20Z","device":"rxe0","port":1,"event":"PORT_ACTIVE"}'
 	} >"$cap"
 	ibv_eventwatch -q -r "$cap" --metrics-file "$M" --flap-window 1m >/dev/null
-	assert_equal "$(metric rdma_port_flaps_total 'device="rxe0",port="1"')" 3
-	assert_equal "$(metric rdma_port_flaps_total 'device="rxe1",port="1"')" 0
-	assert_equal "$(metric rdma_port_last_down_duration_seconds 'device="rxe0",port="1"')" 200.000
-	assert_equal "$(metric rdma_port_state_since_timestamp_seconds 'device="rxe0",port="1"')" \
+	assert_equal "$(metric ibvevent_port_flaps_total 'device="rxe0",port="1"')" 3
+	assert_equal "$(metric ibvevent_port_flaps_total 'device="rxe1",port="1"')" 0
+	assert_equal "$(metric ibvevent_port_last_down_duration_seconds 'device="rxe0",port="1"')" 200.000
+	assert_equal "$(metric ibvevent_port_state_since_timestamp_seconds 'device="rxe0",port="1"')" \
 		"$(date -d 2026-05-01T10:04:20Z +%s).000"
 	# the default window (10 minutes) takes the long one for a flap
 	ibv_eventwatch -q -r "$cap" --metrics-file "$M" >/dev/null
-	assert_equal "$(metric rdma_port_flaps_total 'device="rxe0",port="1"')" 4
+	assert_equal "$(metric ibvevent_port_flaps_total 'device="rxe0",port="1"')" 4
 	# kept across a restart: the same capture again adds to it
 	ibv_eventwatch -q -r "$cap" --metrics-file "$M" --metrics-state "$S" --flap-window 1m >/dev/null
 	ibv_eventwatch -q -r "$cap" --metrics-file "$M" --metrics-state "$S" --flap-window 1m >/dev/null
-	assert_equal "$(metric rdma_port_flaps_total 'device="rxe0",port="1"')" 6
-	assert_equal "$(metric rdma_async_events_total 'device="rxe0",port="1",event="PORT_ERR",severity="error"')" 8
+	assert_equal "$(metric ibvevent_port_flaps_total 'device="rxe0",port="1"')" 6
+	assert_equal "$(metric ibvevent_events_total 'device="rxe0",port="1",event="PORT_ERR",severity="error"')" 8
 	run -0 jq -r 'select(.device == "rxe0" and .flaps) | "\(.flaps) \(.up) \(.since) \(.flap_times | length)"' "$S"
 	assert_output '6 true 2026-05-01T10:04:20.000000000Z 6'
 	assert_equal "$(head -n 1 "$S")" "{\"boot_id\":\"$(cat /proc/sys/kernel/random/boot_id)\"}"
@@ -116,9 +116,9 @@ metric() {
 		} >"$S.$boot"
 		run no_stdout ibv_eventwatch -q -r "$cap" --metrics-file "$M" --metrics-state "$S.$boot"
 		assert_success
-		assert_equal "$(metric rdma_port_flaps_total 'device="rxe0",port="1"')" 5
-		assert_equal "$(metric rdma_async_events_total 'device="rxe0",port="1",event="PORT_ERR",severity="error"')" 7
-		assert_equal "$(metric rdma_port_last_down_duration_seconds 'device="rxe0",port="1"')" 1.500
+		assert_equal "$(metric ibvevent_port_flaps_total 'device="rxe0",port="1"')" 5
+		assert_equal "$(metric ibvevent_events_total 'device="rxe0",port="1",event="PORT_ERR",severity="error"')" 7
+		assert_equal "$(metric ibvevent_port_last_down_duration_seconds 'device="rxe0",port="1"')" 1.500
 		if [ $boot = other ]; then
 			assert_output "ibv_eventwatch: $S.other was saved in another boot (boot id $id): counts kept, the ports' since times and recent flaps start anew"
 			assert_equal "$(jq -r 'select(.flaps) | .flap_times | length' "$S.other")" 0

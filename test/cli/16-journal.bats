@@ -282,18 +282,26 @@ compare() {
 	assert_output ''
 }
 
-@test "journald going away under a running watcher: one line and status 3" {
+@test "journald going away under a running watcher: one line, the entries lost counted, the rest goes on" {
 	journal_start
+	M=$BATS_TEST_TMPDIR/rdma.prom
 	fifo=$BATS_TEST_TMPDIR/events
 	mkfifo "$fifo"
 	exec 5<>"$fifo"
-	bg_start watch 3 nsenter -t "$JPID" -m -- ibv_eventwatch -q -r - --journal <"$fifo" >/dev/null 5>&-
+	bg_start watch 0 nsenter -t "$JPID" -m -- ibv_eventwatch -q -r - --journal \
+		--metrics-file "$M" <"$fifo" >"$BATS_TEST_TMPDIR/out" 5>&-
 	head -n 1 "$FABRIC" >&5
 	entries "$BATS_TEST_TMPDIR/got" 1
+	wait_for "$M" '^ibvevent_log_send_failures_total\{sink="journal"\} 0$' 10
 	bg_stop journald 0
-	sed -n 2p "$FABRIC" >&5
-	bg_wait watch 3 30
-	assert_equal "$(cat "${BG_ERR[watch]}")" 'ibv_eventwatch: journal: cannot send an entry (Connection refused)'
+	sed -n 2,4p "$FABRIC" >&5
+	wait_for "$M" '^ibvevent_log_send_failures_total\{sink="journal"\} 3$' 30
+	exec 5>&-
+	bg_wait watch 0 30
+	# said once, not per entry; standard output and the metrics lost nothing
+	assert_equal "$(cat "${BG_ERR[watch]}")" 'ibv_eventwatch: journal: cannot send an entry (Connection refused): going on, counting the entries lost'
+	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/out")" 4
+	assert_equal "$(awk '/^ibvevent_events_total\{/ { s += $NF } END { print s }' "$M")" 4
 }
 
 @test "libsystemd is linked by nothing, and loaded only with --journal" {

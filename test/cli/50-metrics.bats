@@ -20,9 +20,9 @@ teardown() {
 	return $rc
 }
 
-# sum FILE: the sum of the rdma_async_events_total series in FILE.
+# sum FILE: the sum of the ibvevent_events_total series in FILE.
 sum_events() {
-	awk '/^rdma_async_events_total/ { s += $2 } END { print s + 0 }' "$1" 2>/dev/null
+	awk '/^ibvevent_events_total/ { s += $2 } END { print s + 0 }' "$1" 2>/dev/null
 }
 
 need() {
@@ -34,8 +34,9 @@ need() {
 	run ibv_eventwatch -q -r "$FABRIC" -e PORT_ERR --metrics-file "$M"
 	assert_success
 	assert_equal "${#lines[@]}" 1 # the filter is for the output only
-	# the stored file holds no build-specific value: the build info apart
-	diff -u "$EXPECTED/ib-fabric.prom" <(grep -v '^ibvevent_build_info{' "$M")
+	# the stored file holds no build- or run-specific value: the build
+	# info and the start time apart
+	diff -u "$EXPECTED/ib-fabric.prom" <(grep -Ev '^ibvevent_(build_info\{|start_time_seconds )' "$M")
 	version=$(ibv_eventwatch -V | awk '{ print $2 }')
 	assert_equal "$(grep '^ibvevent_build_info{' "$M")" \
 		"ibvevent_build_info{version=\"$version\",mlx5=\"$(ibv_eventwatch -V | sed -n 's/.*mlx5 DEVX events: \([a-z]*\)[,)].*/\1/p')\"} 1"
@@ -43,19 +44,19 @@ need() {
 	# event of the capture, counting its records
 	jq -r '"\(.device) \(.port // "-") \(.event)"' "$FABRIC" | sort | uniq -c |
 		awk '{ print $2, $3, $4, $1 }' >"$BATS_TEST_TMPDIR/want"
-	sed -n 's/^rdma_async_events_total{device="\([^"]*\)",port="\([^"]*\)",event="\([^"]*\)",severity="[a-z]*"} \([0-9]*\)$/\1 \2 \3 \4/p' "$M" |
+	sed -n 's/^ibvevent_events_total{device="\([^"]*\)",port="\([^"]*\)",event="\([^"]*\)",severity="[a-z]*"} \([0-9]*\)$/\1 \2 \3 \4/p' "$M" |
 		awk 'NF == 3 { print $1, "-", $2, $3; next } { print }' | sort >"$BATS_TEST_TMPDIR/got"
 	diff -u <(sort "$BATS_TEST_TMPDIR/want") "$BATS_TEST_TMPDIR/got"
 	run promtool check metrics <"$M"
 	assert_success
-	run -0 grep -c '^rdma_async_events_total{' "$M"
+	run -0 grep -c '^ibvevent_events_total{' "$M"
 	assert_output 28
 	assert_equal "$(sum_events "$M")" 28
 	# by class: the records' own classes, counted with jq
 	ibv_eventwatch -r "$FABRIC" -j |
 		jq -r '"\(.device) \(.class)"' |
 		sort | uniq -c | awk '{ print $2, $3, $1 }' >"$BATS_TEST_TMPDIR/want"
-	sed -n 's/^rdma_async_events_by_class_total{device="\([^"]*\)",class="\([a-z]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$M" |
+	sed -n 's/^ibvevent_events_by_class_total{device="\([^"]*\)",class="\([a-z]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$M" |
 		sort >"$BATS_TEST_TMPDIR/got"
 	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
 }
@@ -88,7 +89,7 @@ need() {
 	bg_wait watch 0
 	touch "$BATS_TEST_TMPDIR/stop"
 	bg_wait reader 0
-	versions=$(cat "$BATS_TEST_TMPDIR"/seen.* | grep -c '^# HELP rdma_async_events_total')
+	versions=$(cat "$BATS_TEST_TMPDIR"/seen.* | grep -c '^# HELP ibvevent_events_total')
 	[ "$versions" -ge 20 ] || fail "the reader saw only $versions versions"
 	for f in "$BATS_TEST_TMPDIR"/seen.*; do
 		[ -s "$f" ] || continue
@@ -97,19 +98,130 @@ need() {
 	assert_equal "$(sum_events "$M")" 500
 }
 
+# metric NAME{LABELS} FILE: the value of that series in FILE ("" when none).
+metric() {
+	awk -v s="$1" '$1 == s { print $2 }' "$2"
+}
+
+@test "the watcher's own series: start time, the sources it runs, events lost" {
+	need promtool
+	# a live watcher (no RDMA device on the host: it waits for them, with
+	# its hot-plug and mlx5 sources running) started between t0 and t1
+	port=$(free_port)
+	t0=$(date +%s)
+	bg_start watch 0 ibv_eventwatch -q --metrics-listen ":$port"
+	wait_http "http://127.0.0.1:$port/metrics"
+	t1=$(date +%s)
+	curl -fs "http://127.0.0.1:$port/metrics" >"$M"
+	bg_stop watch 0
+	run -0 promtool check metrics <"$M"
+	start=$(metric ibvevent_start_time_seconds "$M")
+	awk -v s="$start" -v a="$t0" -v b="$t1" 'BEGIN { exit !(s != "" && s >= a && s <= b + 1) }' ||
+		fail "start time '$start' is not within [$t0, $t1]"
+	# one series per source the records name (-e's source words), from
+	# the generated list; only -A runs the kernel one, --sm the subnet one
+	mapfile -t words < <(sed -n 's/^\.Pq Cm \(verbs.*\) ,$/\1/p' "$TOP/man/ibv_eventwatch.1" | head -n 1 | tr -d ' ' | tr , '\n')
+	[ "${#words[@]}" -ge 5 ] || fail "no source list in the man page: ${words[*]}"
+	assert_equal "$(grep -c '^ibvevent_source_enabled{' "$M")" "${#words[@]}"
+	for w in "${words[@]}"; do
+		case $w in
+		verbs | hotplug | mlx5) want=1 ;;
+		*) want=0 ;;
+		esac
+		assert_equal "$(metric "ibvevent_source_enabled{source=\"$w\"}" "$M")" "$want"
+	done
+	# no log: no log series
+	run -1 grep -c '^ibvevent_log_send_failures_total' "$M"
+	# a replay runs none of them, and counts what the records say was lost:
+	# the kernel source's 4096 events, an mlx5 channel's overflow as one
+	ibv_eventwatch -q -r "$CAPTURES/fleet-node1.jsonl" --metrics-file "$M" >/dev/null
+	assert_equal "$(grep '^ibvevent_source_enabled{' "$M" | awk '{ s += $2 } END { print s }')" 0
+	assert_equal "$(metric 'ibvevent_events_lost_total{device="mlx5_0"}' "$M")" 4096
+	assert_equal "$(metric 'ibvevent_events_lost_total{device="mlx5_1"}' "$M")" 0
+	run -0 grep '^# TYPE ibvevent_events_lost_total ' "$M"
+	assert_output '# TYPE ibvevent_events_lost_total counter'
+	ibv_eventwatch -q -r "$CAPTURES/mlx5.jsonl" --metrics-file "$M" >/dev/null
+	assert_equal "$(metric 'ibvevent_events_lost_total{device="mlx5_1"}' "$M")" \
+		"$(jq -s 'map(select(.event == "EVENTS_LOST" and .device == "mlx5_1") | .lost) | add' "$CAPTURES/mlx5.jsonl")"
+}
+
+@test "the man page's METRICS lists every series the writer has; the docs and rules name no other" {
+	# the writer's families, from lib/metrics.c itself
+	grep -o 'family([&]*b, "[a-z_]*"' "$TOP/lib/metrics.c" | sed 's/.*"\(.*\)"/\1/' |
+		sort -u >"$BATS_TEST_TMPDIR/have"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/have")" -ge 15 ] || fail "$(cat "$BATS_TEST_TMPDIR/have")"
+	sed -n '/^\.Sh METRICS/,/^\.Sh /p' "$TOP/man/ibv_eventwatch.1" |
+		sed -n 's/^\.It Cm \(ibvevent_[a-z_]*\).*/\1/p' | sort -u >"$BATS_TEST_TMPDIR/listed"
+	diff -u "$BATS_TEST_TMPDIR/have" "$BATS_TEST_TMPDIR/listed"
+	# a series name in the README, the man pages or the rules (recording
+	# rules, with their colons, apart) is one of them
+	grep -ohE '[a-z_:]*ibvevent_[a-z_:]*[a-z]' "$TOP/README.md" "$TOP"/man/*.[0-9] \
+		"$TOP/share/prometheus/ibvevent.rules.yml" | grep -v : | sort -u |
+		comm -23 - "$BATS_TEST_TMPDIR/have" >"$BATS_TEST_TMPDIR/unknown"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/unknown")" ''
+}
+
+@test "a syslog daemon that goes away: the records it did not take are counted, said once, and the watcher goes on" {
+	[ "$(id -u)" = 0 ] || skip "a /dev/log of the test's own needs root (mount namespaces)"
+	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
+	# in a mount namespace whose /dev is its own: a daemon at /dev/log that
+	# takes the first record, then closes; three more records follow
+	# shellcheck disable=SC2016 # python's text
+	run --separate-stderr unshare -m --propagation private -- sh -c 'mount -t tmpfs tmpfs /dev && exec "$@"' sh python3 -c '
+import socket, subprocess, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+p = subprocess.Popen(sys.argv[1:-1], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+lines = open(sys.argv[-1]).read().splitlines(True)
+p.stdin.write(lines[0].encode()); p.stdin.flush()
+s.settimeout(10)
+got = s.recv(65536).decode()
+s.close()
+for l in lines[1:4]:
+    p.stdin.write(l.encode())
+p.stdin.close()
+print(p.wait(timeout=30), " event=" in got)' ibv_eventwatch -q -r - --syslog --metrics-file "$M" "$FABRIC"
+	assert_success
+	assert_output '0 True'
+	assert_equal "$stderr" 'ibv_eventwatch: syslog: cannot send an entry (Connection refused): going on, counting the entries lost'
+	assert_equal "$(metric 'ibvevent_log_send_failures_total{sink="syslog"}' "$M")" 3
+	assert_equal "$(sum_events "$M")" 4
+	run -0 grep '^# TYPE ibvevent_log_send_failures_total ' "$M"
+	assert_output '# TYPE ibvevent_log_send_failures_total counter'
+}
+
 @test "--metrics-state keeps the counters across a restart; without it they start from zero" {
 	S=$BATS_TEST_TMPDIR/state
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S" >/dev/null
-	run -0 grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	run -0 grep -F 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
 	assert_output --regexp ' 2$'
 	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
-	run -0 grep -F 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
+	run -0 grep -F 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M"
 	assert_output --regexp ' 1$'
 	echo 'not json' >"$S"
 	run --separate-stderr ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S"
 	assert_failure 3
 	[ "$stderr" = "ibv_eventwatch: $S:1: not a metrics state line" ]
+}
+
+@test "a --metrics-state file of 0.1.0 (series then named rdma_*) is read: it holds no series names" {
+	S=$BATS_TEST_TMPDIR/state
+	# as 0.1.0 wrote it (another boot: its counts are kept)
+	cat >"$S" <<'JSON'
+{"boot_id":"00000000-0000-0000-0000-000000000000"}
+{"device":"mlx5_0","port":1,"flaps":3,"up":false,"since":"2026-05-04T11:30:30.000000000Z","last_down":1200.000000,"flap_times":["2026-05-04T10:06:30.000000000Z"]}
+{"device":"mlx5_0","port":1,"event":"PORT_ERR","severity":"error","count":4,"last":"2026-05-04T11:10:30.000000000Z"}
+{"device":"mlx5_0","port":0,"event":"EVENTS_LOST","severity":"warning","count":1,"last":"2026-05-04T10:15:31.000000000Z"}
+JSON
+	run --separate-stderr ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" --metrics-state "$S"
+	assert_success
+	assert_equal "$(metric 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ERR",severity="error"}' "$M")" 5
+	assert_equal "$(metric 'ibvevent_events_total{device="mlx5_0",port="",event="EVENTS_LOST",severity="warning"}' "$M")" 1
+	flaps=$(metric 'ibvevent_port_flaps_total{device="mlx5_0",port="1"}' "$M")
+	ibv_eventwatch -q -r "$FABRIC" --metrics-file "$M" >/dev/null
+	assert_equal "$flaps" $(($(metric 'ibvevent_port_flaps_total{device="mlx5_0",port="1"}' "$M") + 3))
+	run -1 grep -c rdma_ "$S"
 }
 
 @test "node_exporter's textfile collector publishes the file" {
@@ -123,8 +235,8 @@ need() {
 		--collector.textfile.directory="$dir"
 	wait_http "http://127.0.0.1:$port/metrics"
 	run -0 curl -fs "http://127.0.0.1:$port/metrics"
-	assert_line 'rdma_async_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
-	assert_line 'rdma_device_present{device="mlx5_1"} 1'
+	assert_line 'ibvevent_events_total{device="mlx5_1",event="DEVICE_FATAL",port="",severity="fatal"} 1'
+	assert_line 'ibvevent_device_present{device="mlx5_1"} 1'
 	assert_line 'node_textfile_scrape_error 0'
 }
 
@@ -138,8 +250,8 @@ need() {
 	printf '%s\n' '{"time":"2026-03-02T08:00:00Z","device":"a\"b\\c\nd","port":1,"event":"PORT_ERR"}' >"$cap"
 	run -0 ibv_eventwatch -q -r "$cap" --metrics-file "$dir/rdma.prom"
 	# Prometheus' text format: \" \\ and \n in a label value
-	run -0 grep -F 'rdma_async_events_total{' "$dir/rdma.prom"
-	assert_output 'rdma_async_events_total{device="a\"b\\c\nd",port="1",event="PORT_ERR",severity="error"} 1'
+	run -0 grep -F 'ibvevent_events_total{' "$dir/rdma.prom"
+	assert_output 'ibvevent_events_total{device="a\"b\\c\nd",port="1",event="PORT_ERR",severity="error"} 1'
 	run -0 promtool check metrics <"$dir/rdma.prom"
 	# a real parser reads it back: node_exporter's textfile collector
 	# parses the file and serves what it read, escaped its own way
@@ -150,8 +262,8 @@ need() {
 	wait_http "http://127.0.0.1:$port/metrics"
 	run -0 curl -fs "http://127.0.0.1:$port/metrics"
 	assert_line 'node_textfile_scrape_error 0'
-	assert_line 'rdma_async_events_total{device="a\"b\\c\nd",event="PORT_ERR",port="1",severity="error"} 1'
-	assert_line 'rdma_device_present{device="a\"b\\c\nd"} 1'
+	assert_line 'ibvevent_events_total{device="a\"b\\c\nd",event="PORT_ERR",port="1",severity="error"} 1'
+	assert_line 'ibvevent_device_present{device="a\"b\\c\nd"} 1'
 }
 
 @test "a real Prometheus server scrapes node_exporter and --metrics-listen; its API has the counts" {
@@ -183,13 +295,13 @@ scrape_configs:
 YML
 	prometheus_start "$pp" "$BATS_TEST_TMPDIR/prometheus.yml"
 	end=$((SECONDS + 60))
-	until [ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="textfile"})')" = 28 ] &&
-		[ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="listen"})')" = 28 ]; do
+	until [ "$(prom_query "$pp" 'sum(ibvevent_events_total{job="textfile"})')" = 28 ] &&
+		[ "$(prom_query "$pp" 'sum(ibvevent_events_total{job="listen"})')" = 28 ]; do
 		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "${BG_ERR[prometheus]}")"
 		sleep 0.5
 	done
-	assert_equal "$(prom_query "$pp" 'rdma_async_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
-	assert_equal "$(prom_query "$pp" 'rdma_port_state{job="listen",device="mlx5_1",port="1"}')" 4
+	assert_equal "$(prom_query "$pp" 'ibvevent_events_total{job="textfile",device="mlx5_0",event="PORT_ERR"}')" 1
+	assert_equal "$(prom_query "$pp" 'ibvevent_port_state{job="listen",device="mlx5_1",port="1"}')" 4
 	assert_equal "$(prom_query "$pp" 'count(ibvevent_build_info)')" 2
 }
 
@@ -216,7 +328,7 @@ YML
 		sleep 0.05
 	done
 	run -0 curl -fs "http://127.0.0.1:$port/metrics"
-	assert_line 'rdma_async_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
+	assert_line 'ibvevent_events_total{device="mlx5_0",port="1",event="PORT_ACTIVE",severity="info"} 1'
 	# libmicrohttpd (and GnuTLS with it) is loaded now, for serving...
 	grep -q '/libmicrohttpd\.so' "/proc/$(bg_pid watch)/maps"
 }
@@ -233,7 +345,7 @@ YML
 	exec 5<>"$fifo"
 	bg_start watch 0 ibv_eventwatch -q -r - --metrics-file "$M" <"$fifo" >/dev/null 5>&-
 	head -n 1 "$FABRIC" >&5
-	wait_for "$M" 'rdma_async_events_total' 10
+	wait_for "$M" 'ibvevent_events_total' 10
 	run -1 grep -cE '/lib(microhttpd|gnutls)\.so' "/proc/$(bg_pid watch)/maps"
 	assert_output 0
 	exec 5>&-

@@ -72,15 +72,15 @@ alert_names() {
 				printf "%s%s", i ? " " : "", n ? n : "_"
 			}
 		}')
-	assert_equal "$(values 'rdma_async_events_total{instance="node1",job="node",device="mlx5_0",port="1",event="PORT_ERR",severity="error"}')" "$want"
+	assert_equal "$(values 'ibvevent_events_total{instance="node1",job="node",device="mlx5_0",port="1",event="PORT_ERR",severity="error"}')" "$want"
 	# its state: ACTIVE, then DOWN from 10:21 to 10:40 and from 11:31
-	got=$(values 'rdma_port_state{instance="node1",job="node",device="mlx5_0",port="1"}')
+	got=$(values 'ibvevent_port_state{instance="node1",job="node",device="mlx5_0",port="1"}')
 	read -ra v <<<"$got"
 	assert_equal "${#v[@]}" 121
 	assert_equal "${v[0]} ${v[1]} ${v[20]} ${v[21]} ${v[40]} ${v[41]} ${v[90]} ${v[91]} ${v[120]}" \
 		"_ 4 4 1 1 4 4 1 1"
 	# times count from the origin: the SM_CHANGE of 10:50:30 is at 3030 s
-	got=$(values 'rdma_async_last_event_timestamp_seconds{instance="node1",job="node",device="mlx5_0",port="1",event="SM_CHANGE"}')
+	got=$(values 'ibvevent_last_event_timestamp_seconds{instance="node1",job="node",device="mlx5_0",port="1",event="SM_CHANGE"}')
 	assert_equal "$(cut -d' ' -f 51-52 <<<"$got")" "_ 3030.000"
 	# node3's watcher stops at 11:05 and starts again at 11:20
 	got=$(values 'ibvevent_build_info{instance="node3",job="node",version="'"$(ibv_eventwatch -V | awk '{ print $2 }')"'",mlx5="'"$(ibv_eventwatch -V | sed -n 's/.*mlx5 DEVX events: \([a-z]*\)[,)].*/\1/p')"'"}')

@@ -85,11 +85,11 @@ code() {
 	cat "$FABRIC" >&5
 	end=$((SECONDS + 30))
 	until curl -fs --cacert "$CA" -u prom:s3cret "$url/metrics" >"$BATS_TEST_TMPDIR/body" &&
-		[ "$(awk '/^rdma_async_events_total/ { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/body")" = 28 ]; do
+		[ "$(awk '/^ibvevent_events_total/ { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/body")" = 28 ]; do
 		[ $SECONDS -lt $end ] || fail "no scrape counted the 28 events"
 		sleep 0.1
 	done
-	run -0 grep -c '^rdma_async_events_total{' "$BATS_TEST_TMPDIR/body"
+	run -0 grep -c '^ibvevent_events_total{' "$BATS_TEST_TMPDIR/body"
 	assert_output 28
 	grep -q '^ibvevent_build_info{' "$BATS_TEST_TMPDIR/body"
 	run -0 curl -fsi --cacert "$CA" -u prom:s3cret "$url/metrics"
@@ -99,7 +99,7 @@ code() {
 	run -0 curl -si --cacert "$CA" "$url/metrics"
 	assert_line --regexp '^HTTP/1.1 401 '
 	assert_line --regexp '^WWW-Authenticate: Basic realm="ibvevent"'
-	refute_output --partial 'rdma_'
+	refute_output --partial 'ibvevent_'
 	assert_equal "$(code -u prom:wrong "$url/metrics")" 401
 	assert_equal "$(code -u prom:S3cret "$url/metrics")" 401
 	assert_equal "$(code -u nobody:s3cret "$url/metrics")" 401
@@ -291,12 +291,12 @@ code() {
 	prometheus_start "$pp" "$BATS_TEST_TMPDIR/prometheus.yml"
 	end=$((SECONDS + 90))
 	until [ "$(prom_query "$pp" 'up{job="tls"}')" = 1 ] &&
-		[ "$(prom_query "$pp" 'sum(rdma_async_events_total{job="tls"})')" = 28 ] &&
+		[ "$(prom_query "$pp" 'sum(ibvevent_events_total{job="tls"})')" = 28 ] &&
 		[ -n "$(prom_query "$pp" 'up{job="nopassword"}')" ]; do
 		[ $SECONDS -lt $end ] || fail "Prometheus never had the counts: $(tail -n 3 "${BG_ERR[prometheus]}")"
 		sleep 0.5
 	done
-	assert_equal "$(prom_query "$pp" 'rdma_port_state{job="tls",device="mlx5_1",port="1"}')" 4
+	assert_equal "$(prom_query "$pp" 'ibvevent_port_state{job="tls",device="mlx5_1",port="1"}')" 4
 	# the job without the password is refused
 	assert_equal "$(prom_query "$pp" 'up{job="nopassword"}')" 0
 	run -0 curl -fsG "http://127.0.0.1:$pp/api/v1/targets"

@@ -34,31 +34,45 @@ wait_metric() {
 
 @test "link flaps raise the counters; port state and info come from the port" {
 	start_watch --metrics-file "$M"
-	wait_metric 'rdma_port_state{device="rxe0",port="1"}' 4
-	run grep -F 'rdma_port_info{device="rxe0",port="1",link_layer="Ethernet",phys_state="LinkUp"' "$M"
+	wait_metric 'ibvevent_port_state{device="rxe0",port="1"}' 4
+	run grep -F 'ibvevent_port_info{device="rxe0",port="1",link_layer="Ethernet",phys_state="LinkUp"' "$M"
 	assert_success
 	ip link set dummy0 down
-	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 1
-	[ "$(metric 'rdma_port_state{device="rxe0",port="1"}')" -ne 4 ]
+	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 1
+	[ "$(metric 'ibvevent_port_state{device="rxe0",port="1"}')" -ne 4 ]
 	ip link set dummy0 up
-	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ACTIVE",severity="info"}' 1
-	wait_metric 'rdma_port_state{device="rxe0",port="1"}' 4
+	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ACTIVE",severity="info"}' 1
+	wait_metric 'ibvevent_port_state{device="rxe0",port="1"}' 4
 	ip link set dummy0 down
-	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 2
+	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 2
 	run promtool check metrics <"$M"
 	assert_success
 }
 
-@test "device removal sets rdma_device_present to 0, its return to 1" {
+@test "the sources the watcher runs: verbs and hot-plug always, the kernel one with -A only" {
 	start_watch --metrics-file "$M"
-	wait_metric 'rdma_device_present{device="rxe0"}' 1
+	wait_metric 'ibvevent_source_enabled{source="verbs"}' 1
+	assert_equal "$(metric 'ibvevent_source_enabled{source="hotplug"}')" 1
+	assert_equal "$(metric 'ibvevent_source_enabled{source="kernel"}')" 0
+	assert_equal "$(metric 'ibvevent_events_lost_total{device="rxe0"}')" 0
+	bg_stop watch 0
+	# attaching the eBPF programs takes seconds under TCG
+	bg_start watchA 0 ibv_eventwatch -A --metrics-file "$M" </dev/null >/dev/null
+	wait_for "${BG_ERR[watchA]}" '^ibv_eventwatch: watching' 60
+	wait_metric 'ibvevent_source_enabled{source="kernel"}' 1
+	assert_equal "$(metric 'ibvevent_source_enabled{source="verbs"}')" 1
+}
+
+@test "device removal sets ibvevent_device_present to 0, its return to 1" {
+	start_watch --metrics-file "$M"
+	wait_metric 'ibvevent_device_present{device="rxe0"}' 1
 	timeout 60 rdma link delete rxe0
-	wait_metric 'rdma_device_present{device="rxe0"}' 0
-	run -1 grep -c '^rdma_port_state{device="rxe0"' "$M"
+	wait_metric 'ibvevent_device_present{device="rxe0"}' 0
+	run -1 grep -c '^ibvevent_port_state{device="rxe0"' "$M"
 	assert_output 0
 	rdma link add rxe0 type rxe netdev dummy0
-	wait_metric 'rdma_device_present{device="rxe0"}' 1
-	wait_metric 'rdma_port_state{device="rxe0",port="1"}' 4
+	wait_metric 'ibvevent_device_present{device="rxe0"}' 1
+	wait_metric 'ibvevent_port_state{device="rxe0",port="1"}' 4
 }
 
 @test "during a run of flaps a reader only ever sees whole files" {
@@ -76,7 +90,7 @@ wait_metric() {
 		ip link set dummy0 up
 	done
 	wait_port_state ACTIVE
-	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 15
+	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 15
 	touch "$BATS_TEST_TMPDIR/stop"
 	bg_wait reader 0
 	for f in "$BATS_TEST_TMPDIR"/seen.*; do

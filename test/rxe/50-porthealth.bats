@@ -54,10 +54,10 @@ epoch() {
 @test "quick flaps count, a slow down does not; PORT_ACTIVE says how long; since; the counter from 0" {
 	start_watch -j -e port --metrics-file "$M" --flap-window 20s
 	# there from the start, at 0: an alert on its increase misses nothing
-	wait_metric 'rdma_port_flaps_total{device="rxe0",port="1"}' 0
+	wait_metric 'ibvevent_port_flaps_total{device="rxe0",port="1"}' 0
 	flap 3
 	wait_count "$WOUT" '"event":"PORT_ACTIVE"' 3
-	wait_metric 'rdma_port_flaps_total{device="rxe0",port="1"}' 3
+	wait_metric 'ibvevent_port_flaps_total{device="rxe0",port="1"}' 3
 	# the slow one: 21 s down, more than the 20 s window (a quick flap
 	# takes well under a second; the window is far from both)
 	t0=$(date +%s.%N)
@@ -66,7 +66,7 @@ epoch() {
 	wait_count "$WOUT" '"event":"PORT_ERR"' 4
 	err_time=$(jq -r 'select(.event == "PORT_ERR") | .time' "$WOUT" | tail -n 1)
 	# down since its PORT_ERR, in the metrics and in a dashboard started now
-	wait_metric 'rdma_port_state_since_timestamp_seconds{device="rxe0",port="1"}' "$(epoch "$err_time")"
+	wait_metric 'ibvevent_port_state_since_timestamp_seconds{device="rxe0",port="1"}' "$(epoch "$err_time")"
 	run ibv_eventtop -b -n 1 -d rxe0
 	assert_success
 	assert_line --regexp '^rxe0 +1 DOWN .* +>[0-9]+s +0 '
@@ -93,15 +93,15 @@ epoch() {
 		fi
 	done
 	# not a flap: the counter stays at 3; the last down is the slow one's
-	wait_metric 'rdma_async_events_total{device="rxe0",port="1",event="PORT_ACTIVE",severity="info"}' 4
-	assert_equal "$(metric 'rdma_port_flaps_total{device="rxe0",port="1"}')" 3
-	assert_equal "$(metric 'rdma_port_last_down_duration_seconds{device="rxe0",port="1"}')" \
+	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ACTIVE",severity="info"}' 4
+	assert_equal "$(metric 'ibvevent_port_flaps_total{device="rxe0",port="1"}')" 3
+	assert_equal "$(metric 'ibvevent_port_last_down_duration_seconds{device="rxe0",port="1"}')" \
 		"$(awk -v us="$us" 'BEGIN { printf "%.3f", us / 1e6 }')"
 	act_time=$(jq -r 'select(.event == "PORT_ACTIVE") | .time' "$WOUT" | tail -n 1)
-	assert_equal "$(metric 'rdma_port_state_since_timestamp_seconds{device="rxe0",port="1"}')" "$(epoch "$act_time")"
+	assert_equal "$(metric 'ibvevent_port_state_since_timestamp_seconds{device="rxe0",port="1"}')" "$(epoch "$act_time")"
 	# the rate is the port's own
 	rate=$(cut -d' ' -f1 /sys/class/infiniband/rxe0/ports/1/rate)
-	assert_equal "$(metric 'rdma_port_rate_bytes_per_second{device="rxe0",port="1"}')" \
+	assert_equal "$(metric 'ibvevent_port_rate_bytes_per_second{device="rxe0",port="1"}')" \
 		"$(awk -v g="$rate" 'BEGIN { printf "%.0f", g * 1e9 / 8 }')"
 	run promtool check metrics <"$M"
 	assert_success
@@ -147,7 +147,7 @@ rxe0/2: expected, not found'
 	start_watch -w "$C" --metrics-file "$M" --metrics-state "$S"
 	flap 3
 	wait_count "$C" '"event":"PORT_ACTIVE"' 3
-	wait_metric 'rdma_port_flaps_total{device="rxe0",port="1"}' 3
+	wait_metric 'ibvevent_port_flaps_total{device="rxe0",port="1"}' 3
 	for history in "-r $C" "--metrics-state $S"; do
 		# shellcheck disable=SC2086 # two words each
 		run ibv_eventwatch --check $history --spec 'rxe0/1 flaps<=2'

@@ -66,7 +66,7 @@ uverbs_open() {
 	assert_equal "$(cat "${BG_ERR[watch]}")" 'ibv_eventwatch: no RDMA devices yet: waiting for them to appear'
 	rdma link add rxe0 type rxe netdev dummy0
 	# counted in the metrics file once it is there
-	wait_for "$M" '^rdma_async_events_total\{device="rxe0",port="",event="DEVICE_ADDED",severity="info"\} 1$' 60
+	wait_for "$M" '^ibvevent_events_total\{device="rxe0",port="",event="DEVICE_ADDED",severity="info"\} 1$' 60
 	bg_stop watch 0
 }
 
