@@ -229,21 +229,27 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		ibve_buf_printf(&b, "} %.0f\n", p->rate_gbps * 1e9 / 8);
 	}
 	family(&b, "ibvevent_port_info", "gauge",
-	       "Port attributes as labels; the value is always 1.");
+	       "Port attributes as labels (state by name; the others, read from sysfs, on a live port only); the value is always 1.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_row *r = &m->rows[i];
 
-		if (!r->pub.live)
+		if (!r->pub.live && !(r->pub.port && r->pub.state_num))
 			continue;
 		ibve_buf_puts(&b, "ibvevent_port_info{");
 		label(&b, "device", r->pub.device, true);
 		port_label(&b, r->pub.port);
-		label(&b, "link_layer", r->a.link_layer, false);
-		label(&b, "phys_state", r->a.phys_state, false);
-		label(&b, "rate", r->a.rate, false);
-		label(&b, "address", r->a.address, false);
-		label(&b, "node_guid",
-		      guid_of(m, r->pub.device, guid, sizeof(guid)), false);
+		if (r->pub.state_num)
+			label(&b, "state", ibve_port_state_name(r->pub.state_num),
+			      false);
+		if (r->pub.live) {
+			label(&b, "link_layer", r->a.link_layer, false);
+			label(&b, "phys_state", r->a.phys_state, false);
+			label(&b, "rate", r->a.rate, false);
+			label(&b, "address", r->a.address, false);
+			label(&b, "node_guid",
+			      guid_of(m, r->pub.device, guid, sizeof(guid)),
+			      false);
+		}
 		ibve_buf_puts(&b, "} 1\n");
 	}
 	family(&b, "ibvevent_device_present", "gauge",
