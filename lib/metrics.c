@@ -239,8 +239,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		label(&b, "device", r->pub.device, true);
 		port_label(&b, r->pub.port);
 		if (r->pub.state_num)
-			label(&b, "state", ibve_port_state_name(r->pub.state_num),
-			      false);
+			label(&b, "state",
+			      ibve_port_state_name(r->pub.state_num), false);
 		if (r->pub.live) {
 			label(&b, "link_layer", r->a.link_layer, false);
 			label(&b, "phys_state", r->a.phys_state, false);

@@ -4,6 +4,7 @@
 # real Prometheus scraping three watchers that replay the fleet captures,
 # returns series, and names only metrics a watcher exports.
 
+# shellcheck disable=SC2016 # Grafana's variables, written as they are
 load ../test_helper
 
 DASH=$TOP/share/grafana/ibvevent-fleet.json
