@@ -522,11 +522,12 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent/schema \
-		$(DESTDIR)$(CATALOGDIR)
+		$(DESTDIR)$(DATADIR)/ibvevent/grafana $(DESTDIR)$(CATALOGDIR)
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 644 $(B)/ibvevent.catalog $(DESTDIR)$(CATALOGDIR)/
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 644 share/prometheus/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/
+	install -m 644 share/grafana/ibvevent-fleet.json $(DESTDIR)$(DATADIR)/ibvevent/grafana/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/ibvevent/schema/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -552,6 +553,8 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/schema/,$(notdir $(SCHEMAS)))
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/schema 2>/dev/null
+	rm -f $(DESTDIR)$(DATADIR)/ibvevent/grafana/ibvevent-fleet.json
+	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/grafana 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 
 demo: all

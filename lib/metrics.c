@@ -101,6 +101,33 @@ static void watcher(struct ibve_buf *b, const struct ibve_ports *m)
 	}
 }
 
+static int workload_cmp(const void *a, const void *b)
+{
+	const struct ibve_workload *x = *(const struct ibve_workload *const *)a;
+	const struct ibve_workload *y = *(const struct ibve_workload *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->event, y->event);
+}
+
+/* The queue errors of each workload kept, in (workload, event) order. */
+static void workloads(struct ibve_buf *b, const struct ibve_ports *m)
+{
+	const struct ibve_workload *v[IBVE_WORKLOADS_KEPT];
+
+	family(b, "ibvevent_workload_queue_errors_total", "counter",
+	       "Queue errors (QP, CQ, SRQ and WQ events of error severity or worse) of the processes of a workload (\"slurm job N\", \"pod UID\"), by event: the last 64 workloads seen.");
+	for (size_t i = 0; i < m->nworkloads; i++)
+		v[i] = &m->workloads[i];
+	qsort(v, m->nworkloads, sizeof(v[0]), workload_cmp);
+	for (size_t i = 0; i < m->nworkloads; i++) {
+		ibve_buf_puts(b, "ibvevent_workload_queue_errors_total{");
+		label(b, "workload", v[i]->name, true);
+		label(b, "event", v[i]->event, false);
+		ibve_buf_printf(b, "} %" PRIu64 "\n", v[i]->count);
+	}
+}
+
 IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 				       size_t size)
 {
@@ -229,21 +256,27 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		ibve_buf_printf(&b, "} %.0f\n", p->rate_gbps * 1e9 / 8);
 	}
 	family(&b, "ibvevent_port_info", "gauge",
-	       "Port attributes as labels; the value is always 1.");
+	       "Port attributes as labels (state by name; the others, read from sysfs, on a live port only); the value is always 1.");
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct ibve_row *r = &m->rows[i];
 
-		if (!r->pub.live)
+		if (!r->pub.live && !(r->pub.port && r->pub.state_num))
 			continue;
 		ibve_buf_puts(&b, "ibvevent_port_info{");
 		label(&b, "device", r->pub.device, true);
 		port_label(&b, r->pub.port);
-		label(&b, "link_layer", r->a.link_layer, false);
-		label(&b, "phys_state", r->a.phys_state, false);
-		label(&b, "rate", r->a.rate, false);
-		label(&b, "address", r->a.address, false);
-		label(&b, "node_guid",
-		      guid_of(m, r->pub.device, guid, sizeof(guid)), false);
+		if (r->pub.state_num)
+			label(&b, "state",
+			      ibve_port_state_name(r->pub.state_num), false);
+		if (r->pub.live) {
+			label(&b, "link_layer", r->a.link_layer, false);
+			label(&b, "phys_state", r->a.phys_state, false);
+			label(&b, "rate", r->a.rate, false);
+			label(&b, "address", r->a.address, false);
+			label(&b, "node_guid",
+			      guid_of(m, r->pub.device, guid, sizeof(guid)),
+			      false);
+		}
 		ibve_buf_puts(&b, "} 1\n");
 	}
 	family(&b, "ibvevent_device_present", "gauge",
@@ -253,6 +286,7 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		label(&b, "device", m->devs[i].name, true);
 		ibve_buf_printf(&b, "} %d\n", m->devs[i].present);
 	}
+	workloads(&b, m);
 	watcher(&b, m);
 	family(&b, "ibvevent_build_info", "gauge",
 	       "The ibvevent build that exports these metrics; the value is always 1.");

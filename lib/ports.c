@@ -708,6 +708,35 @@ static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
 	}
 }
 
+/* A queue error of an owner in a workload: its count, the oldest out. */
+static void workload(struct ibve_ports *t, const struct ibve_event *ev)
+{
+	struct ibve_workload *w = NULL, *oldest = t->workloads;
+	char name[sizeof(w->name)];
+
+	if (!ev->affiliated || ev->severity < IBVE_SEVERITY_ERROR ||
+	    !(ev->fields & IBVE_FIELD_OWNER) ||
+	    !ibve_cgroup_job(ev->kernel.cgroup, name, sizeof(name)))
+		return;
+	for (size_t i = 0; i < t->nworkloads && !w; i++) {
+		if (strcmp(t->workloads[i].name, name) == 0 &&
+		    strcmp(t->workloads[i].event, ev->name) == 0)
+			w = &t->workloads[i];
+		else if (t->workloads[i].seen < oldest->seen)
+			oldest = &t->workloads[i];
+	}
+	if (!w) {
+		w = t->nworkloads < IBVE_WORKLOADS_KEPT
+			    ? &t->workloads[t->nworkloads++]
+			    : oldest;
+		*w = (struct ibve_workload){ .count = 0 };
+		snprintf(w->name, sizeof(w->name), "%s", name);
+		snprintf(w->event, sizeof(w->event), "%s", ev->name);
+	}
+	w->count++;
+	w->seen = ++t->workload_tick;
+}
+
 IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 				  const struct ibve_event *ev)
 {
@@ -727,6 +756,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		d->guid = ev->node_guid;
 	if (d && (ev->fields & IBVE_FIELD_LOST))
 		d->lost += ev->lost;
+	workload(t, ev);
 	if (t->recent) {
 		t->recent[t->recent_head] = *ev;
 		t->recent_head = (t->recent_head + 1) % IBVE_RECENT;

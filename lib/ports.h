@@ -52,6 +52,22 @@ struct ibve_dev {
 	bool present;
 };
 
+/*
+ * Queue errors (affiliated events of error severity or worse) of one
+ * workload (a Slurm job, a Kubernetes pod: ibve_cgroup_job()) and event.
+ * The IBVE_WORKLOADS_KEPT last seen are kept, so that a watcher that runs
+ * for months exports a bounded number of series; an older one is
+ * forgotten (its series ends).
+ */
+#define IBVE_WORKLOADS_KEPT 64
+
+struct ibve_workload {
+	char name[64];
+	char event[IBVE_EVENT_NAME_MAX];
+	uint64_t count;
+	uint64_t seen; /* when last counted, in ticks of the table */
+};
+
 #define IBVE_WATCHER_MAX 8
 
 /*
@@ -91,6 +107,9 @@ struct ibve_ports {
 	struct ibve_saved_port *saved;
 	size_t nsaved;
 	struct ibve_watcher w;
+	struct ibve_workload workloads[IBVE_WORKLOADS_KEPT]; /* unordered */
+	size_t nworkloads;
+	uint64_t workload_tick;
 };
 
 /* The up-ness of a verbs port state: ACTIVE and ACTIVE_DEFER are up. */

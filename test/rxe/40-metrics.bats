@@ -35,11 +35,13 @@ wait_metric() {
 @test "link flaps raise the counters; port state and info come from the port" {
 	start_watch --metrics-file "$M"
 	wait_metric 'ibvevent_port_state{device="rxe0",port="1"}' 4
-	run grep -F 'ibvevent_port_info{device="rxe0",port="1",link_layer="Ethernet",phys_state="LinkUp"' "$M"
+	run grep -F 'ibvevent_port_info{device="rxe0",port="1",state="ACTIVE",link_layer="Ethernet",phys_state="LinkUp"' "$M"
 	assert_success
 	ip link set dummy0 down
 	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 1
 	[ "$(metric 'ibvevent_port_state{device="rxe0",port="1"}')" -ne 4 ]
+	run grep -F 'ibvevent_port_info{device="rxe0",port="1",state="DOWN",' "$M"
+	assert_success
 	ip link set dummy0 up
 	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ACTIVE",severity="info"}' 1
 	wait_metric 'ibvevent_port_state{device="rxe0",port="1"}' 4

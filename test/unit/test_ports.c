@@ -224,6 +224,57 @@ static void test_many(void)
 	ibve_ports_free(t);
 }
 
+/* Queue errors by workload: owners' jobs, errors only, the last 64 kept. */
+static void test_workloads(void)
+{
+	struct ibve_ports *t = table(0);
+	struct ibve_event e;
+	char *text = malloc(1 << 16);
+	int n = 0;
+
+	for (int i = 0; i < 70; i++) {
+		e = ev("mlx5_0", 0, 0, 1000 + i); /* CQ_ERR */
+		e.fields |= IBVE_FIELD_OWNER;
+		snprintf(e.kernel.cgroup, sizeof(e.kernel.cgroup),
+			 "/system.slice/slurmstepd.scope/job_%d/step_0",
+			 100 + i);
+		ibve_ports_event(t, &e);
+		if (i == 10) { /* the first seen again: not the oldest now */
+			snprintf(
+				e.kernel.cgroup, sizeof(e.kernel.cgroup),
+				"/system.slice/slurmstepd.scope/job_100/step_0");
+			ibve_ports_event(t, &e);
+		}
+		if (i == 1) {
+			e.fields &= ~IBVE_FIELD_OWNER; /* no owner: none */
+			ibve_ports_event(t, &e);
+		}
+	}
+	e = ev("mlx5_0", 0, 4, 2000); /* COMM_EST: not an error */
+	e.fields |= IBVE_FIELD_OWNER;
+	snprintf(e.kernel.cgroup, sizeof(e.kernel.cgroup), "/x/job_7/step_0");
+	ibve_ports_event(t, &e);
+	ok(text && ibve_metrics_format(t, text, 1 << 16) < 1 << 16,
+	   "the metrics fit");
+	for (char *p = text;
+	     text && (p = strstr(p, "\nibvevent_workload_queue_errors_total{"));
+	     p++)
+		n++;
+	is_int(n, 64, "64 workloads kept");
+	ok(text && strstr(text,
+			  "{workload=\"slurm job 100\",event=\"CQ_ERR\"} 2\n"),
+	   "the first job counted twice");
+	ok(text && !strstr(text, "workload=\"slurm job 101\"") &&
+		   !strstr(text, "workload=\"slurm job 106\"") &&
+		   strstr(text, "workload=\"slurm job 107\"") &&
+		   strstr(text, "workload=\"slurm job 169\""),
+	   "the oldest ones forgotten, the newest kept");
+	ok(text && !strstr(text, "slurm job 7\""),
+	   "no series for an info event");
+	free(text);
+	ibve_ports_free(t);
+}
+
 /* Port health from a capture's records: since, downs, flaps, windows. */
 static void test_health(void)
 {
@@ -405,5 +456,6 @@ int main(void)
 	test_model();
 	test_kinds();
 	test_many();
+	test_workloads();
 	return done_testing();
 }
