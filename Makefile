@@ -88,10 +88,10 @@ ifeq ($(BPF),1)
 BASE_CFLAGS += -DIBVE_HAVE_BPF
 PKGS += libbpf
 BPF_SKEL := $(B)/gen/events.skel.h
+endif
 # Files in the tree that make writes (see $(MKTABLES) below).
 MKTABLES := $(B)/gen/mktables
 GENERATED := share/schema/event.schema.json completions/ibvevent man/ibv_eventwatch.1
-endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # The library links libibverbs alone: the others of PKGS are loaded
