@@ -364,13 +364,14 @@ $(B)/sm/deny: test/sm/deny.c
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g $< -o $@
 
-# A test client built like this build's programs (sanitized in build/asan):
-# passes buffers of its own through ibsim's preload, the right size or, on
-# purpose, not, for the sanitizer suppressions to be tested on.
+# A test client built like this build's programs (sanitized in build/asan
+# and build/tsan): passes buffers of its own through ibsim's preload, the
+# right size or, on purpose, not, or written by another thread while the
+# simulator copies them, for the sanitizer suppressions to be tested on.
 $(B)/sm/overrun: test/sm/overrun.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -libumad
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -libumad -lpthread
 
 # A program of this build, on the library like any: the subnet source with
 # a replay source beside it, for the port events ibsim cannot raise.

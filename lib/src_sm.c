@@ -67,7 +67,9 @@ struct sm_port {
 	unsigned int tries[IBVE_SM_NTRAPS];
 	struct timespec due[IBVE_SM_NTRAPS];
 	struct ibve_sm_seen seen;
-	bool dead;
+	bool dead;	/* its receiver ended on an error ... */
+	int dead_errno; /* ... this one */
+	bool dead_said; /* and the loop has said so (loop's thread only) */
 };
 
 struct sm {
@@ -302,11 +304,11 @@ static void *receiver(void *arg)
 			    errno == EWOULDBLOCK || errno == ETIMEDOUT ||
 			    errno == ENOSPC)
 				continue;
+			/* drain() says it, on the loop's thread */
 			pthread_mutex_lock(&p->sm->lock);
 			p->dead = true;
-			note_locked(p->sm,
-				    "%s port %d: subnet events stopped: %s",
-				    p->ca, p->portnum, strerror(errno));
+			p->dead_errno = errno ? errno : EIO;
+			wake(p->sm);
 			pthread_mutex_unlock(&p->sm->lock);
 			return NULL;
 		}
@@ -686,7 +688,12 @@ static void destroy(void *arg)
 	free(sm);
 }
 
-/* Records and notes the threads queued: to the pipeline. */
+/*
+ * Records and notes the threads queued: to the pipeline. A port whose
+ * receiver died gives no more subnet events: when they were asked for
+ * (--sm), the run ends with that reason; else it is a note and the other
+ * ports go on.
+ */
 static void drain(struct sm *sm)
 {
 	uint64_t v;
@@ -704,6 +711,25 @@ static void drain(struct sm *sm)
 			*ev = sm->q[i];
 	}
 	sm->qlen = 0;
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+		int e = p->dead_errno;
+
+		if (!p->dead || p->dead_said)
+			continue;
+		p->dead_said = true;
+		if (sm->required)
+			sm->h.fail(sm->h.ctx,
+				   ibve_error(e,
+					      "%s port %d: subnet events "
+					      "stopped: cannot receive: %s",
+					      p->ca, p->portnum, strerror(e)));
+		else
+			ibve_host_note(&sm->h, IBVE_NOTE,
+				       "%s port %d: subnet events stopped: "
+				       "cannot receive: %s",
+				       p->ca, p->portnum, strerror(e));
+	}
 	if (read(sm->evfd, &v, sizeof(v)) < 0) {
 		/* nothing was counted: fine */
 	}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # The subnet source when the subnet administrator or the management
-# devices fail it: an SA that does not answer, a umad ABI that cannot be
-# read. Real OpenSM on ibsim (test/sm/fabric.bash).
+# devices fail it: an SA that does not answer or refuses, a umad ABI that
+# cannot be read, a receiver whose umad_recv() fails. Real OpenSM on ibsim
+# (test/sm/fabric.bash).
 
 load ../test_helper
 load fabric
@@ -57,6 +58,89 @@ teardown() {
 		wait_for "${BG_ERR[watch]}" "^ibv_eventwatch: ibsim0 port 1: no answer from the SA at LID 1 to the subscription to trap $trap after 4 tries; trying again in 20 s\$" 180
 	done
 	bg_stop watch 137 KILL
+}
+
+# OpenSM refuses no Set(InformInfo) of the watcher's own (any port, traps
+# 64-67, Subscribe 0 or 1): its refusals are for a requester LID it does
+# not know (whose answer cannot be routed back), a Subscribe above 1,
+# security traps without an SM_Key, and a GID or LID range outside the
+# requester's partitions. So gdb, stopped in umad_send() at the refresh's
+# Set for trap 64, makes its Subscribe 2 on the way out, and OpenSM
+# refuses it for real (ERR 430A, status 0x0200). The watcher must name it
+# with the status decoded and go on (the next refresh subscribes again).
+@test "an SA that refuses a subscription: named with its status, the watcher goes on" {
+	export IBVEVENT_SM_REFRESH=5
+	watch_start
+	# umad_send(fd, agent, umad, ...): the MAD at umad + 64, its SA data
+	# at + 56: method Set, attribute InformInfo, Subscribe 1, trap 64
+	cat >"$BATS_TEST_TMPDIR/refuse.gdb" <<-'GDB'
+		set pagination off
+		set confirm off
+		break umad_send if *(unsigned char *)($rdx + 67) == 2 && *(unsigned short *)($rdx + 80) == 0x0300 && *(unsigned char *)($rdx + 143) == 1 && *(unsigned short *)($rdx + 146) == 0x4000
+		echo READY\n
+		continue
+		set *(unsigned char *)($rdx + 143) = 2
+		printf "SUBSCRIBE %u\n", *(unsigned char *)($rdx + 143)
+		detach
+		quit
+	GDB
+	gout=$BATS_TEST_TMPDIR/gdb.out
+	bg_start gdb 0 gdb -nx -batch -iex 'set debuginfod enabled off' \
+		-p "$WPID" -x "$BATS_TEST_TMPDIR/refuse.gdb" </dev/null >"$gout"
+	wait_for "$gout" '^READY' 120
+	bg_wait gdb 0 60
+	grep -q '^SUBSCRIBE 2$' "$gout" || fail "gdb did not change the Set"
+	wait_for "${BG_ERR[watch]}" '^ibv_eventwatch: ibsim0 port 1: the SA refused the subscription to trap 64: request invalid \(status 0x0200\)$' 30
+	grep -q 'ERR 430A: Invalid subscribe: 2' "$FAB/opensm.log" ||
+		fail "OpenSM did not refuse the Set"
+	# a note, not an end: events still come
+	sim 'Unlink "HostPeer"'
+	wait_for "$W/out" '"event":"GID_OUT_OF_SERVICE"' 30
+	assert_equal "$(count_lines "${BG_ERR[watch]}" 'refused')" 1
+	running "$WPID" || fail "the watcher ended"
+}
+
+# A kernel's umad device fails a read once the device is gone; umad2sim's
+# never does, and closing one of its descriptors under a waiting reader
+# frees what the reader waits on. So gdb, stopped where the receiver
+# next calls umad_recv() (after whatever MAD comes next: at the latest
+# the Report of HostPeer leaving), gives it
+# a umad2sim descriptor that is not open (1024 + 8 * 31: device slot 31,
+# unused): umad2sim's poll() and read() and libibumad then fail it as
+# they fail a closed one, with EIO. The watcher must say so in one line
+# and end with status 3, not go on without subnet events.
+@test "a receiver whose umad_recv() fails ends the watcher: one line, status 3" {
+	# the MADs that come for the port after its receiver ended wait in
+	# umad2sim's queue, which its close() frees without the lock its own
+	# receiver thread holds as it queues: ThreadSanitizer reports that
+	# race, the simulator's, with no frame that names it (test/tsan.supp)
+	! readelf -d "$BUILD/bin/ibv_eventwatch" | grep -q libtsan ||
+		skip "ibsim's umad2sim frees a closed port's queue under its own receiver"
+	watch_start
+	cat >"$BATS_TEST_TMPDIR/recv.gdb" <<-GDB
+		set pagination off
+		set confirm off
+		break umad_recv
+		echo READY\\n
+		continue
+		set \$rdi = 1272
+		printf "BROKE %d\\n", \$rdi
+		detach
+		quit
+	GDB
+	not_output "$BATS_TEST_TMPDIR/recv.gdb"
+	gout=$BATS_TEST_TMPDIR/gdb.out
+	bg_start gdb 0 gdb -nx -batch -iex 'set debuginfod enabled off' \
+		-p "$WPID" -x "$BATS_TEST_TMPDIR/recv.gdb" </dev/null >"$gout"
+	wait_for "$gout" '^READY' 120
+	sim 'Unlink "HostPeer"'
+	bg_wait gdb 0 120
+	grep -q '^BROKE 1272$' "$gout" || fail "gdb did not give umad_recv() the descriptor"
+	bg_wait watch 3 60
+	run cat "${BG_ERR[watch]}"
+	assert_success
+	assert_line "ibv_eventwatch: ibsim0 port 1: subnet events stopped: cannot receive: Input/output error"
+	assert_equal "$(count_lines "${BG_ERR[watch]}" 'stopped')" 1
 }
 
 # sim_sysfs SCRIPT COMMAND...: run COMMAND on HostWatch under umad2sim,

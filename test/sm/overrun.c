@@ -9,11 +9,15 @@
  * to umad_send() (MODE send), or a sysfs path without its terminating NUL
  * given to open() (MODE open), which umad2sim's open() reads past while no
  * interceptor of the sanitizer's looks at it: under AddressSanitizer each
- * must be reported. Runs under ibsim's umad2sim like any libibumad program.
+ * must be reported. MODE race reads the answer into a buffer another
+ * thread writes without a lock, which umad2sim's read() fills with
+ * memcpy(): under ThreadSanitizer that race must be reported. Runs under
+ * ibsim's umad2sim like any libibumad program.
  *
- * Usage: overrun exact|recv|send|open
+ * Usage: overrun exact|recv|send|open|race
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +54,35 @@ static int send_get(size_t size, int len)
 	return r;
 }
 
-/* The answer into a buffer of SIZE bytes, LEN offered to umad_recv(). */
-static int recv_resp(size_t size, int len)
+/* The other thread of MODE race: writes the buffer being received into. */
+static void *scribble(void *arg)
+{
+	uint8_t *mad = umad_get_mad(arg);
+
+	mad[4] = 0; /* the status's first byte */
+	return NULL;
+}
+
+/*
+ * The answer into a buffer of SIZE bytes, LEN offered to umad_recv();
+ * RACE: while another thread writes it.
+ */
+static int recv_resp(size_t size, int len, int race)
 {
 	uint8_t *buf = calloc(1, size), *mad;
+	pthread_t t;
 	int r;
 
 	if (!buf)
 		return -1;
 	mad = umad_get_mad(buf);
+	if (race && pthread_create(&t, NULL, scribble, buf)) {
+		free(buf);
+		return -1;
+	}
 	r = umad_recv(fd, buf, &len, 10000);
+	if (race)
+		pthread_join(t, NULL);
 	if (r >= 0)
 		r = umad_status(buf) ? -1 : mad[4] << 8 | mad[5];
 	free(buf);
@@ -92,8 +115,9 @@ int main(int argc, char **argv)
 
 	if (argc != 2 ||
 	    (strcmp(argv[1], "exact") != 0 && strcmp(argv[1], "recv") != 0 &&
-	     strcmp(argv[1], "send") != 0 && strcmp(argv[1], "open") != 0)) {
-		fprintf(stderr, "usage: overrun exact|recv|send|open\n");
+	     strcmp(argv[1], "send") != 0 && strcmp(argv[1], "open") != 0 &&
+	     strcmp(argv[1], "race") != 0)) {
+		fprintf(stderr, "usage: overrun exact|recv|send|open|race\n");
 		return 2;
 	}
 	if (umad_init() < 0 || umad_get_cas_names(names, 4) < 1 ||
@@ -116,8 +140,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "overrun: cannot send\n");
 		return 1;
 	}
-	st = strcmp(argv[1], "recv") ? recv_resp(whole, MAD)
-				     : recv_resp(whole - SHORT, MAD);
+	st = strcmp(argv[1], "recv")
+		     ? recv_resp(whole, MAD, strcmp(argv[1], "race") == 0)
+		     : recv_resp(whole - SHORT, MAD, 0);
 	printf("status %d\n", st);
 	return st ? 1 : 0;
 }
