@@ -149,7 +149,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
 	libibumad-dev ibsim-utils opensm infiniband-diags \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
-	python3-jsonschema
+	python3-jsonschema slurmctld slurmd slurm-client munge
 
 .PHONY: all deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
@@ -640,7 +640,7 @@ lint:
 	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds test/fuzz/check test/memcheck \
 		test/alerts/promtool-test bench/run bench/guest bench/soak \
 		bench/soak-guest .ci/run
-	shellcheck -s bash test/*.bash completions/ibvevent share/slurm/ibvevent.nhc.in
+	shellcheck -s bash test/*.bash test/cli/*.bash completions/ibvevent share/slurm/ibvevent.nhc.in
 	shellcheck -s sh share/slurm/ibvevent-healthcheck.in
 	mandoc -Tlint -W warning $(MANPAGES)
 

@@ -15,8 +15,9 @@ struct watch {
 	struct cmd_shared c; /* -d, -i, -r, -A, ... (common.h) */
 	struct ibve_check *spec;
 	double since;
-	bool check, brief, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
-	bool owners;		     /* --pid, --comm */
+	bool check, brief, specs,
+		filtered; /* filtered: -e, -x, -i, --pid, --comm */
+	bool owners;	  /* --pid, --comm */
 	struct ibve_filter *expect;
 	struct ibve_run_opts run;
 	const char *capture, *metrics, *state, *listen, *web_config;

@@ -6,75 +6,18 @@
 # NHC check (share/slurm) in a harness of NHC's documented contract. The
 # Slurm HealthCheckProgram under a real slurmctld and slurmd:
 # 54-slurm.bats.
-#
-# A node is faked in a mount namespace of its own (root only): /usr/local
-# laid out as make install fills it from this build, /sys/class holding
-# only infiniband/ with ports of test/sysfs, and /etc and /var/lib with this
-# test's files over them (/etc/ibvevent/ports.spec,
-# /var/lib/ibvevent/metrics.state: where the configurations look).
+# The node is faked (fake_node.bash), as root.
 
 load ../test_helper
+load fake_node
 
 setup() {
 	ibve_setup
-	[ "$(id -u)" = 0 ] || skip "a node of the test's own needs root (mount namespaces)"
-	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
-	R=$BATS_TEST_TMPDIR/node
-	mkdir -p "$R/class/infiniband" "$R/etc/ibvevent" "$R/varlib/ibvevent" \
-		"$R/work/etc" "$R/work/varlib"
-	STATE=$R/varlib/ibvevent/metrics.state
+	node_setup
 	PORTS=$BUILD/share/npd/ibvevent-ports.json
 	JOURNAL=$BUILD/share/npd/ibvevent-journal.json
 	[ "$(jq -r '.rules[0].path' "$PORTS")" = /usr/local/bin/ibv_eventwatch ] ||
 		skip "built for another prefix than /usr/local: the fake node holds /usr/local"
-}
-
-# port DEV N FIXTURE: port N of DEV in the fake sysfs, a copy of
-# test/sysfs/FIXTURE (ib-port1: ACTIVE 100 Gb/s, ib-port2-down: DOWN)
-port() {
-	local d=$R/class/infiniband/$1
-	mkdir -p "$d/ports"
-	rm -rf "${d:?}/ports/$2"
-	cp -r "$TOP/test/sysfs/$3" "$d/ports/$2"
-	echo 0002:c903:0001:0002 >"$d/node_guid"
-}
-
-# installed CMD...: CMD on the fake node
-installed() {
-	# shellcheck disable=SC2016 # the inner shell's
-	unshare -m --propagation private -- sh -c '
-		set -e
-		b=$1 r=$2
-		shift 2
-		mount -t tmpfs tmpfs /usr/local
-		mkdir -p /usr/local/bin /usr/local/lib /usr/local/share/ibvevent
-		cp "$b"/bin/ibv_event* /usr/local/bin/
-		cp -P "$b"/lib/libibvevent.so* /usr/local/lib/
-		cp -r "$b"/share/slurm "$b"/share/npd /usr/local/share/ibvevent/
-		mount --bind "$r/class" /sys/class
-		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$r/etc,workdir=$r/work/etc" /etc
-		mount -t overlay overlay -o "lowerdir=/var/lib,upperdir=$r/varlib,workdir=$r/work/varlib" /var/lib
-		exec "$@"' sh "$BUILD" "$R" "$@"
-}
-
-# redate CAPTURE [N]: the first N records of CAPTURE (all), moved in time so
-# that the last was a minute ago
-redate() {
-	head -n "${2:-100000}" "$1" | jq -c -s --argjson to "$(($(date +%s) - 60))" '
-		def secs: sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601;
-		(.[-1].time | secs) as $last |
-		.[] | .time |= (secs - $last + $to | todate)'
-}
-
-# history CAPTURE [N]: the watcher's state after it replayed the first N
-# records of CAPTURE, dated to end a minute ago, in /var/lib/ibvevent
-history() {
-	local cap=$BATS_TEST_TMPDIR/${1##*/}
-	not_output "$cap"
-	redate "$1" "${2:-}" >"$cap"
-	rm -f "$STATE"
-	ibv_eventwatch -q -r "$cap" --metrics-file "$BATS_TEST_TMPDIR/m.prom" \
-		--metrics-state "$STATE" >/dev/null
 }
 
 # npd_rule CONFIG I: rule I of CONFIG run as the node problem detector runs
@@ -364,3 +307,4 @@ nhc() {
 	run -0 grep -c '/ibvevent/slurm/ibvevent-healthcheck --check-only' "$BUILD/share/slurm/ibvevent.nhc"
 	assert_output 1
 }
+
