@@ -308,3 +308,25 @@ nhc() {
 	assert_output 1
 }
 
+@test "the man page's cron line runs the shipped check: silent when healthy, the reason when not" {
+	line=$(grep '^\*/5 \* \* \* \* ' "$TOP/man/ibv_eventwatch.1")
+	read -r -a cmd <<<"${line#*/5 \* \* \* \* }"
+	assert_equal "${cmd[0]}" /usr/local/share/ibvevent/slurm/ibvevent-healthcheck
+	port mlx5_0 1 ib-port1
+	port mlx5_1 1 ib-port1
+	echo 'mlx5_*/1 rate>=100 flaps<=2' >"$R/etc/ibvevent/ports.spec"
+	history "$CAPTURES/fleet-node3.jsonl"
+	run --separate-stderr installed "${cmd[@]}"
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+	port mlx5_1 1 ib-port2-down
+	run --separate-stderr installed "${cmd[@]}"
+	assert_failure 1
+	assert_output 'mlx5_1/1 DOWN'
+	# what it cannot check, cron mails too
+	echo garbage >"$STATE"
+	run --separate-stderr installed "${cmd[@]}"
+	assert_failure 3
+	assert_equal "$stderr" 'ibv_eventwatch: /var/lib/ibvevent/metrics.state:1: not a metrics state line'
+}
