@@ -330,3 +330,15 @@ nhc() {
 	assert_failure 3
 	assert_equal "$stderr" 'ibv_eventwatch: /var/lib/ibvevent/metrics.state:1: not a metrics state line'
 }
+
+@test "a check that hangs is stopped after 20 s, well within Slurm's 60, and counts as cannot check" {
+	port mlx5_0 1 ib-port1
+	# a spec file nobody writes: reading it blocks
+	mkfifo "$R/etc/ibvevent/hang.spec"
+	start=$SECONDS
+	run --separate-stderr installed /usr/local/share/ibvevent/slurm/ibvevent-healthcheck \
+		--check-only /etc/ibvevent/hang.spec
+	assert_failure 124 # timeout's
+	assert_output ''
+	[ $((SECONDS - start)) -lt 45 ] || fail "took $((SECONDS - start)) s"
+}
