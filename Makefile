@@ -149,7 +149,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
 	libibumad-dev ibsim-utils opensm infiniband-diags \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
-	python3-jsonschema
+	python3-jsonschema slurmctld slurmd slurm-client munge
 
 .PHONY: all deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
@@ -157,8 +157,14 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	check-valgrind \
 	bench soak
 
+# What schedulers run (share/slurm, share/npd), with the paths of this
+# installation: Slurm's HealthCheckProgram and an NHC check, a node problem
+# detector's plugin monitor and its journal monitor.
+SCHED := $(B)/share/slurm/ibvevent-healthcheck $(B)/share/slurm/ibvevent.nhc \
+	$(B)/share/npd/ibvevent-ports.json $(B)/share/npd/ibvevent-journal.json
+
 ifneq ($(LIB_SRCS),)
-all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog $(GENERATED)
+all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog $(GENERATED) $(SCHED)
 else
 all:
 endif
@@ -514,6 +520,15 @@ $(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' $< >$@
 
+$(B)/share/%: share/%.in FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' $< >$@.tmp
+	$(Q)if [ -x $< ]; then chmod 755 $@.tmp; fi; mv $@.tmp $@
+
+$(B)/share/npd/ibvevent-journal.json: share/npd/ibvevent-journal.json
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
 # The --all-processes drop-in: installed as an example, not enabled.
 $(B)/all-processes.conf: systemd/all-processes.conf.in FORCE
 	@mkdir -p $(dir $@)
@@ -529,6 +544,11 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 644 share/prometheus/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 644 share/grafana/ibvevent-fleet.json $(DESTDIR)$(DATADIR)/ibvevent/grafana/
+	install -d $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd
+	install -m 755 $(B)/share/slurm/ibvevent-healthcheck $(DESTDIR)$(DATADIR)/ibvevent/slurm/
+	install -m 644 $(B)/share/slurm/ibvevent.nhc $(DESTDIR)$(DATADIR)/ibvevent/slurm/
+	install -m 644 $(B)/share/npd/ibvevent-ports.json $(B)/share/npd/ibvevent-journal.json \
+		$(DESTDIR)$(DATADIR)/ibvevent/npd/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/ibvevent/schema/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -552,6 +572,9 @@ uninstall:
 	rm -f $(DESTDIR)$(CATALOGDIR)/ibvevent.catalog
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/,slurm/ibvevent-healthcheck \
+		slurm/ibvevent.nhc npd/ibvevent-ports.json npd/ibvevent-journal.json)
+	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/schema/,$(notdir $(SCHEMAS)))
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/schema 2>/dev/null
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/grafana/ibvevent-fleet.json
@@ -624,7 +647,8 @@ lint:
 	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds test/fuzz/check test/memcheck \
 		test/alerts/promtool-test bench/run bench/guest bench/soak \
 		bench/soak-guest .ci/run
-	shellcheck -s bash test/*.bash completions/ibvevent
+	shellcheck -s bash test/*.bash test/cli/*.bash completions/ibvevent share/slurm/ibvevent.nhc.in
+	shellcheck -s sh share/slurm/ibvevent-healthcheck.in
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:

@@ -126,6 +126,7 @@ static int check(struct watch *w)
 		.state = w->state,
 		.since = w->since ? w->since : 600,
 		.json = w->json,
+		.brief = w->brief,
 	};
 
 	/* no spec: every port ACTIVE */

@@ -15,8 +15,9 @@ struct watch {
 	struct cmd_shared c; /* -d, -i, -r, -A, ... (common.h) */
 	struct ibve_check *spec;
 	double since;
-	bool check, specs, filtered; /* filtered: -e, -x, -i, --pid, --comm */
-	bool owners;		     /* --pid, --comm */
+	bool check, brief, specs,
+		filtered; /* filtered: -e, -x, -i, --pid, --comm */
+	bool owners;	  /* --pid, --comm */
 	struct ibve_filter *expect;
 	struct ibve_run_opts run;
 	const char *capture, *metrics, *state, *listen, *web_config;
@@ -32,7 +33,7 @@ struct check_opts {
 	struct ibve_check *spec;      /* --spec, --spec-file */
 	const char *state; /* --metrics-state: the watcher's history */
 	double since;	   /* the history's window, seconds */
-	bool json;
+	bool json, brief;  /* brief: the first line alone */
 };
 
 /* Whether device DEV is selected: -d (none: all), less --exclude-device

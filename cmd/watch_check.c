@@ -18,7 +18,11 @@
 #include "common.h"
 #include "watch.h"
 
-#define REASON_MAX 60 /* the first line: a Slurm drain reason */
+/*
+ * The first line: a Slurm drain reason, and with --brief the whole output,
+ * a node problem detector's condition message (it keeps 80 by default).
+ */
+#define REASON_MAX 60
 
 /* Selected, and not excluded by the spec either. */
 static bool selected(const struct check_opts *o, const char *dev)
@@ -155,7 +159,7 @@ static int report(const struct check_opts *o, const struct ibve_ports *t,
 		       stdout);
 	} else if (first[0]) {
 		printf("%s\n", first);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; !o->brief && i < n; i++) {
 			port_name(name, sizeof(name), &p[i]);
 			printf("%s: %s\n", name, p[i].what);
 		}

@@ -25,6 +25,7 @@ enum {
 	OPT_SPEC,
 	OPT_SPEC_FILE,
 	OPT_SINCE,
+	OPT_BRIEF,
 	OPT_WEB_CONFIG,
 	OPT_LIST_EVENTS,
 };
@@ -57,6 +58,8 @@ static const struct cmd_opt opts[] = {
 	  "with --check: the expectations of FILE, one a line" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
 	  "with --check: the history's window (-r or\n--metrics-state), e.g. 10m (default 10m)" },
+	{ OPT_BRIEF, "brief", no_argument, NULL,
+	  "with --check: only the first line, the reason (at\nmost 60 characters; a node problem detector's message)" },
 	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	{ 'q', "quiet", no_argument, NULL,
 	  "no \"watching\" line on standard error (without a\ndevice, it waits for one; with -n, --expect, -t or\n-d it exits 3)" },
@@ -202,6 +205,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case OPT_CHECK:
 			w->check = true;
 			break;
+		case OPT_BRIEF:
+			w->brief = true;
+			break;
 		case OPT_SPEC:
 		case OPT_SPEC_FILE:
 			w->specs = true;
@@ -234,15 +240,17 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			w->facility >= 0 || w->journal))
 		cmd_usage_error(
 			"--list does not take metrics, syslog or journal options");
-	if ((w->specs || w->since) && !w->check)
+	if ((w->specs || w->since || w->brief) && !w->check)
 		cmd_usage_error(
-			"--spec, --spec-file and --since go with --check");
+			"--spec, --spec-file, --since and --brief go with --check");
+	if (w->brief && w->json)
+		cmd_usage_error("--brief is one line of text: not with -j");
 	if (w->check &&
 	    (w->list || w->capture || w->expect || w->run.count ||
 	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
 	     w->journal || w->c.all || w->c.sm || w->mlx5 || w->filtered))
 		cmd_usage_error(
-			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since and -j");
+			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief and -j");
 	if (w->check && !w->c.replay && !w->state && w->spec &&
 	    ibve_check_needs_history(w->spec))
 		cmd_usage_error(

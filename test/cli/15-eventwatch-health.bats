@@ -139,7 +139,7 @@ metric() {
 @test "--check: its options, and spec lines refused with the reason" {
 	run ibv_eventwatch --spec 'rxe0/1'
 	assert_failure 2
-	assert_line --index 0 'ibv_eventwatch: --spec, --spec-file and --since go with --check'
+	assert_line --index 0 'ibv_eventwatch: --spec, --spec-file, --since and --brief go with --check'
 	run ibv_eventwatch --check -e PORT_ERR
 	assert_failure 2
 	assert_line --index 0 --partial 'ibv_eventwatch: --check takes -d, --exclude-device'
