@@ -554,6 +554,8 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 		}
 		json_object_put(o);
 	}
+	if (!r && ferror(f)) /* a directory: EISDIR */
+		r = ibve_error(errno, "%s: %s", path, strerror(errno));
 	free(line);
 	fclose(f);
 	if (!r && !same_boot) {

@@ -366,6 +366,10 @@ YML
 	run --separate-stderr ibv_eventwatch -r "$FABRIC" --metrics-file /nonexistent/dir/m.prom
 	assert_failure 3
 	[ "$stderr" = "ibv_eventwatch: write to /nonexistent/dir/m.prom: No such file or directory" ]
+	# a directory is no state, not an empty one
+	run --separate-stderr ibv_eventwatch -r "$FABRIC" --metrics-file "$M" --metrics-state "$BATS_TEST_TMPDIR"
+	assert_failure 3
+	[ "$stderr" = "ibv_eventwatch: $BATS_TEST_TMPDIR: Is a directory" ]
 }
 
 @test "the systemd unit verifies, runs the installed watcher, and is hardened" {
