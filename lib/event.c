@@ -368,7 +368,7 @@ bool ibve_term_suggest(const char *word, char *out, size_t size)
 		for (size_t i = 0; i < nrows; i++)
 			nearest(s, &table[i].name, 1, &best, &d);
 		nearest(s, class_names, ARRAY_SIZE(class_names), &best, &d);
-		for (int i = 0; i < NSOURCES * 8; i++) /* in their order */
+		for (int i = 0; i < 64; i++) /* by number, as the generator */
 			if (kind(i))
 				nearest(s, (const char *[]){ kind(i) }, 1,
 					&best, &d);
