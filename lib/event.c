@@ -156,20 +156,22 @@ ibve_event_desc_find(enum ibve_source source, int code)
 			    : NULL;
 }
 
-const struct ibve_event_desc *
-ibve_event_desc_of(enum ibve_source source, const struct ibve_event_desc *d)
+void ibve_event_set_row(struct ibve_event *ev, int source,
+			const struct ibve_event_desc *d)
 {
 	const struct ibve_source_ops *o = source_ops(source);
 
-	if (d->source == source ||
-	    (o && o->also && (int)d->source == o->also->records))
-		return d;
+	if ((int)d->source == source ||
+	    (o && o->also && (int)d->source == o->also->records)) {
+		ibve_event_set_code(ev, (enum ibve_source)source, d->code);
+		return;
+	}
 	/* a name two sources share (EVENTS_LOST): the line's own */
-	for (size_t i = 0; i < nrows; i++)
-		if (table[i].source == source &&
+	for (size_t i = 0; o && i < nrows && (int)d->source != source; i++)
+		if ((int)table[i].source == source &&
 		    strcmp(table[i].name, d->name) == 0)
-			return &table[i];
-	return NULL;
+			d = &table[i];
+	ibve_event_set_code(ev, d->source, d->code);
 }
 
 static int upper(int c)
