@@ -6,12 +6,9 @@
  * through the registered sources. Code never switches on event names.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <strings.h>
-
-#include <infiniband/verbs.h>
 
 #include "source.h"
 
@@ -441,89 +438,4 @@ IBVE_EXPORT const char *ibve_event_text(const struct ibve_event *ev)
 IBVE_EXPORT const char *ibve_event_message_id(const struct ibve_event *ev)
 {
 	return (ev->desc ? ev->desc : &ibve_unknown_desc)->message_id;
-}
-
-IBVE_EXPORT void ibve_event_from_verbs(struct ibve_event *ev,
-				       const struct ibv_async_event *ae,
-				       const char *device, uint64_t node_guid)
-{
-	memset(ev, 0, sizeof(*ev));
-	clock_gettime(CLOCK_REALTIME, &ev->time);
-	ibve_strcpy(ev->device, device, sizeof(ev->device));
-	ibve_event_fill_verbs(ev, ae, node_guid);
-}
-
-void ibve_event_fill_verbs(struct ibve_event *ev,
-			   const struct ibv_async_event *ae, uint64_t node_guid)
-{
-	ev->node_guid = node_guid;
-	ibve_event_set_code(ev, IBVE_SOURCE_VERBS, (int)ae->event_type);
-
-	/* element is a union: read only the member of the event's class. */
-	switch (ev->cls) {
-	case IBVE_CLASS_PORT:
-		ev->port = (uint32_t)ae->element.port_num;
-		break;
-	case IBVE_CLASS_QP:
-		if (ae->element.qp) {
-			ev->qp_num = ae->element.qp->qp_num;
-			ev->handle = ae->element.qp->handle;
-			ev->fields |= IBVE_FIELD_QP_NUM | IBVE_FIELD_HANDLE;
-		}
-		break;
-	case IBVE_CLASS_CQ:
-		if (ae->element.cq) {
-			ev->handle = ae->element.cq->handle;
-			ev->fields |= IBVE_FIELD_HANDLE;
-		}
-		break;
-	case IBVE_CLASS_SRQ:
-		if (ae->element.srq) {
-			ev->handle = ae->element.srq->handle;
-			ev->fields |= IBVE_FIELD_HANDLE;
-		}
-		break;
-	case IBVE_CLASS_WQ:
-		if (ae->element.wq) {
-			ev->wq_num = ae->element.wq->wq_num;
-			ev->handle = ae->element.wq->handle;
-			ev->fields |= IBVE_FIELD_WQ_NUM | IBVE_FIELD_HANDLE;
-		}
-		break;
-	case IBVE_CLASS_DEVICE:
-	case IBVE_CLASS_UNKNOWN:
-		/* Unknown: the union's meaning is unknown, read none of it. */
-		break;
-	}
-}
-
-void ibve_rates_diff(struct ibve_event *ev, const char (*old)[28],
-		     const char (*now)[28], uint32_t n)
-{
-	struct ibve_verbs_fields *v = &ev->verbs;
-
-	v->nrates = 0;
-	for (uint32_t i = 0; i < n && v->nrates < IBVE_RATES_MAX; i++) {
-		struct ibve_rate_change *c = &v->rates[v->nrates];
-
-		if (strcmp(old[i], now[i]) == 0)
-			continue;
-		c->port = i + 1;
-		ibve_strcpy(c->old_rate, old[i], sizeof(c->old_rate));
-		ibve_strcpy(c->new_rate, now[i], sizeof(c->new_rate));
-		v->nrates++;
-	}
-	if (v->nrates)
-		ev->fields |= IBVE_FIELD_RATES;
-}
-
-void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at)
-{
-	double s;
-
-	if (!down_at->tv_sec && !down_at->tv_nsec)
-		return;
-	s = ibve_ts_secs(down_at, &ev->time);
-	ev->verbs.down_us = s > 0 ? (uint64_t)(s * 1e6 + 0.5) : 0;
-	ev->fields |= IBVE_FIELD_DOWN;
 }

@@ -69,12 +69,8 @@ bool ibve_names_want(const struct ibve_names *names, const struct ibve_host *h,
 void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/*
- * A row of a source's events (struct ibve_event_desc): code, name, class,
- * affiliation, severity, the MESSAGE_ID of its journal entries (written
- * down once, never computed: journal.c), the explanation and what an
- * operator should do. Its source is the descriptor's (.records).
- */
+/* A row of a source's events (struct ibve_event_desc; its MESSAGE_ID is
+ * written down once, never computed: journal.c), of the source's .records. */
 #define ROW(c, n, cl, aff, sev, id, txt, todo)                      \
 	{                                                           \
 		.code = c, .name = n, .cls = IBVE_CLASS_##cl,       \
@@ -83,17 +79,12 @@ void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 	}
 #define ROWS(r) .rows = (r), .nrows = ARRAY_SIZE(r)
 
-/*
- * A source; its own state (SRC) is a type of its own, only it knows. Its
- * descriptor says, beside its ops, the events it raises: event.c finds
- * every row through the registered sources.
- */
+/* A source, with the rows of its events; its own state (SRC) is a type of
+ * its own, only it knows. */
 struct ibve_source_ops {
 	const char *name;
-	/*
-	 * The enum ibve_source its records carry, -1: any (a replay). A
-	 * source the public header does not name takes a number past it.
-	 */
+	/* the enum ibve_source its records carry (a new one: the next number);
+	 * -1: any (a replay) */
 	int records;
 	const char *kind; /* ibve_source_name() of its records; NULL: name */
 	/* Its rows (ROWS()); their place in the event table: lower rank first. */
