@@ -155,8 +155,7 @@ static void test_table(void)
 		   d->source == SOURCE_SYNTHETIC && d->cls == IBVE_CLASS_PORT,
 	   "its row is found by code, with the descriptor's source");
 	d = ibve_event_desc_find(SOURCE_SYNTHETIC, SYN_TICK);
-	ok(d && ibve_event_desc_lookup("synthetic_tick") == d,
-	   "and by name");
+	ok(d && ibve_event_desc_lookup("synthetic_tick") == d, "and by name");
 	ok(!ibve_event_desc_find(SOURCE_SYNTHETIC, 3), "no row: no code 3");
 	while ((d = ibve_event_desc_at(n)))
 		last = d, n++;
