@@ -65,6 +65,12 @@ static uint8_t name_index[NAME_SLOTS];		 /* row + 1; 0: empty */
 static char row_name[ROWS_MAX][IBVE_EVENT_NAME_MAX];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static bool table_ready; /* read first: no call once it is built */
+static const struct ibve_source_ops *const *sources; /* sources.c's */
+
+void ibve_event_sources(const struct ibve_source_ops *const *list)
+{
+	sources = list;
+}
 
 static uint32_t name_hash(const char *s);
 
@@ -74,8 +80,8 @@ static void build_table(void)
 	size_t n = 0;
 
 	/* by rank, equal ranks in the order of registration */
-	for (size_t i = 0; (o = ibve_sources[i]) && n < ARRAY_SIZE(by_rank);
-	     i++) {
+	for (size_t i = 0;
+	     sources && (o = sources[i]) && n < ARRAY_SIZE(by_rank); i++) {
 		size_t j = n++;
 
 		for (; j && by_rank[j - 1]->rank > o->rank; j--)
@@ -119,7 +125,7 @@ static const struct ibve_source_ops *source_ops(int source)
 {
 	const struct ibve_source_ops *o;
 
-	for (size_t i = 0; source >= 0 && (o = ibve_sources[i]); i++)
+	for (size_t i = 0; source >= 0 && sources && (o = sources[i]); i++)
 		if (o->records == source)
 			return o;
 	return NULL;
@@ -256,7 +262,7 @@ IBVE_EXPORT int ibve_source_parse(const char *name)
 {
 	const struct ibve_source_ops *o;
 
-	for (size_t i = 0; (o = ibve_sources[i]); i++)
+	for (size_t i = 0; sources && (o = sources[i]); i++)
 		if (o->records >= 0 && same_name(kind(o->records), name))
 			return o->records;
 	return -1;

@@ -123,6 +123,8 @@ struct ibve_source_ops {
 
 /* Every source, from sources.c; NULL-terminated. */
 extern const struct ibve_source_ops *const ibve_sources[];
+/* The sources whose rows make the event table: sources.c's, at load. */
+void ibve_event_sources(const struct ibve_source_ops *const *list);
 extern const struct ibve_source_ops ibve_source_devices;
 
 #endif
