@@ -65,48 +65,43 @@ static uint8_t name_index[NAME_SLOTS];		 /* row + 1; 0: empty */
 static char row_name[ROWS_MAX][IBVE_EVENT_NAME_MAX];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static bool table_ready; /* read first: no call once it is built */
-static const struct ibve_source_ops *const *sources; /* sources.c's */
+const struct ibve_source_ops *const *ibve_event_sources =
+	(const struct ibve_source_ops *const[]){ NULL };
 
-void ibve_event_sources(const struct ibve_source_ops *const *list)
+static uint32_t name_hash(const char *s)
 {
-	sources = list;
-}
+	uint32_t h = 2166136261u;
 
-static uint32_t name_hash(const char *s);
+	/* | 0x20: a letter hashes the same in either case */
+	for (; *s; s++)
+		h = (h ^ ((uint32_t)(unsigned char)*s | 0x20)) * 16777619u;
+	return h;
+}
 
 static void build_table(void)
 {
-	const struct ibve_source_ops *by_rank[32], *o;
-	size_t n = 0;
+	const struct ibve_source_ops *const *src = ibve_event_sources;
 
-	/* by rank, equal ranks in the order of registration */
-	for (size_t i = 0;
-	     sources && (o = sources[i]) && n < ARRAY_SIZE(by_rank); i++) {
-		size_t j = n++;
-
-		for (; j && by_rank[j - 1]->rank > o->rank; j--)
-			by_rank[j] = by_rank[j - 1];
-		by_rank[j] = o;
-	}
-	for (size_t i = 0; i < n; i++)
-		for (size_t r = 0; r < by_rank[i]->nrows && nrows < ROWS_MAX;
-		     r++) {
-			table[nrows] = by_rank[i]->rows[r];
-			table[nrows++].source =
-				(enum ibve_source)by_rank[i]->records;
-		}
-	for (size_t i = nrows; i-- > 0;) {
+	/* lower ranks first, equal ones in the order of registration */
+	for (int rank = 0; rank < 16; rank++)
+		for (size_t i = 0; src[i]; i++)
+			for (size_t r = 0;
+			     src[i]->rank == rank && r < src[i]->nrows &&
+			     nrows < ROWS_MAX;
+			     r++) {
+				table[nrows] = src[i]->rows[r];
+				table[nrows++].source =
+					(enum ibve_source)src[i]->records;
+			}
+	for (size_t i = 0; i < nrows; i++) {
 		const struct ibve_event_desc *d = &table[i];
+		uint32_t h = name_hash(d->name);
 
-		/* backwards: the first row of a (source, code) wins */
+		/* the first row of a (source, code) wins */
 		if ((unsigned int)d->source < NSOURCES && d->code >= 0 &&
-		    d->code < CODE_SLOTS)
+		    d->code < CODE_SLOTS && !code_index[d->source][d->code])
 			code_index[d->source][d->code] = (uint8_t)(i + 1);
 		ibve_strcpy(row_name[i], d->name, sizeof(row_name[i]));
-	}
-	for (size_t i = 0; i < nrows; i++) {
-		uint32_t h = name_hash(table[i].name);
-
 		while (name_index[h % NAME_SLOTS])
 			h++;
 		name_index[h % NAME_SLOTS] = (uint8_t)(i + 1);
@@ -123,11 +118,11 @@ static void table_build(void)
 /* The registered source whose records are SOURCE's, or NULL. */
 static const struct ibve_source_ops *source_ops(int source)
 {
-	const struct ibve_source_ops *o;
+	const struct ibve_source_ops *const *src = ibve_event_sources;
 
-	for (size_t i = 0; source >= 0 && sources && (o = sources[i]); i++)
-		if (o->records == source)
-			return o;
+	for (size_t i = 0; source >= 0 && src[i]; i++)
+		if (src[i]->records == source)
+			return src[i];
 	return NULL;
 }
 
@@ -193,16 +188,6 @@ static bool same_name(const char *a, const char *b)
 	return !*b;
 }
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	/* | 0x20: a letter hashes the same in either case */
-	for (; *s; s++)
-		h = (h ^ ((uint32_t)(unsigned char)*s | 0x20)) * 16777619u;
-	return h;
-}
-
 IBVE_EXPORT const struct ibve_event_desc *
 ibve_event_desc_lookup(const char *name)
 {
@@ -260,11 +245,12 @@ IBVE_EXPORT const char *ibve_severity_name(enum ibve_severity severity)
 
 IBVE_EXPORT int ibve_source_parse(const char *name)
 {
-	const struct ibve_source_ops *o;
+	const struct ibve_source_ops *const *src = ibve_event_sources;
 
-	for (size_t i = 0; sources && (o = sources[i]); i++)
-		if (o->records >= 0 && same_name(kind(o->records), name))
-			return o->records;
+	for (size_t i = 0; src[i]; i++)
+		if (src[i]->records >= 0 &&
+		    same_name(kind(src[i]->records), name))
+			return src[i]->records;
 	return -1;
 }
 

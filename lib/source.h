@@ -87,7 +87,8 @@ struct ibve_source_ops {
 	 * -1: any (a replay) */
 	int records;
 	const char *kind; /* ibve_source_name() of its records; NULL: name */
-	/* Its rows (ROWS()); their place in the event table: lower rank first. */
+	/* Its rows (ROWS()); their place in the event table: lower rank (0-15)
+	 * first. */
 	const struct ibve_event_desc *rows;
 	size_t nrows;
 	int rank;
@@ -124,7 +125,7 @@ struct ibve_source_ops {
 /* Every source, from sources.c; NULL-terminated. */
 extern const struct ibve_source_ops *const ibve_sources[];
 /* The sources whose rows make the event table: sources.c's, at load. */
-void ibve_event_sources(const struct ibve_source_ops *const *list);
+extern const struct ibve_source_ops *const *ibve_event_sources;
 extern const struct ibve_source_ops ibve_source_devices;
 
 #endif

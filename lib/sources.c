@@ -28,5 +28,5 @@ __attribute__((weak)) const struct ibve_source_ops *const ibve_sources[] = {
  * what every source uses uses none of them (no cycle). */
 __attribute__((constructor)) static void sources_rows(void)
 {
-	ibve_event_sources(ibve_sources);
+	ibve_event_sources = ibve_sources;
 }
