@@ -801,7 +801,6 @@ const struct ibve_source_ops ibve_source_devices = {
 	.records = IBVE_SOURCE_VERBS,
 	.kind = "verbs",
 	ROWS(rows),
-	.rank = 0,
 	.devset = true,
 	.order = 20,
 	.create = create,

@@ -258,7 +258,6 @@ const struct ibve_source_ops ibve_source_hotplug = {
 	.name = "hotplug",
 	.records = IBVE_SOURCE_HOTPLUG,
 	ROWS(rows),
-	.rank = 2,
 	.order = 15,
 	.create = create,
 	.start = start,

@@ -882,7 +882,6 @@ const struct ibve_source_ops ibve_source_kernel = {
 	.name = "kernel",
 	.records = IBVE_SOURCE_KERNEL,
 	ROWS(rows),
-	.rank = 3,
 	.also = &ibve_source_devices,
 	.order = 25,
 	.create = create,

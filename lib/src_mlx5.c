@@ -503,7 +503,6 @@ const struct ibve_source_ops ibve_source_mlx5 = {
 	.name = "mlx5",
 	.records = IBVE_SOURCE_MLX5,
 	ROWS(rows),
-	.rank = 1,
 	.order = 12,
 	.create = create,
 	.start = start,

@@ -826,7 +826,7 @@ const struct ibve_source_ops ibve_source_sm = {
 	.name = "sm",
 	.records = IBVE_SOURCE_SM,
 	ROWS(rows),
-	.rank = 4,
+	.rank = 1, /* its rows after the others */
 	.order = 10,
 	.create = create,
 	.start = start,

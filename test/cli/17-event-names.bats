@@ -13,11 +13,12 @@ setup() {
 
 # The rows of the sources' tables (lib/src_*.c), read from their source
 # (not through the library): "SOURCE NAME", in the table's order (by the
-# sources' ranks).
+# sources' ranks, 0 unless said, then as lib/sources.c registers them).
 table_rows() {
 	local f rank src
-	for f in "$TOP"/lib/src_*.c; do
-		rank=$(grep -oE '^\s\.rank = [0-9]+' "$f") || continue
+	grep -oE '^\s&ibve_source_[a-z0-9]+' "$TOP/lib/sources.c" | while read -r f; do
+		f=$TOP/lib/src_${f#&ibve_source_}.c
+		rank=$(grep -oE '^\s\.rank = [0-9]+' "$f" || echo 0)
 		src=$(grep -oE '^\s\.kind = "[a-z0-9]+"' "$f" ||
 			grep -oE '^\s\.name = "[a-z0-9]+"' "$f")
 		src=${src#*\"}

@@ -113,7 +113,7 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.name = "synthetic",
 	.records = SOURCE_SYNTHETIC,
 	ROWS(synthetic_rows),
-	.rank = 9, /* its rows after the library's */
+	.rank = 2, /* its rows after the library's */
 	.order = 30,
 	.create = syn_create,
 	.start = syn_start,
