@@ -45,12 +45,9 @@ IBVE_EXPORT unsigned int ibve_features(void)
 }
 
 /*
- * Every registered source's rows, by rank, copied once into one table
- * with their source set: a row's place is its index (format.c). Records
- * look their row up by (source, code) in an index of the codes below
- * CODE_SLOTS of the sources below NSOURCES, the others by search; names
- * (every replayed line) by a hash of the upper-cased name into an
- * open-addressed index.
+ * The sources' rows, copied once into one table with their source set (a
+ * row's place is its index: format.c), indexed by (source, code), past the
+ * index searched, and by the hash of the upper-cased name (replays).
  */
 #define ROWS_MAX   255 /* an index fits a byte */
 #define NSOURCES   8
