@@ -166,11 +166,11 @@ bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
 /*
- * The row SOURCE has for D's event: D itself, the kernel source's view of a
- * verbs row, or SOURCE's own row of the same name; NULL when none.
+ * EV as source SOURCE (-1: none said) has row D's event: D, the kernel's
+ * view of a verbs row, or SOURCE's own row of the name; else D as it is.
  */
-const struct ibve_event_desc *
-ibve_event_desc_of(enum ibve_source source, const struct ibve_event_desc *d);
+void ibve_event_set_row(struct ibve_event *ev, int source,
+			const struct ibve_event_desc *d);
 /*
  * What events this version does not know share (name "UNKNOWN", no code):
  * their explanation, MESSAGE_ID and advice.

@@ -96,15 +96,8 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 		return 0;
 	}
 	d = ibve_event_desc_lookup(name);
-	if (d) {
-		/* the row of the source the line names, where it has one */
-		const struct ibve_event_desc *own =
-			said ? ibve_event_desc_of(source, d) : NULL;
-
-		if (own)
-			ibve_event_set_code(ev, source, own->code);
-		else
-			ibve_event_set_code(ev, d->source, d->code);
+	if (d) { /* the row of the source the line names, where it has one */
+		ibve_event_set_row(ev, said ? (int)source : -1, d);
 		return 0;
 	}
 	if (unknown_code(name) >= 0) {

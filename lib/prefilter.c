@@ -281,7 +281,7 @@ static bool copy_plain(char *buf, size_t size, const char *v, size_t n)
 /* What F makes of an identity: whether its record may pass. */
 static bool decide(const struct ibve_filter *f, const struct ident *id)
 {
-	const struct ibve_event_desc *d, *own;
+	const struct ibve_event_desc *d;
 	char name[IBVE_EVENT_NAME_MAX + 16], src[16];
 	struct ibve_event ev;
 	int src_id = IBVE_SOURCE_VERBS;
@@ -298,12 +298,7 @@ static bool decide(const struct ibve_filter *f, const struct ident *id)
 	if (!d || strcmp(d->name, "EVENTS_LOST") == 0)
 		return true; /* a newer name, UNKNOWN(n): what the line says */
 	/* what the parser makes of a known name */
-	own = id->v[ID_SOURCE] ? ibve_event_desc_of((enum ibve_source)src_id, d)
-			       : NULL;
-	if (own)
-		ibve_event_set_code(&ev, (enum ibve_source)src_id, own->code);
-	else
-		ibve_event_set_code(&ev, d->source, d->code);
+	ibve_event_set_row(&ev, id->v[ID_SOURCE] ? src_id : -1, d);
 	return ibve_filter_match_identity(f, &ev);
 }
 

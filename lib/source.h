@@ -69,11 +69,31 @@ bool ibve_names_want(const struct ibve_names *names, const struct ibve_host *h,
 void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A source; its own state (SRC) is a type of its own, only it knows. */
+/* A row of a source's events (struct ibve_event_desc; its MESSAGE_ID is
+ * written down once, never computed: journal.c), of the source's .records. */
+#define ROW(c, n, cl, aff, sev, id, txt, todo)                      \
+	{                                                           \
+		.code = c, .name = n, .cls = IBVE_CLASS_##cl,       \
+		.affiliated = aff, .severity = IBVE_SEVERITY_##sev, \
+		.text = txt, .message_id = id, .advice = todo       \
+	}
+#define ROWS(r) .rows = (r), .nrows = ARRAY_SIZE(r)
+
+/* A source, with the rows of its events; its own state (SRC) is a type of
+ * its own, only it knows. */
 struct ibve_source_ops {
 	const char *name;
-	/* the enum ibve_source its records carry; -1: any (a replay) */
+	/* the enum ibve_source its records carry (a new one: the next number);
+	 * -1: any (a replay) */
 	int records;
+	const char *kind; /* ibve_source_name() of its records; NULL: name */
+	/* Its rows (ROWS()); their place in the event table: lower rank (0-15)
+	 * first. */
+	const struct ibve_event_desc *rows;
+	size_t nrows;
+	int rank;
+	/* A source whose rows its records carry too (the kernel: verbs). */
+	const struct ibve_source_ops *also;
 	bool devset; /* its state is the pipeline's device set */
 	/* Start order: lower first (the subnet agents before devices). */
 	int order;
@@ -104,5 +124,8 @@ struct ibve_source_ops {
 
 /* Every source, from sources.c; NULL-terminated. */
 extern const struct ibve_source_ops *const ibve_sources[];
+/* The sources whose rows make the event table: sources.c's, at load. */
+extern const struct ibve_source_ops *const *ibve_event_sources;
+extern const struct ibve_source_ops ibve_source_devices;
 
 #endif

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * Every source of records, by name. The order is the order of their parts
- * in the "watching" line; each says itself when it must start.
+ * in the "watching" line; each says itself when it must start, and where
+ * its rows come in the event table. Weak: a program linking the library's
+ * objects may register a list of its own (test/unit/test_source.c adds a
+ * source of synthetic events).
  */
 #include "source.h"
 
-extern const struct ibve_source_ops ibve_source_devices;
 extern const struct ibve_source_ops ibve_source_mlx5;
 extern const struct ibve_source_ops ibve_source_sm;
 extern const struct ibve_source_ops ibve_source_hotplug;
 extern const struct ibve_source_ops ibve_source_replay;
 extern const struct ibve_source_ops ibve_source_kernel;
 
-const struct ibve_source_ops *const ibve_sources[] = {
+__attribute__((weak)) const struct ibve_source_ops *const ibve_sources[] = {
 	&ibve_source_devices,
 	&ibve_source_mlx5,
 	&ibve_source_sm,
@@ -21,3 +23,10 @@ const struct ibve_source_ops *const ibve_sources[] = {
 	&ibve_source_replay,
 	NULL,
 };
+
+/* The event table (event.c) is their rows: handed over at load, so that
+ * what every source uses uses none of them (no cycle). */
+__attribute__((constructor)) static void sources_rows(void)
+{
+	ibve_event_sources = ibve_sources;
+}

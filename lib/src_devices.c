@@ -25,6 +25,91 @@
 
 #define C_LAZY UINT32_MAX /* the cookie of lazy_fd */
 
+IBVE_EXPORT void ibve_event_from_verbs(struct ibve_event *ev,
+				       const struct ibv_async_event *ae,
+				       const char *device, uint64_t node_guid)
+{
+	memset(ev, 0, sizeof(*ev));
+	clock_gettime(CLOCK_REALTIME, &ev->time);
+	ibve_strcpy(ev->device, device, sizeof(ev->device));
+	ibve_event_fill_verbs(ev, ae, node_guid);
+}
+
+void ibve_event_fill_verbs(struct ibve_event *ev,
+			   const struct ibv_async_event *ae, uint64_t node_guid)
+{
+	ev->node_guid = node_guid;
+	ibve_event_set_code(ev, IBVE_SOURCE_VERBS, (int)ae->event_type);
+
+	/* element is a union: read only the member of the event's class. */
+	switch (ev->cls) {
+	case IBVE_CLASS_PORT:
+		ev->port = (uint32_t)ae->element.port_num;
+		break;
+	case IBVE_CLASS_QP:
+		if (ae->element.qp) {
+			ev->qp_num = ae->element.qp->qp_num;
+			ev->handle = ae->element.qp->handle;
+			ev->fields |= IBVE_FIELD_QP_NUM | IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_CQ:
+		if (ae->element.cq) {
+			ev->handle = ae->element.cq->handle;
+			ev->fields |= IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_SRQ:
+		if (ae->element.srq) {
+			ev->handle = ae->element.srq->handle;
+			ev->fields |= IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_WQ:
+		if (ae->element.wq) {
+			ev->wq_num = ae->element.wq->wq_num;
+			ev->handle = ae->element.wq->handle;
+			ev->fields |= IBVE_FIELD_WQ_NUM | IBVE_FIELD_HANDLE;
+		}
+		break;
+	case IBVE_CLASS_DEVICE:
+	case IBVE_CLASS_UNKNOWN:
+		/* Unknown: the union's meaning is unknown, read none of it. */
+		break;
+	}
+}
+
+void ibve_rates_diff(struct ibve_event *ev, const char (*old)[28],
+		     const char (*now)[28], uint32_t n)
+{
+	struct ibve_verbs_fields *v = &ev->verbs;
+
+	v->nrates = 0;
+	for (uint32_t i = 0; i < n && v->nrates < IBVE_RATES_MAX; i++) {
+		struct ibve_rate_change *c = &v->rates[v->nrates];
+
+		if (strcmp(old[i], now[i]) == 0)
+			continue;
+		c->port = i + 1;
+		ibve_strcpy(c->old_rate, old[i], sizeof(c->old_rate));
+		ibve_strcpy(c->new_rate, now[i], sizeof(c->new_rate));
+		v->nrates++;
+	}
+	if (v->nrates)
+		ev->fields |= IBVE_FIELD_RATES;
+}
+
+void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at)
+{
+	double s;
+
+	if (!down_at->tv_sec && !down_at->tv_nsec)
+		return;
+	s = ibve_ts_secs(down_at, &ev->time);
+	ev->verbs.down_us = s > 0 ? (uint64_t)(s * 1e6 + 0.5) : 0;
+	ev->fields |= IBVE_FIELD_DOWN;
+}
+
 static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
@@ -576,9 +661,146 @@ size_t ibve_devices_names(const struct ibve_devset *s, const char **out,
 	return n;
 }
 
+/*
+ * Verbs events carry their enum ibv_event_type number (rdma-core 44 has
+ * 0..19, rdma-core 62 adds 20). Newer numbers decode as UNKNOWN(n) and are
+ * still delivered.
+ */
+static const struct ibve_event_desc rows[] = {
+	ROW(IBV_EVENT_CQ_ERR, "CQ_ERR", CQ, true, ERROR,
+	    "35f1a4cff56c4103b5a57fc746ce0756",
+	    "completion queue overrun: completions were lost",
+	    "The owning process polls its completion queue too slowly or made it "
+	    "too small; the queue pairs on it are in error. Restart the job; if "
+	    "it recurs, raise the queue sizes of its communication library or "
+	    "report it to its developers."),
+	ROW(IBV_EVENT_QP_FATAL, "QP_FATAL", QP, true, ERROR,
+	    "c3cc782684984620962dd79bd046dcd0",
+	    "local catastrophic error on the queue pair; it moved to the error state",
+	    "The adapter met an error it could not recover from on this queue "
+	    "pair; the connection is lost. If several queue pairs or nodes see "
+	    "it, read the kernel log (dmesg) and check the adapter's firmware; "
+	    "otherwise restart the job."),
+	ROW(IBV_EVENT_QP_REQ_ERR, "QP_REQ_ERR", QP, true, ERROR,
+	    "e5d6c1fc600b4a5fb2c237f830ce6a4a",
+	    "invalid request from the peer (transport error); queue pair moved to error",
+	    "The peer sent a request this queue pair could not accept. Look at "
+	    "the peer process and its node: a peer that crashed mid-transfer or a "
+	    "mismatch between the two sides' software are the usual causes."),
+	ROW(IBV_EVENT_QP_ACCESS_ERR, "QP_ACCESS_ERR", QP, true, ERROR,
+	    "61c0e4a9f6504d45afc93cfb3c14182b",
+	    "remote access violation (bad key or permissions); queue pair moved to error",
+	    "A remote access used a bad key, address or permission: usually an "
+	    "application bug, or a peer using memory already released. Report it "
+	    "to the application's developers with the job's logs."),
+	ROW(IBV_EVENT_COMM_EST, "COMM_EST", QP, true, INFO,
+	    "6ea3bcf9f1634f5e8675b9dcadc52ef7",
+	    "first packet received in RTR: communication established",
+	    "Informational: the first packet arrived on a connection still in "
+	    "RTR. Nothing to do."),
+	ROW(IBV_EVENT_SQ_DRAINED, "SQ_DRAINED", QP, true, INFO,
+	    "7dce90e2b125415abb15e06fe70ebbfe",
+	    "send queue drained after the move to SQD",
+	    "Informational: the owning application asked for it. Nothing to do."),
+	ROW(IBV_EVENT_PATH_MIG, "PATH_MIG", QP, true, WARNING,
+	    "c699f4d005a94b46ab693527124efd28",
+	    "connection migrated to its alternate path",
+	    "Traffic moved to the alternate path because the primary path has a "
+	    "problem. Check the links and switch ports of the primary path (port "
+	    "counters, the fabric's error reports)."),
+	ROW(IBV_EVENT_PATH_MIG_ERR, "PATH_MIG_ERR", QP, true, ERROR,
+	    "95078ee2ccb04c7b9e99028aff7f6b15",
+	    "migration to the alternate path failed",
+	    "Neither path works for this connection. Check the links and switches "
+	    "of both paths and the subnet manager's log."),
+	ROW(IBV_EVENT_DEVICE_FATAL, "DEVICE_FATAL", DEVICE, false, FATAL,
+	    "0866f6ffc09647189dd7128af228b600",
+	    "device failed or is being removed; it is unusable until reset",
+	    "The adapter is unusable and every job using it has failed. Read the "
+	    "kernel log (dmesg) for the driver's reason; a reset or reboot may "
+	    "bring it back, a repeat points at the hardware. Drain the node until "
+	    "it is fixed."),
+	ROW(IBV_EVENT_PORT_ACTIVE, "PORT_ACTIVE", PORT, false, INFO,
+	    "cdd83400705b4cfe8b7072304283852c",
+	    "port is active: link up and ready for traffic",
+	    "Informational: the link is up. After a PORT_ERR it means the link "
+	    "flapped: watch for repeats (ibvevent_port_flaps_total, ibv_eventwatch "
+	    "--check)."),
+	ROW(IBV_EVENT_PORT_ERR, "PORT_ERR", PORT, false, ERROR,
+	    "b660206d9ee048e69747f696ec0d638e",
+	    "port left the active state: link down or lost",
+	    "The link is down. Check the cable, the module and the switch port "
+	    "(ibv_eventwatch -l, ibstat, the port counters, the switch's log); "
+	    "jobs using the port lose their connections."),
+	ROW(IBV_EVENT_LID_CHANGE, "LID_CHANGE", PORT, false, WARNING,
+	    "2ae79d5f0c524d9fb34e456446120045",
+	    "subnet manager assigned the port a new LID",
+	    "The subnet manager gave the port a new address, usually after a "
+	    "fabric change or an SM restart; connections to the old LID must be "
+	    "made again. Repeated changes point at an unstable subnet manager or "
+	    "fabric."),
+	ROW(IBV_EVENT_PKEY_CHANGE, "PKEY_CHANGE", PORT, false, WARNING,
+	    "9da1eb9738504e58af7fb7882d56fa8c",
+	    "P_Key table of the port changed",
+	    "The port's partition membership changed. Check that the subnet "
+	    "manager's partition configuration is what was meant; jobs in a "
+	    "partition the port left lose access."),
+	ROW(IBV_EVENT_SM_CHANGE, "SM_CHANGE", PORT, false, WARNING,
+	    "0fb6e6156bd24e51afba91ef0f892014",
+	    "the subnet manager serving the port changed",
+	    "Another subnet manager took over. Find out why the previous one "
+	    "stopped (its host and log); every node of the subnet sees this at "
+	    "once."),
+	ROW(IBV_EVENT_SRQ_ERR, "SRQ_ERR", SRQ, true, ERROR,
+	    "28f12f5546b2434e8b99e32ea6657263",
+	    "shared receive queue failed; its queue pairs moved to error",
+	    "The shared receive queue failed and took its queue pairs with it. "
+	    "Restart the job; if it recurs, read the kernel log and check the "
+	    "adapter's firmware."),
+	ROW(IBV_EVENT_SRQ_LIMIT_REACHED, "SRQ_LIMIT_REACHED", SRQ, true,
+	    WARNING, "8bb07330c42e43da817c995492ff3f68",
+	    "shared receive queue fell below its armed limit",
+	    "The owning process is running low on receive buffers and armed this "
+	    "limit to be told. Usually handled by the application; frequent "
+	    "events mean it posts buffers too slowly."),
+	ROW(IBV_EVENT_QP_LAST_WQE_REACHED, "QP_LAST_WQE_REACHED", QP, true,
+	    INFO, "48ce312655f4402e9b1c080933c521bb",
+	    "queue pair on an SRQ is in error and will take no more receive buffers",
+	    "Informational: part of tearing down a queue pair attached to a "
+	    "shared receive queue. Nothing to do unless errors come with it."),
+	ROW(IBV_EVENT_CLIENT_REREGISTER, "CLIENT_REREGISTER", PORT, false,
+	    WARNING, "ad2de981204a47b4a5c2d3cf27dd9494",
+	    "subnet manager asks clients to register again (multicast, subscriptions)",
+	    "The subnet manager asks clients to register their multicast groups "
+	    "and subscriptions again, e.g. after it restarted. Nothing to do if "
+	    "services recover; repeats point at an unstable subnet manager."),
+	ROW(IBV_EVENT_GID_CHANGE, "GID_CHANGE", PORT, false, INFO,
+	    "73a1fd59363843749ca05f50b0326f11",
+	    "GID table of the port changed (address added or removed)",
+	    "An address was added to or removed from the port (RoCE: an IP "
+	    "address of its network device). Expected when the network is "
+	    "reconfigured; otherwise find out who changed it."),
+	ROW(IBV_EVENT_WQ_FATAL, "WQ_FATAL", WQ, true, ERROR,
+	    "d655b311c50c4b5f95b5a2dc07e0039a",
+	    "catastrophic error on the work queue; it moved to the error state",
+	    "The work queue failed and traffic on it stopped. Restart the "
+	    "application; if it recurs, read the kernel log and check the "
+	    "adapter's firmware."),
+	/* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE; its port means nothing */
+	ROW(IBVE_VERBS_DEVICE_SPEED_CHANGE, "DEVICE_SPEED_CHANGE", DEVICE,
+	    false, WARNING, "2e178c9433d74d28bd178a0134a0d619",
+	    "a link of the device retrained at another speed or width",
+	    "A link trained again at another speed or width; a worn cable, module "
+	    "or switch port is the usual cause. Compare the rates (RDMA_RATES, "
+	    "ibv_eventwatch -l) with what the port should run at and check the "
+	    "cable."),
+};
+
 const struct ibve_source_ops ibve_source_devices = {
 	.name = "devices",
 	.records = IBVE_SOURCE_VERBS,
+	.kind = "verbs",
+	ROWS(rows),
 	.devset = true,
 	.order = 20,
 	.create = create,

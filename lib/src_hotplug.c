@@ -227,9 +227,37 @@ static void destroy(void *arg)
 	free(s);
 }
 
+/* The kernel's RDMA netlink monitor's events, by its codes. */
+static const struct ibve_event_desc rows[] = {
+	ROW(IBVE_HOTPLUG_DEVICE_ADDED, "DEVICE_ADDED", DEVICE, false, INFO,
+	    "0040c9057e4b4d49bf7a841d30b5bd25",
+	    "device appeared and is being watched",
+	    "Informational: a device appeared (driver loaded, adapter reset or "
+	    "plugged in). After an unplanned DEVICE_REMOVED, read the kernel log "
+	    "for the reason of the reset."),
+	ROW(IBVE_HOTPLUG_DEVICE_REMOVED, "DEVICE_REMOVED", DEVICE, false,
+	    WARNING, "d88c22bb7eef4093968614442e5e9c7d",
+	    "device went away; it was closed at once so its removal can finish",
+	    "The device went away: driver unloaded, adapter reset or failed. If "
+	    "it was not planned, read the kernel log (dmesg); jobs that used it "
+	    "have failed."),
+	ROW(IBVE_HOTPLUG_NETDEV_ATTACH, "NETDEV_ATTACH", PORT, false, INFO,
+	    "6f0f767e8b9d452ca4c6ef2f5f18b795",
+	    "network device attached to the port",
+	    "Informational: a network device was bound to the port (RoCE). "
+	    "Nothing to do if it was meant."),
+	ROW(IBVE_HOTPLUG_NETDEV_DETACH, "NETDEV_DETACH", PORT, false, WARNING,
+	    "399b704943164ce3af85d1202917b315",
+	    "network device detached from the port",
+	    "The port lost its network device (RoCE) and carries no traffic until "
+	    "one is attached again. Check the network configuration (bonding, "
+	    "SR-IOV) if it was not meant."),
+};
+
 const struct ibve_source_ops ibve_source_hotplug = {
 	.name = "hotplug",
 	.records = IBVE_SOURCE_HOTPLUG,
+	ROWS(rows),
 	.order = 15,
 	.create = create,
 	.start = start,

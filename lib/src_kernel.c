@@ -865,9 +865,24 @@ static void destroy(void *arg)
 
 #endif
 
+/*
+ * The kernel source's records carry the verbs rows (.also: what the
+ * owner's own queue would say); this row is its own.
+ */
+static const struct ibve_event_desc rows[] = {
+	ROW(IBVE_KERNEL_EVENTS_LOST, "EVENTS_LOST", DEVICE, false, WARNING,
+	    "33fca5a787b94b37aa905a5d4ba5ffdd",
+	    "the kernel source's ring buffer was full: events were lost",
+	    "The kernel's ring buffer was full and events of a storm were dropped "
+	    "(RDMA_LOST says how many); counts and metrics are low by as many. "
+	    "Look at the records before it for the storm's cause."),
+};
+
 const struct ibve_source_ops ibve_source_kernel = {
 	.name = "kernel",
 	.records = IBVE_SOURCE_KERNEL,
+	ROWS(rows),
+	.also = &ibve_source_devices,
 	.order = 25,
 	.create = create,
 	.start = start,

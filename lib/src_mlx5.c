@@ -361,9 +361,148 @@ static void destroy(void *arg)
 	free(s);
 }
 
+/*
+ * mlx5 event queue entry types (include/linux/mlx5/device.h). The
+ * severity of PORT_CHANGE, PORT_MODULE and GENERAL depends on the
+ * sub-type: see mlx5.c. Types 0x00-0x03 (completion, path migration,
+ * communication established, SQ drained) are QP events the verbs
+ * queue already carries; they decode as UNKNOWN(n) if ever seen.
+ */
+static const struct ibve_event_desc rows[] = {
+	ROW(0x04, "CQ_ERROR", CQ, true, ERROR,
+	    "ee77be7ca5b14140b7f5b839502daa84",
+	    "completion queue error (overrun or access)",
+	    "A completion queue of the device overran or was misused. Look at the "
+	    "owning process; if several processes see it, check the firmware."),
+	ROW(0x05, "WQ_CATAS_ERROR", QP, true, ERROR,
+	    "ae21621b24e44b4ca48e07c441686c8d",
+	    "catastrophic error on a work queue",
+	    "A work queue met an error it could not recover from. Read the kernel "
+	    "log and restart the owning process; a repeat across processes points "
+	    "at firmware or hardware."),
+	ROW(0x07, "PATH_MIG_FAILED", QP, true, ERROR,
+	    "ea61a74aebd045b19a7e8184e18b3d54", "path migration failed",
+	    "Migration to the alternate path failed. Check the links and switches "
+	    "of both paths."),
+	ROW(0x08, "INTERNAL_ERROR", DEVICE, false, FATAL,
+	    "1b8472894e264291b01884d1afdf8b8c",
+	    "the adapter reported an internal error",
+	    "The adapter failed. Read the kernel log (dmesg) and the firmware's "
+	    "health reports (devlink health); reset or reboot, and drain the node "
+	    "until it is fixed."),
+	ROW(0x09, "PORT_CHANGE", PORT, false, INFO,
+	    "b8e7e4ff8f9d4a21a06e1d02cb066743", "port state changed",
+	    "The port changed state; RDMA_CHANGE says how. If it went down, check "
+	    "the cable, the module and the switch port."),
+	ROW(0x0d, "NIC_VPORT_CHANGE", DEVICE, false, INFO,
+	    "2d14b4eadf6341eababd8afaadfffcd1", "a NIC vport's context changed",
+	    "Informational: a virtual port's settings changed (SR-IOV or switch "
+	    "configuration). Nothing to do if it was meant."),
+	ROW(0x10, "WQ_INVAL_REQ_ERROR", QP, true, ERROR,
+	    "82d5dc6a24084bff8148f8a4f9196e01",
+	    "invalid request on a work queue",
+	    "A work queue received an invalid request. Look at the owning process "
+	    "and its peer."),
+	ROW(0x11, "WQ_ACCESS_ERROR", QP, true, ERROR,
+	    "e1c1c408f65749d898a4d633b491d9d8", "access error on a work queue",
+	    "A work queue met an access violation (bad key or permission), "
+	    "usually an application bug. Report it with the job's logs."),
+	ROW(0x12, "SRQ_CATAS_ERROR", SRQ, true, ERROR,
+	    "8b30e7942c3a4cb7b749e00a11582827",
+	    "catastrophic error on a shared receive queue",
+	    "A shared receive queue failed. Restart the owning process; a repeat "
+	    "points at firmware or hardware."),
+	ROW(0x13, "SRQ_LAST_WQE", QP, true, INFO,
+	    "cd95243008634765bdc135add2c23cd0",
+	    "last WQE reached on an SRQ-attached queue",
+	    "Informational: part of tearing down a queue attached to a shared "
+	    "receive queue. Nothing to do."),
+	ROW(0x14, "SRQ_RQ_LIMIT", SRQ, true, WARNING,
+	    "a43c12f947c9458597bf98cb39e4ee67",
+	    "shared receive queue below its limit",
+	    "A shared receive queue fell below its armed limit: the owning "
+	    "process is short of receive buffers. Frequent events mean it posts "
+	    "them too slowly."),
+	ROW(0x15, "GPIO", DEVICE, false, INFO,
+	    "d21c8c93ce2d4b57996d302d6b1880b7",
+	    "a GPIO pin of the adapter changed",
+	    "Informational: a GPIO pin of the adapter changed. Nothing to do "
+	    "unless the vendor asks."),
+	ROW(0x16, "PORT_MODULE", DEVICE, false, WARNING,
+	    "5cb57c130d8046499c0bd01e6cc2e2df",
+	    "cable or module status changed",
+	    "A cable or module was plugged, unplugged or failed "
+	    "(RDMA_MODULE_STATUS, RDMA_ERROR_TYPE). On an error reseat or replace "
+	    "it; ethtool -m shows the module's own data."),
+	ROW(0x17, "TEMP_WARN", DEVICE, false, WARNING,
+	    "01998a25234143859559d1144e4a650d",
+	    "temperature warning from the adapter's sensors",
+	    "The adapter is too hot (RDMA_SENSORS: 0 is the chip). Check the "
+	    "host's cooling and airflow; sustained heat shortens the adapter's "
+	    "life and can shut it down."),
+	ROW(0x18, "XRQ_ERROR", SRQ, true, ERROR,
+	    "82c16f8d449e45d990adc54842f5a4c7", "error on an XRQ",
+	    "An extended receive queue failed. Restart the owning process; a "
+	    "repeat points at firmware."),
+	ROW(0x19, "REMOTE_CONFIG", DEVICE, false, INFO,
+	    "64b449c1e65b4ae08e192060e27fa5fb",
+	    "configuration changed remotely",
+	    "Informational: the adapter's configuration was changed from outside "
+	    "the host (e.g. a management controller). Check that it was meant."),
+	ROW(0x1a, "DB_BF_CONGESTION", DEVICE, false, WARNING,
+	    "674d1a2c248d41eca0a6ba497be0f5cc", "doorbell/BlueFlame congestion",
+	    "Doorbells are congested: too many queues ring at once. A performance "
+	    "matter; look at the workload if it persists."),
+	ROW(0x1b, "STALL", DEVICE, false, WARNING,
+	    "3096d04b31ad471796a72b4876d0a823", "the adapter reports a stall",
+	    "The adapter reports a stall. Read the kernel log and the firmware's "
+	    "health reports; a repeat needs the vendor."),
+	ROW(0x1c, "DCT_DRAINED", QP, true, INFO,
+	    "51d542fa55b140eaa9db357648611308", "DC target drained",
+	    "Informational: a DC target finished draining. Nothing to do."),
+	ROW(0x1d, "DCT_KEY_VIOLATION", QP, true, WARNING,
+	    "3ddebc362a974cb08de544cf79556f4b", "DC target key violation",
+	    "A DC initiator used a wrong access key: a misconfigured or hostile "
+	    "peer. Find the sender."),
+	ROW(0x20, "FPGA_ERROR", DEVICE, false, ERROR,
+	    "9367ce51948843008004d87c11b75df2", "FPGA error",
+	    "The adapter's FPGA reported an error. Read the kernel log and use "
+	    "the vendor's tools."),
+	ROW(0x21, "FPGA_QP_ERROR", QP, true, ERROR,
+	    "b8499444c94646529452603e947e2a98", "FPGA queue pair error",
+	    "A queue pair of the adapter's FPGA failed. Read the kernel log and "
+	    "use the vendor's tools."),
+	ROW(0x22, "GENERAL", DEVICE, false, INFO,
+	    "102b22491aff4d9590fac486520dfc1f", "general adapter event",
+	    "A general adapter event; RDMA_GENERAL says which (e.g. a firmware "
+	    "live patch, a PCIe power change). Read the kernel log when it was "
+	    "not expected."),
+	ROW(0x24, "MONITOR_COUNTER", DEVICE, false, INFO,
+	    "dc4438fb0f45431f854bd6853cd871c5", "a monitored counter changed",
+	    "Informational: a counter the firmware monitors changed. Look at the "
+	    "adapter's counters."),
+	ROW(0x25, "PPS", DEVICE, false, INFO,
+	    "c5b3b023461c45b9bff835e2dbb2eb4f", "pulse-per-second clock event",
+	    "Informational: a pulse-per-second clock event. Nothing to do."),
+	ROW(0x26, "DEVICE_TRACER", DEVICE, false, INFO,
+	    "348b4e58c1024e21bcc29892c1401faf", "firmware tracer event",
+	    "Informational: the firmware tracer has data. Nothing to do unless "
+	    "the vendor asks."),
+	ROW(0x27, "OBJECT_CHANGE", DEVICE, false, INFO,
+	    "0913334c9b5e42ca8d0c0856432b1c6e", "a device object changed",
+	    "Informational: a device object changed. Nothing to do."),
+	ROW(IBVE_MLX5_EVENTS_LOST, "EVENTS_LOST", DEVICE, false, WARNING,
+	    "ed793fab7ab4426bbfedeb9471886f72",
+	    "the DEVX event channel overflowed: events were lost",
+	    "Device events came faster than the watcher read them and some were "
+	    "lost; counts and metrics are low by as many. Look at what caused the "
+	    "storm and at the watcher's load."),
+};
+
 const struct ibve_source_ops ibve_source_mlx5 = {
 	.name = "mlx5",
 	.records = IBVE_SOURCE_MLX5,
+	ROWS(rows),
 	.order = 12,
 	.create = create,
 	.start = start,

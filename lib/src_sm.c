@@ -824,9 +824,35 @@ static size_t describe(const void *arg, char *buf, size_t size)
 				sm->nports, sm->nports == 1 ? "" : "s");
 }
 
+/* The subnet manager's traps, by their numbers. */
+static const struct ibve_event_desc rows[] = {
+	ROW(IBVE_SM_GID_IN_SERVICE, "GID_IN_SERVICE", PORT, false, INFO,
+	    "298129dec1184429a26859de3e8000f9",
+	    "a port of the subnet came into service (SM trap 64)",
+	    "Informational: a port joined the subnet. After a GID_OUT_OF_SERVICE "
+	    "for the same GID, that node's link came back."),
+	ROW(IBVE_SM_GID_OUT_OF_SERVICE, "GID_OUT_OF_SERVICE", PORT, false,
+	    WARNING, "80a653977a264372affcdd36c9c82ae2",
+	    "a port of the subnet went out of service (SM trap 65)",
+	    "A port left the subnet: a node went down or lost its link. Check the "
+	    "node the GID (RDMA_GID) belongs to."),
+	ROW(IBVE_SM_MCG_CREATED, "MCG_CREATED", PORT, false, INFO,
+	    "bde8121a8c724f66a3b189e8539a7c40",
+	    "a multicast group was created (SM trap 66)",
+	    "Informational: a multicast group was created. Nothing to do."),
+	ROW(IBVE_SM_MCG_DELETED, "MCG_DELETED", PORT, false, INFO,
+	    "2d6f8e58d0ed49aba02b7eb2add15d74",
+	    "a multicast group was deleted (SM trap 67)",
+	    "Informational: a multicast group was deleted when its last member "
+	    "left. An unexpected deletion breaks IPoIB and other users of the "
+	    "group."),
+};
+
 const struct ibve_source_ops ibve_source_sm = {
 	.name = "sm",
 	.records = IBVE_SOURCE_SM,
+	ROWS(rows),
+	.rank = 1, /* its rows after the others */
 	.order = 10,
 	.create = create,
 	.start = start,

@@ -40,6 +40,9 @@ static void add(const char *s)
 		snprintf(items[nitems++], sizeof(items[0]), "%s", s);
 }
 
+/* The name of source S, or NULL; sources are numbered below 64. */
+#define MAX_SOURCE 64
+
 static const char *source_at(int s)
 {
 	const char *n = ibve_source_name((enum ibve_source)s);
@@ -156,8 +159,9 @@ static void catalog(FILE *f)
 
 static void sources(void)
 {
-	for (int s = 0; source_at(s); s++)
-		add(source_at(s));
+	for (int s = 0; s < MAX_SOURCE; s++)
+		if (source_at(s))
+			add(source_at(s));
 }
 
 static void classes(void)
@@ -271,12 +275,14 @@ static void name_rules(FILE *f, const char *indent)
 {
 	const struct ibve_event_desc *d;
 
-	for (int s = 0; source_at(s); s++) {
+	for (int s = 0, n = 0; s < MAX_SOURCE; s++) {
 		bool first = true;
 
+		if (!source_at(s))
+			continue;
 		fprintf(f,
 			"%s%s{\"$comment\": \"The names of source %s.\", \"if\": {\"properties\": {\"source\": {\"const\": \"%s\"}}, \"required\": [\"source\"]}, \"then\": {\"properties\": {\"event\": {\"anyOf\": [{\"enum\": [",
-			s ? ",\n" : "", indent, source_at(s), source_at(s));
+			n++ ? ",\n" : "", indent, source_at(s), source_at(s));
 		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
 			if (speaks(s, d)) {
 				fprintf(f, "%s\"%s\"", first ? "" : ", ",
@@ -328,8 +334,8 @@ static void row_rules(FILE *f, const char *indent)
 		char src[64] = "", list[96] = "";
 		int n = 0;
 
-		for (int s = 0; source_at(s); s++)
-			if (speaks(s, d)) {
+		for (int s = 0; s < MAX_SOURCE; s++)
+			if (source_at(s) && speaks(s, d)) {
 				snprintf(src + strlen(src),
 					 sizeof(src) - strlen(src), "%s%s",
 					 n ? "/" : "", source_at(s));

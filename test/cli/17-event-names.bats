@@ -11,19 +11,26 @@ setup() {
 	FABRIC=$CAPTURES/ib-fabric.jsonl
 }
 
-# The rows of lib/event.c's table, read from its source (not through the
-# library): "SOURCE NAME", in the table's order.
+# The rows of the sources' tables (lib/src_*.c), read from their source
+# (not through the library): "SOURCE NAME", in the table's order (by the
+# sources' ranks, 0 unless said, then as lib/sources.c registers them).
 table_rows() {
-	sed -n '/^static const struct ibve_event_desc event_table\[\] = {/,/^};/p' \
-		"$TOP/lib/event.c" | tr '\n' ' ' |
-		grep -oE '(VERBS|MLX5|SM|HOTPLUG)\([^,]+, "[A-Z0-9_]+"|IBVE_SOURCE_KERNEL, [A-Z_]+, "[A-Z0-9_]+"' |
-		sed -E 's/^IBVE_SOURCE_KERNEL, [A-Z_]+, /kernel /; s/^([A-Z0-9]+)\([^,]+, /\1 /' |
-		tr -d '"' | awk '{ print tolower($1), $2 }'
+	local f rank src
+	grep -oE '^\s&ibve_source_[a-z0-9]+' "$TOP/lib/sources.c" | while read -r f; do
+		f=$TOP/lib/src_${f#&ibve_source_}.c
+		rank=$(grep -oE '^\s\.rank = [0-9]+' "$f" || echo 0)
+		src=$(grep -oE '^\s\.kind = "[a-z0-9]+"' "$f" ||
+			grep -oE '^\s\.name = "[a-z0-9]+"' "$f")
+		src=${src#*\"}
+		sed -n '/^static const struct ibve_event_desc rows\[\] = {/,/^};/p' "$f" |
+			tr '\n' ' ' | grep -oE 'ROW\([^,]+, "[A-Z0-9_]+"' |
+			sed -E "s/^ROW\([^,]+, \"([A-Z0-9_]+)\"/${rank##* } ${src%\"} \1/"
+	done | sort -s -n -k1,1 | cut -d' ' -f2-
 }
 
 @test "--list-events -j: every row of the event table, valid under its schema" {
 	want=$(table_rows)
-	[ "$(wc -l <<<"$want")" -ge 50 ] || fail "read too few rows of lib/event.c: $want"
+	[ "$(wc -l <<<"$want")" -ge 50 ] || fail "read too few rows of lib/src_*.c: $want"
 	run --separate-stderr ibv_eventwatch --list-events -j
 	assert_success
 	assert_equal "$stderr" ''

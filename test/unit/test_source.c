@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A new source is one file and one registration line: this file is a
+ * source of synthetic events, written as a source of the library would
+ * be, with its rows in its descriptor, and its registration, without a
+ * line of the library changed (lib/sources.c's list is weak). Its events
+ * then have names, rows and a source name the library knows, reach a
+ * reader through a pipeline, and appear in the JSON schema, the
+ * completion's words, the man page's tables and the journal catalog that
+ * share/mktables.c generates from the same registration. Run from the top
+ * of the tree, as make check-unit does.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <sys/eventfd.h>
+
+#include "source.h"
+#include "tap.h"
+
+#define main mktables_main
+int mktables_main(int argc, char **argv);
+#include "../../share/mktables.c"
+#undef main
+
+/* --- the source ---------------------------------------------------------- */
+
+/* Its records' source: the first number past the public enum. */
+#define SOURCE_SYNTHETIC (IBVE_SOURCE_KERNEL + 1)
+
+enum { SYN_TICK = 1, SYN_ALARM = 2 };
+
+static const struct ibve_event_desc synthetic_rows[] = {
+	ROW(SYN_TICK, "SYNTHETIC_TICK", DEVICE, false, INFO,
+	    "137175dc396a4dd7aba6acac90def0a1",
+	    "a tick of the synthetic source",
+	    "Nothing to do: the unit tests made it."),
+	ROW(SYN_ALARM, "SYNTHETIC_ALARM", PORT, false, ERROR,
+	    "c7b7716645fd49fba3493a5ecf686954",
+	    "an alarm of the synthetic source",
+	    "Nothing to do: the unit tests made it too."),
+};
+
+struct synthetic {
+	struct ibve_host h;
+	int fd; /* readable once: each row's event is emitted, then done */
+};
+
+static int syn_create(void **out, const struct ibve_source_opts *o,
+		      const struct ibve_host *h)
+{
+	struct synthetic *s = calloc(1, sizeof(*s));
+
+	(void)o;
+	if (!s)
+		return -ENOMEM;
+	s->h = *h;
+	s->fd = -1;
+	*out = s;
+	return 0;
+}
+
+static int syn_start(void *arg)
+{
+	struct synthetic *s = arg;
+
+	s->fd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->fd < 0)
+		return -errno;
+	return s->h.watch(s->h.ctx, s->fd, s, 0);
+}
+
+static int syn_empty(const void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static bool syn_ready(void *arg, uint32_t cookie)
+{
+	struct synthetic *s = arg;
+	uint64_t n;
+
+	(void)cookie;
+	if (read(s->fd, &n, sizeof(n)) != sizeof(n))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(synthetic_rows); i++) {
+		struct ibve_event *ev = s->h.emit(s->h.ctx);
+
+		if (!ev)
+			break;
+		ibve_strcpy(ev->device, "syn0", sizeof(ev->device));
+		ev->port = 1;
+		ibve_event_set_code(ev, SOURCE_SYNTHETIC,
+				    synthetic_rows[i].code);
+	}
+	s->h.done(s->h.ctx, s);
+	return false;
+}
+
+static void syn_destroy(void *arg)
+{
+	struct synthetic *s = arg;
+
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}
+
+static const struct ibve_source_ops ibve_source_synthetic = {
+	.name = "synthetic",
+	.records = SOURCE_SYNTHETIC,
+	ROWS(synthetic_rows),
+	.rank = 2, /* its rows after the library's */
+	.order = 30,
+	.create = syn_create,
+	.start = syn_start,
+	.empty = syn_empty,
+	.ready = syn_ready,
+	.destroy = syn_destroy,
+};
+
+/* --- its registration: lib/sources.c's list and one line ------------------ */
+
+extern const struct ibve_source_ops ibve_source_mlx5, ibve_source_sm,
+	ibve_source_hotplug, ibve_source_kernel, ibve_source_replay;
+
+const struct ibve_source_ops *const ibve_sources[] = {
+	&ibve_source_devices,
+	&ibve_source_mlx5,
+	&ibve_source_sm,
+	&ibve_source_hotplug,
+	&ibve_source_kernel,
+	&ibve_source_replay,
+	&ibve_source_synthetic, /* the line */
+	NULL,
+};
+
+/* --- what the library makes of it ----------------------------------------- */
+
+static void test_table(void)
+{
+	const struct ibve_event_desc *d, *last = NULL;
+	char out[64];
+	size_t n = 0;
+
+	is_str(ibve_source_name(SOURCE_SYNTHETIC), "synthetic",
+	       "the source's records are called by its name");
+	is_int(ibve_source_parse("Synthetic"), SOURCE_SYNTHETIC,
+	       "and the name parses back to its number");
+	d = ibve_event_desc_find(SOURCE_SYNTHETIC, SYN_ALARM);
+	ok(d && strcmp(d->name, "SYNTHETIC_ALARM") == 0 &&
+		   d->source == SOURCE_SYNTHETIC && d->cls == IBVE_CLASS_PORT,
+	   "its row is found by code, with the descriptor's source");
+	d = ibve_event_desc_find(SOURCE_SYNTHETIC, SYN_TICK);
+	ok(d && ibve_event_desc_lookup("synthetic_tick") == d, "and by name");
+	ok(!ibve_event_desc_find(SOURCE_SYNTHETIC, 3), "no row: no code 3");
+	while ((d = ibve_event_desc_at(n)))
+		last = d, n++;
+	ok(n > 2 && last && strcmp(last->name, "SYNTHETIC_ALARM") == 0 &&
+		   strcmp(ibve_event_desc_at(0)->name, "CQ_ERR") == 0,
+	   "its rows come after the library's, by rank (%zu rows)", n);
+	ok(ibve_term_suggest("SYNTHETIC_ALRM", out, sizeof(out)) &&
+		   strcmp(out, "SYNTHETIC_ALARM") == 0,
+	   "a misspelt name of it is suggested");
+}
+
+/* The records a pipeline of the source alone gives a reader. */
+static void test_pipeline(void)
+{
+	struct ibve_pipeline *p = NULL;
+	struct ibve_event evs[4];
+	char json[1024] = "";
+	int n = 0, r = 0;
+
+	if (!ok(ibve_pipeline_new(&p) == 0 &&
+			ibve_pipeline_add_source(p, "synthetic", NULL) == 0 &&
+			ibve_pipeline_start(p) == 0,
+		"a pipeline adds the source by name and starts it")) {
+		printf("#   %s\n", ibve_errmsg());
+		ibve_pipeline_free(p);
+		return;
+	}
+	/* a deadline: four seconds of polls at most */
+	for (int i = 0; i < 40 && n < 2 && r >= 0; i++) {
+		struct pollfd pfd = { ibve_pipeline_fd(p), POLLIN, 0 };
+
+		if (poll(&pfd, 1, 100) > 0 &&
+		    (r = ibve_pipeline_read(p, evs + n, 2 - (size_t)n)) > 0)
+			n += r;
+	}
+	is_int(n, 2, "both synthetic events are read");
+	if (n == 2) {
+		ibve_event_format_json(&evs[1], json, sizeof(json));
+		ok(strcmp(evs[0].name, "SYNTHETIC_TICK") == 0 &&
+			   evs[1].severity == IBVE_SEVERITY_ERROR &&
+			   strstr(json, "\"source\":\"synthetic\"") &&
+			   strstr(json, "\"event\":\"SYNTHETIC_ALARM\""),
+		   "with their rows' names and severities: %.*s",
+		   (int)strcspn(json, "\n"), json);
+	}
+	ibve_pipeline_free(p);
+}
+
+/* --- what the generator makes of it --------------------------------------- */
+
+/* What share/mktables.c writes for ARG, in a string to free; NULL: failed. */
+static char *generate(const char *arg)
+{
+	char path[] = "/tmp/test_source.XXXXXX", *text = NULL;
+	int fd = mkstemp(path), saved, rc;
+	off_t size;
+
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	rc = mktables_main(2, (char *[]){ "mktables", (char *)arg, NULL });
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	size = lseek(fd, 0, SEEK_END);
+	if (!rc && size > 0 && (text = calloc(1, (size_t)size + 1)) &&
+	    pread(fd, text, (size_t)size, 0) != size) {
+		free(text);
+		text = NULL;
+	}
+	close(fd);
+	return text;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = f ? calloc(1, 1 << 20) : NULL;
+
+	if (text)
+		fread(text, 1, (1 << 20) - 1, f);
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/* Each word of the completion's event terms in TEXT, "\n"-joined, sorted. */
+static void terms_of(const char *text, struct ibve_buf *b)
+{
+	static const char var[] = "\n_ibvevent_terms='";
+	const char *at = text ? strstr(text, var) : NULL;
+	const char *end = at ? strchr(at + strlen(var), '\'') : NULL;
+
+	for (at = at ? at + strlen(var) : NULL; at && at < end;) {
+		size_t len = strcspn(at, " \t\n'");
+
+		if (len)
+			ibve_buf_printf(b, "%.*s\n", (int)len, at);
+		at += len + (at + len < end);
+	}
+}
+
+static void test_tables(void)
+{
+	char *schema = generate("share/event.schema.in");
+	char *completion = generate("completions/ibvevent");
+	char *shipped = slurp("completions/ibvevent");
+	char *man = generate("man/ibv_eventwatch.1");
+	char *catalog = generate("catalog");
+	char made[8192] = "\n", had[8192] = "\n", word[sizeof(had) + 2];
+	struct ibve_buf m = { made, sizeof(made), 1 };
+	struct ibve_buf h = { had, sizeof(had), 1 };
+	bool all = true;
+
+	ok(schema &&
+		   strstr(schema,
+			  "{\"$comment\": \"The names of source synthetic.\", \"if\": {\"properties\": {\"source\": {\"const\": \"synthetic\"}}, \"required\": [\"source\"]}, \"then\": {\"properties\": {\"event\": {\"anyOf\": [{\"enum\": [\"SYNTHETIC_TICK\", \"SYNTHETIC_ALARM\"]}") &&
+		   strstr(schema,
+			  "\"$comment\": \"synthetic SYNTHETIC_ALARM (2).\""),
+	   "the schema has the source's names and a rule for each row");
+	terms_of(completion, &m);
+	terms_of(shipped, &h);
+	ok(strstr(made, "\nSYNTHETIC_TICK\nSYNTHETIC_ALARM\n") &&
+		   strstr(made, "\nsynthetic\n"),
+	   "the completion's event words have its names and source");
+	/* the rest is what is shipped: the registration lists every source */
+	ibve_buf_end(&m);
+	ibve_buf_end(&h);
+	for (char *w = had + 1, *nl; (nl = strchr(w, '\n')); w = nl + 1) {
+		*nl = '\0';
+		snprintf(word, sizeof(word), "\n%s\n", w);
+		if (!strstr(made, word))
+			printf("#   the generated words lack %s\n", w);
+		all &= !!strstr(made, word);
+	}
+	ok(all && m.len == h.len + strlen("SYNTHETIC_TICK\nSYNTHETIC_ALARM\n"
+					  "synthetic\n"),
+	   "and the words shipped besides (%zu, %zu bytes)", m.len - 1,
+	   h.len - 1);
+	ok(man &&
+		   strstr(man, ".It Dv SYNTHETIC_TICK Ta Li "
+			       "137175dc396a4dd7aba6acac90def0a1\n") &&
+		   strstr(man, ".Pq Cm verbs , hotplug , mlx5 , sm , kernel , "
+			       "synthetic ,\n"),
+	   "the man page's tables have its MESSAGE_IDs and its source");
+	ok(catalog && strstr(catalog, "-- c7b7716645fd49fba3493a5ecf686954\n"
+				      "Subject: RDMA SYNTHETIC_ALARM on"),
+	   "the journal catalog has an entry for each row");
+	free(schema);
+	free(completion);
+	free(shipped);
+	free(man);
+	free(catalog);
+}
+
+int main(void)
+{
+	test_table();
+	test_pipeline();
+	test_tables();
+	return done_testing();
+}
