@@ -136,3 +136,37 @@ setup() {
 	assert_line --index 0 '[217,"ib_write_bw",10001,{"qp":0,"cq":10000,"srq":1,"wq":0}]'
 	assert_equal "$(sed -n 1p "$BATS_TEST_TMPDIR/top")" "$(sed -n 2p "$BATS_TEST_TMPDIR/top")"
 }
+
+# in_ns CMD...: CMD in a mount namespace of its own where /dev is a new,
+# empty tmpfs (no /dev/log), as root.
+in_ns() {
+	unshare -m --propagation private -- sh -c 'mount -t tmpfs tmpfs /dev && exec "$@"' sh "$@"
+}
+
+@test "--syslog: the same summaries as the text, every event counted" {
+	[ "$(id -u)" = 0 ] || skip "a /dev/log of the test's own needs root (mount namespaces)"
+	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
+	# a socket at /dev/log; each message's text after "IDENT[PID]: "
+	# shellcheck disable=SC2016 # python's text
+	run --separate-stderr in_ns python3 -c '
+import socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+s.settimeout(0.2)
+while True:  # read while it writes: a full socket would block it
+    try:
+        print(s.recv(65536).decode().split("]: ", 1)[1])
+    except socket.timeout:  # nothing queued: done once it has ended
+        if p.poll() is not None:
+            break
+print("status", p.returncode)' ibv_eventwatch -r "$STORM" --syslog
+	assert_success
+	assert_equal "$stderr" ''
+	assert_line --index -1 'status 0'
+	text=$(ibv_eventwatch -r "$STORM")
+	assert_equal "$((${#lines[@]} - 1))" "$(wc -l <<<"$text")"
+	assert_line 'device=rxe0 event=CQ_ERR severity=error code=0 source=kernel: storm: x4,000 in 1.0 s (cq handle 3, pid 217 ib_write_bw [slurm job 4712])'
+	assert_line 'device=rxe0 event=CQ_ERR severity=error code=0 source=kernel: storm over: 9,990 in 4.0 s (cq handle 3, pid 217 ib_write_bw [slurm job 4712])'
+	assert_equal "$(storm_events "$(grep -v '^status ' <<<"$output")")" "$RECORDS"
+}
