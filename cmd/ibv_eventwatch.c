@@ -88,11 +88,14 @@ static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 		     struct ibve_ports **ports, struct ibve_http **http)
 {
+	/* what people read gets summaries; JSON with --storm-json */
+	unsigned int sum = IBVE_SINK_SUMMARY,
+		     jsum = w->storm_json ? IBVE_SINK_SUMMARY : 0;
 	struct ibve_sink *s;
 	int status;
 
 	if (w->capture && (ibve_sink_capture(&s, w->capture) ||
-			   ibve_pipeline_add_sink(p, s, IBVE_SINK_ALL)))
+			   ibve_pipeline_add_sink(p, s, IBVE_SINK_ALL | jsum)))
 		return cmd_fail();
 	if ((w->metrics || w->listen) &&
 	    (status = add_metrics(p, w, ports, http)))
@@ -101,11 +104,11 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	if (w->facility >= 0 && watch_syslog_ready())
 		return EXIT_RUNTIME;
 	if (w->facility >= 0 && (ibve_sink_syslog(&s, cmd_prog, w->facility) ||
-				 ibve_pipeline_add_sink(p, s, 0)))
+				 ibve_pipeline_add_sink(p, s, sum)))
 		return cmd_fail();
 	/* no journal is a failure now, not entries lost later */
 	if (w->journal && (ibve_sink_journal(&s, cmd_prog) ||
-			   ibve_pipeline_add_sink(p, s, 0))) {
+			   ibve_pipeline_add_sink(p, s, sum))) {
 		cmd_error("--journal: %s", ibve_errmsg());
 		return EXIT_RUNTIME;
 	}
@@ -114,7 +117,7 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 				     (cmd_color(w->c.no_color, true)
 					      ? IBVE_FORMAT_COLOR
 					      : 0)) ||
-	    ibve_pipeline_add_sink(p, s, 0))
+	    ibve_pipeline_add_sink(p, s, w->json ? jsum : sum))
 		return cmd_fail();
 	return EXIT_OK;
 }
@@ -210,6 +213,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ibve_pipeline_set_filter(p, w.c.filter);
+	ibve_pipeline_set_storm(p, w.storm);
 	ibve_pipeline_set_notes(p, cmd_notes, NULL);
 	if ((status = add_sinks(p, &w, &ports, &http)))
 		goto out;

@@ -22,6 +22,7 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	bool kernel = ev->fields & IBVE_FIELD_KERNEL;
 	const char *who = kernel ? ev->kernel.consumer : ev->kernel.comm;
 	uint32_t pid = kernel ? 0 : ev->kernel.pid;
+	uint64_t n = ibve_event_count(ev);
 	struct top_proc *p = NULL;
 	char name[sizeof(p->comm)];
 	bool fresh = true;
@@ -64,11 +65,12 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	memcpy(p->comm, name, sizeof(p->comm));
 	if (!kernel)
 		ibve_cgroup_job(ev->kernel.cgroup, p->job, sizeof(p->job));
-	p->qp += ev->cls == IBVE_CLASS_QP;
-	p->cq += ev->cls == IBVE_CLASS_CQ;
-	p->srq += ev->cls == IBVE_CLASS_SRQ;
-	p->wq += ev->cls == IBVE_CLASS_WQ;
-	p->total++;
+	/* events: a storm's summary stands for its count */
+	p->qp += ev->cls == IBVE_CLASS_QP ? n : 0;
+	p->cq += ev->cls == IBVE_CLASS_CQ ? n : 0;
+	p->srq += ev->cls == IBVE_CLASS_SRQ ? n : 0;
+	p->wq += ev->cls == IBVE_CLASS_WQ ? n : 0;
+	p->total += n;
 	snprintf(p->last, sizeof(p->last), "%s", ev->name);
 	p->last_time = ev->time;
 }

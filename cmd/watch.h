@@ -23,7 +23,19 @@ struct watch {
 	const char *capture, *metrics, *state, *listen, *web_config;
 	bool json, list, list_events, quiet, mlx5, journal;
 	int facility;
+	unsigned long storm; /* --storm: the threshold, events a second */
+	bool storm_json;     /* --storm-json */
 };
+
+/*
+ * Past 10 events of one key in a second, a storm. journald keeps 10,000
+ * entries of a service in 30 s (about 333 a second): at one summary a
+ * second per key, thirty storming keys stay far below it, while lone
+ * events and the short bursts of a flap or a CQ overrun of a few
+ * completions are still written one by one. A person reads a few lines a
+ * second, not hundreds.
+ */
+#define WATCH_STORM_DEFAULT 10
 
 /* Parse ARGV into W; a usage error exits 2 with the reason. */
 void watch_parse(struct watch *w, int argc, char **argv);

@@ -28,6 +28,8 @@ enum {
 	OPT_BRIEF,
 	OPT_WEB_CONFIG,
 	OPT_LIST_EVENTS,
+	OPT_STORM,
+	OPT_STORM_JSON,
 };
 
 static const struct cmd_opt opts[] = {
@@ -84,6 +86,10 @@ static const struct cmd_opt opts[] = {
 	  "also log each event shown to syslog (default daemon;\nno syslog daemon at /dev/log: exit 3)" },
 	{ OPT_JOURNAL, "journal", no_argument, NULL,
 	  "also send each event shown to the systemd journal,\nwith its fields and a MESSAGE_ID" },
+	{ OPT_STORM, "storm", required_argument, "N",
+	  "past N events of one key (event, port, owner) in a\nsecond, text, syslog and the journal get one summary\nof it a second and one when it ends (default 10;\n0: every event)" },
+	{ OPT_STORM_JSON, "storm-json", no_argument, NULL,
+	  "summarise storms in -j and -w too (a summary's\n\"count\" says how many events it stands for)" },
 	CMD_SHARED(CMD_OPT_NO_COLOR),
 };
 
@@ -125,6 +131,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	int c;
 
 	w->facility = -1;
+	w->storm = WATCH_STORM_DEFAULT;
 	w->run.sz = sizeof(w->run);
 	spec.shared = &w->c;
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
@@ -219,6 +226,15 @@ void watch_parse(struct watch *w, int argc, char **argv)
 							      : "spec-file",
 						ibve_errmsg());
 			break;
+		case OPT_STORM:
+			w->storm = cmd_count(
+				arg,
+				"invalid storm threshold '%s': events a second, 0 for none",
+				0, ULONG_MAX);
+			break;
+		case OPT_STORM_JSON:
+			w->storm_json = true;
+			break;
 		case OPT_SINCE:
 			w->since = cmd_duration(
 				arg,
@@ -259,6 +275,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->state && !w->metrics && !w->listen && !w->check)
 		cmd_usage_error(
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");
+	if (w->storm_json && !w->storm)
+		cmd_usage_error(
+			"--storm-json needs a --storm threshold above 0");
 	if (w->web_config && !w->listen)
 		cmd_usage_error("--web-config goes with --metrics-listen");
 	if (w->mlx5 && (w->list || w->c.replay))

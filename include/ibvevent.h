@@ -161,20 +161,21 @@ int ibve_severity_parse(const char *name);
 
 /* Which optional fields of a record are set. */
 enum ibve_field {
-	IBVE_FIELD_QP_NUM = 1u << 0,  /* qp_num */
-	IBVE_FIELD_WQ_NUM = 1u << 1,  /* wq_num */
-	IBVE_FIELD_HANDLE = 1u << 2,  /* handle (QP, CQ, SRQ, WQ) */
-	IBVE_FIELD_CHARDEV = 1u << 3, /* chardev */
-	IBVE_FIELD_NETDEV = 1u << 4,  /* netdev, netdev_index */
-	IBVE_FIELD_MLX5 = 1u << 5,    /* mlx5 */
-	IBVE_FIELD_SM = 1u << 6,      /* sm */
-	IBVE_FIELD_LOST = 1u << 7,    /* lost */
-	IBVE_FIELD_QP_TYPE = 1u << 8, /* kernel.qp_type */
-	IBVE_FIELD_OWNER = 1u << 9,   /* kernel.pid, comm, cgroup */
-	IBVE_FIELD_KERNEL = 1u << 10, /* kernel.consumer */
-	IBVE_FIELD_AFTER = 1u << 11,  /* kernel.after, after_port, after_us */
-	IBVE_FIELD_DOWN = 1u << 12,   /* verbs.down_us */
-	IBVE_FIELD_RATES = 1u << 13,  /* verbs.nrates, verbs.rates */
+	IBVE_FIELD_QP_NUM = 1u << 0,   /* qp_num */
+	IBVE_FIELD_WQ_NUM = 1u << 1,   /* wq_num */
+	IBVE_FIELD_HANDLE = 1u << 2,   /* handle (QP, CQ, SRQ, WQ) */
+	IBVE_FIELD_CHARDEV = 1u << 3,  /* chardev */
+	IBVE_FIELD_NETDEV = 1u << 4,   /* netdev, netdev_index */
+	IBVE_FIELD_MLX5 = 1u << 5,     /* mlx5 */
+	IBVE_FIELD_SM = 1u << 6,       /* sm */
+	IBVE_FIELD_LOST = 1u << 7,     /* lost */
+	IBVE_FIELD_QP_TYPE = 1u << 8,  /* kernel.qp_type */
+	IBVE_FIELD_OWNER = 1u << 9,    /* kernel.pid, comm, cgroup */
+	IBVE_FIELD_KERNEL = 1u << 10,  /* kernel.consumer */
+	IBVE_FIELD_AFTER = 1u << 11,   /* kernel.after, after_port, after_us */
+	IBVE_FIELD_DOWN = 1u << 12,    /* verbs.down_us */
+	IBVE_FIELD_RATES = 1u << 13,   /* verbs.nrates, verbs.rates */
+	IBVE_FIELD_SUMMARY = 1u << 14, /* summary: a storm's summary */
 };
 
 struct ibve_mlx5_fields {
@@ -232,6 +233,24 @@ struct ibve_verbs_fields {
 	struct ibve_rate_change rates[IBVE_RATES_MAX];
 };
 
+/*
+ * A summary record (IBVE_FIELD_SUMMARY) stands for COUNT events of one
+ * key (event, device, port and, for affiliated events, the owner) that
+ * came in a storm: the record is the first of them, its time the end of
+ * the interval they came in.
+ */
+struct ibve_summary {
+	uint64_t count;	      /* the events it stands for (0: none came) */
+	uint64_t interval_us; /* the interval, ending at the record's time */
+	/* the last event's object (qp_num, wq_num or handle) */
+	uint32_t last_object;
+	bool has_last;
+	/* the storm's last summary: every event of the storm, over how long */
+	bool end;
+	uint64_t total;
+	uint64_t storm_us;
+};
+
 /* Bytes of a record's per-source area: room for the fields of sources to come. */
 #define IBVE_EVENT_AREA 512
 
@@ -268,7 +287,11 @@ struct ibve_event {
 		struct ibve_verbs_fields verbs;	  /* DOWN, RATES */
 		unsigned char area[IBVE_EVENT_AREA];
 	};
+	struct ibve_summary summary; /* IBVE_FIELD_SUMMARY */
 };
+
+/* How many events EV stands for: a summary's count, else 1. */
+uint64_t ibve_event_count(const struct ibve_event *ev);
 
 /* "RC", "UD", ... of an enum ib_qp_type; "QPT(N)" for others. */
 const char *ibve_qp_type_name(uint32_t type);
@@ -490,9 +513,11 @@ int ibve_loop_add_signal(struct ibve_loop *l, int signo, ibve_loop_signal_cb cb,
 /* Called every time before the loop blocks (e.g. to flush output). */
 void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb, void *arg);
 /*
- * Something that wants to run at times (a server's connection timeouts):
- * before blocking the loop asks NEXT for the milliseconds until then (-1:
- * never, so an idle loop stays idle) and calls RUN once they have passed.
+ * Something that wants to run at times (a server's connection timeouts,
+ * storm summaries): before blocking the loop asks NEXT for the
+ * milliseconds until then (-1: never, so an idle loop stays idle) and
+ * calls RUN once they have passed (0). One wakeup per ARG: set again,
+ * it is replaced; NEXT NULL removes it. A loop keeps four at most.
  */
 void ibve_loop_set_wakeup(struct ibve_loop *l, int (*next)(void *arg),
 			  void (*run)(void *arg), void *arg);
@@ -628,7 +653,21 @@ void ibve_pipeline_set_filter(struct ibve_pipeline *p,
 enum ibve_sink_flags {
 	/* Every record, not only those that pass the pipeline's filter. */
 	IBVE_SINK_ALL = 1u << 0,
+	/* A storm's records as summaries (ibve_pipeline_set_storm()). */
+	IBVE_SINK_SUMMARY = 1u << 1,
 };
+
+/*
+ * Storms: in a run, once more than THRESHOLD events of one key (event,
+ * device, port and, for affiliated events, the owner: pid, comm or kernel
+ * consumer) come within a second, sinks added with IBVE_SINK_SUMMARY get
+ * one summary record of that key a second while it lasts and one when it
+ * ends (summary.end), instead of each event; 0 (the default): every event.
+ * Intervals end by the records' time and, live, by the clock; every storm
+ * ends when the run does. Counts (--count, --expect, metrics) are of
+ * events, before summaries.
+ */
+void ibve_pipeline_set_storm(struct ibve_pipeline *p, unsigned long threshold);
 
 /* Hand sink S (now the pipeline's) the records. */
 int ibve_pipeline_add_sink(struct ibve_pipeline *p, struct ibve_sink *s,

@@ -424,6 +424,11 @@ IBVE_EXPORT const char *ibve_event_text(const struct ibve_event *ev)
 	return (ev->desc ? ev->desc : &ibve_unknown_desc)->text;
 }
 
+IBVE_EXPORT uint64_t ibve_event_count(const struct ibve_event *ev)
+{
+	return ev->fields & IBVE_FIELD_SUMMARY ? ev->summary.count : 1;
+}
+
 IBVE_EXPORT const char *ibve_event_message_id(const struct ibve_event *ev)
 {
 	return (ev->desc ? ev->desc : &ibve_unknown_desc)->message_id;

@@ -659,6 +659,99 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
 	return 0;
 }
 
+/* --- storm summaries ----------------------------------------------------- */
+
+static void summary_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	const struct ibve_summary *m = &ev->summary;
+
+	ibve_json_uint(j, "count", m->count);
+	ibve_json_uint(j, "interval_us", m->interval_us);
+	if (m->has_last)
+		ibve_json_uint(j, "last_object", m->last_object);
+	if (!m->end)
+		return;
+	ibve_json_uint(j, "storm_total", m->total);
+	ibve_json_uint(j, "storm_us", m->storm_us);
+}
+
+/* N with a comma every three digits: "12,345". */
+static void put_thousands(struct ibve_buf *b, uint64_t n)
+{
+	char d[24];
+	int len = snprintf(d, sizeof(d), "%" PRIu64, n);
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			ibve_buf_putc(b, ',');
+		ibve_buf_putc(b, d[i]);
+	}
+}
+
+static void put_seconds(struct ibve_buf *b, uint64_t us)
+{
+	ibve_buf_printf(b, "%.1f s", (double)us / 1e6);
+}
+
+void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	const struct ibve_summary *m = &ev->summary;
+
+	ibve_buf_puts(b, m->end ? "storm over: " : "storm: ");
+	if (m->end && !m->count) { /* its last second had none */
+		put_thousands(b, m->total);
+		ibve_buf_puts(b, " in ");
+		put_seconds(b, m->storm_us);
+		return;
+	}
+	ibve_buf_putc(b, 'x');
+	put_thousands(b, m->count);
+	ibve_buf_puts(b, " in ");
+	put_seconds(b, m->interval_us);
+	if (m->has_last) {
+		ibve_buf_puts(b, ", last ");
+		if (ev->fields & IBVE_FIELD_QP_NUM)
+			ibve_buf_printf(b, "qp 0x%06x", m->last_object);
+		else if (ev->fields & IBVE_FIELD_WQ_NUM)
+			ibve_buf_printf(b, "wq 0x%06x", m->last_object);
+		else
+			ibve_buf_printf(b, "handle %u", m->last_object);
+	}
+	if (!m->end)
+		return;
+	ibve_buf_puts(b, ", ");
+	put_thousands(b, m->total);
+	ibve_buf_puts(b, " in ");
+	put_seconds(b, m->storm_us);
+	ibve_buf_puts(b, " in all");
+}
+
+static int summary_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			 char *err, size_t errlen)
+{
+	struct ibve_summary *m = &ev->summary;
+	uint64_t u;
+	int r = ibve_get_uint(o, K_STORM_COUNT, UINT64_MAX, &m->count, err,
+			      errlen);
+
+	if (r <= 0)
+		return r;
+	ev->fields |= IBVE_FIELD_SUMMARY;
+	if ((r = ibve_get_uint(o, K_INTERVAL_US, UINT64_MAX, &m->interval_us,
+			       err, errlen)) < 0 ||
+	    (r = ibve_get_uint(o, K_LAST_OBJECT, UINT32_MAX, &u, err, errlen)) <
+		    0)
+		return r;
+	m->has_last = r > 0;
+	m->last_object = (uint32_t)u;
+	if ((r = ibve_get_uint(o, K_STORM_TOTAL, UINT64_MAX, &m->total, err,
+			       errlen)) < 0)
+		return r;
+	m->end = r > 0;
+	r = ibve_get_uint(o, K_STORM_US, UINT64_MAX, &m->storm_us, err, errlen);
+	return r < 0 ? r : 0;
+}
+
 /* --- mlx5: the raw entry, decoded ------------------------------------------ */
 
 /*
@@ -729,6 +822,9 @@ const struct ibve_fieldspec ibve_fields[] = {
 	{ IBVE_FIELD_RATES, K_RATES, rates_json, rates_text, rates_parse },
 	/* issuer_lid and producer_type mean nothing without a gid */
 	{ IBVE_FIELD_SM, K_GID, sm_json, sm_text, sm_parse },
+	/* text: the summary's words stand where the event's text does */
+	{ IBVE_FIELD_SUMMARY, K_STORM_COUNT, summary_json, NULL,
+	  summary_parse },
 	{ IBVE_FIELD_MLX5, K_EQE, ibve_mlx5_json, ibve_mlx5_details,
 	  mlx5_parse },
 };

@@ -50,6 +50,11 @@
 	X(GID, gid, F_STR)                       \
 	X(ISSUER_LID, issuer_lid, F_OTHER)       \
 	X(PRODUCER_TYPE, producer_type, F_OTHER) \
+	X(STORM_COUNT, count, F_OTHER)           \
+	X(INTERVAL_US, interval_us, F_OTHER)     \
+	X(LAST_OBJECT, last_object, F_OTHER)     \
+	X(STORM_TOTAL, storm_total, F_OTHER)     \
+	X(STORM_US, storm_us, F_OTHER)           \
 	X(EQE, eqe, F_STR)
 
 #define IBVE_KEY_ID(id, name, form) K_##id,

@@ -314,10 +314,18 @@ IBVE_EXPORT size_t ibve_event_format_text(const struct ibve_event *ev,
 	if (color)
 		ibve_buf_puts(&b, "\033[0m");
 	ibve_buf_putc(&b, ' ');
-	ibve_buf_puts(&b, ibve_event_text(ev));
+	ibve_buf_event_text(&b, ev);
 	ibve_buf_event_details(&b, ev);
 	ibve_buf_putc(&b, '\n');
 	return ibve_buf_end(&b);
+}
+
+void ibve_buf_event_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	if (ev->fields & IBVE_FIELD_SUMMARY)
+		ibve_buf_summary(b, ev);
+	else
+		ibve_buf_puts(b, ibve_event_text(ev));
 }
 
 IBVE_EXPORT int ibve_severity_syslog(enum ibve_severity severity)
@@ -349,8 +357,8 @@ IBVE_EXPORT size_t ibve_event_format_syslog(const struct ibve_event *ev,
 	ibve_buf_printf(&b, " severity=%s", ibve_severity_name(ev->severity));
 	if (ev->code >= 0)
 		ibve_buf_printf(&b, " code=%d", ev->code);
-	ibve_buf_printf(&b, " source=%s: %s", ibve_source_name(ev->source),
-			ibve_event_text(ev));
+	ibve_buf_printf(&b, " source=%s: ", ibve_source_name(ev->source));
+	ibve_buf_event_text(&b, ev);
 	ibve_buf_event_details(&b, ev);
 	return ibve_buf_end(&b);
 }

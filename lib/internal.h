@@ -137,6 +137,10 @@ int ibve_device_list_error(int err);
 
 /* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
 void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
+/* A summary's words, "storm: x12,345 in 1.0 s", for text and syslog. */
+void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev);
+/* The text of EV: its summary's words, else its explanation. */
+void ibve_buf_event_text(struct ibve_buf *b, const struct ibve_event *ev);
 /* Its optional fields as JSON members. */
 void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev);
 

@@ -37,9 +37,12 @@ struct ibve_loop {
 	int sigfd;
 	ibve_loop_idle_cb idle;
 	void *idle_arg;
-	int (*wake_next)(void *arg);
-	void (*wake_run)(void *arg);
-	void *wake_arg;
+	struct wake_entry {
+		int (*next)(void *arg);
+		void (*run)(void *arg);
+		void *arg;
+	} wakes[4];
+	size_t nwakes;
 	bool has_deadline;
 	struct timespec deadline;
 	int deadline_status;
@@ -126,9 +129,43 @@ IBVE_EXPORT void ibve_loop_set_wakeup(struct ibve_loop *l,
 				      int (*next)(void *arg),
 				      void (*run)(void *arg), void *arg)
 {
-	l->wake_next = next;
-	l->wake_run = run;
-	l->wake_arg = arg;
+	size_t i = 0;
+
+	/* one per ARG: set again, it is replaced; NEXT NULL, removed */
+	while (i < l->nwakes && l->wakes[i].arg != arg)
+		i++;
+	if (!next) {
+		if (i < l->nwakes)
+			l->wakes[i] = l->wakes[--l->nwakes];
+		return;
+	}
+	if (i == ARRAY_SIZE(l->wakes))
+		return; /* more than the loop's programs use */
+	l->wakes[i] = (struct wake_entry){ next, run, arg };
+	if (i == l->nwakes)
+		l->nwakes++;
+}
+
+/* Milliseconds to the soonest wakeup; -1: none. */
+static int wake_next(const struct ibve_loop *l)
+{
+	int soonest = -1;
+
+	for (size_t i = 0; i < l->nwakes; i++) {
+		int ms = l->wakes[i].next(l->wakes[i].arg);
+
+		if (ms >= 0 && (soonest < 0 || ms < soonest))
+			soonest = ms;
+	}
+	return soonest;
+}
+
+/* Each wakeup whose time has come. */
+static void wake_run(const struct ibve_loop *l)
+{
+	for (size_t i = 0; i < l->nwakes; i++)
+		if (l->wakes[i].next(l->wakes[i].arg) == 0)
+			l->wakes[i].run(l->wakes[i].arg);
 }
 
 IBVE_EXPORT void ibve_loop_set_deadline(struct ibve_loop *l,
@@ -189,7 +226,7 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 			if (timeout == 0)
 				return l->deadline_status;
 		}
-		wake = l->wake_next ? l->wake_next(l->wake_arg) : -1;
+		wake = wake_next(l);
 		if (wake >= 0 && (timeout < 0 || wake < timeout))
 			timeout = wake;
 		for (size_t i = 0; i < n; i++)
@@ -203,12 +240,11 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 				continue;
 			return ibve_error(errno, "poll: %s", strerror(errno));
 		}
-		if (r == 0) {
-			/* the deadline check above ends it; or a wakeup */
-			if (wake >= 0 && l->wake_run)
-				l->wake_run(l->wake_arg);
-			continue;
-		}
+		/* the wakeups due, also while fds keep the loop busy */
+		if (wake >= 0)
+			wake_run(l);
+		if (r == 0)
+			continue; /* the deadline check above ends it */
 		if (l->sigfd >= 0 && l->pfd[n - 1].revents) {
 			r = handle_signals(l);
 			if (r)

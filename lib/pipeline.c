@@ -18,6 +18,7 @@
 
 #include "devices.h"
 #include "sink.h"
+#include "storm.h"
 
 struct inst {
 	const struct ibve_source_ops *ops;
@@ -35,6 +36,7 @@ struct watch {
 struct sink_at {
 	struct ibve_sink *sink;
 	unsigned int flags;
+	struct ibve_storm *storm; /* IBVE_SINK_SUMMARY in a run with storms */
 };
 
 struct ibve_pipeline {
@@ -54,6 +56,7 @@ struct ibve_pipeline {
 	struct sink_at *sinks;
 	size_t nsinks;
 	const struct ibve_filter *filter;
+	unsigned long storm; /* the threshold; 0: none */
 	ibve_note_cb note;
 	void *note_arg;
 	int (*clock)(const struct timespec *now, void *arg);
@@ -392,8 +395,10 @@ IBVE_EXPORT void ibve_pipeline_free(struct ibve_pipeline *p)
 			p->in[i].ops->destroy(p->in[i].src);
 	for (size_t i = 0; i < p->nwatches; i++)
 		free(p->watches[i]);
-	for (size_t i = 0; i < p->nsinks; i++)
+	for (size_t i = 0; i < p->nsinks; i++) {
 		p->sinks[i].sink->ops->destroy(p->sinks[i].sink);
+		ibve_storm_free(p->sinks[i].storm);
+	}
 	free(p->watches);
 	free(p->sinks);
 	free(p->in);
@@ -423,6 +428,12 @@ IBVE_EXPORT void ibve_pipeline_set_clock(struct ibve_pipeline *p,
 {
 	p->clock = cb;
 	p->clock_arg = arg;
+}
+
+IBVE_EXPORT void ibve_pipeline_set_storm(struct ibve_pipeline *p,
+					 unsigned long threshold)
+{
+	p->storm = threshold;
 }
 
 IBVE_EXPORT void ibve_pipeline_set_filter(struct ibve_pipeline *p,
@@ -602,7 +613,7 @@ IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	p->sinks = v;
-	v[p->nsinks++] = (struct sink_at){ s, flags };
+	v[p->nsinks++] = (struct sink_at){ s, flags, NULL };
 	s->pipeline = p;
 	return 0;
 }
@@ -711,6 +722,13 @@ static void observe(struct ibve_pipeline *p, const struct ibve_event *ev)
 			p->in[i].ops->observe(p->in[i].src, ev);
 }
 
+static int sink_out(const struct ibve_event *ev, void *arg)
+{
+	struct ibve_sink *s = arg;
+
+	return s->ops->write(s, ev);
+}
+
 /* One record through the sinks and the stop conditions. */
 static int pass(struct ibve_pipeline *p, const struct ibve_event *ev)
 {
@@ -723,13 +741,19 @@ static int pass(struct ibve_pipeline *p, const struct ibve_event *ev)
 	for (size_t i = 0; i < p->nsinks; i++) {
 		if (!shown && !(p->sinks[i].flags & IBVE_SINK_ALL))
 			continue;
-		r = p->sinks[i].sink->ops->write(p->sinks[i].sink, ev);
+		/* in a run, a sink of summaries gets them from its summariser */
+		if (p->sinks[i].storm && p->run)
+			r = ibve_storm_feed(p->sinks[i].storm, ev, sink_out,
+					    p->sinks[i].sink);
+		else
+			r = p->sinks[i].sink->ops->write(p->sinks[i].sink, ev);
 		if (r)
 			return r;
 	}
 	if (!shown || !p->run)
 		return 0;
-	p->matched++;
+	/* events, not records: a replayed summary counts what it stands for */
+	p->matched += ibve_event_count(ev);
 	if (p->run->expect && ibve_filter_match(p->run->expect, ev))
 		return IBVE_STOP_EXPECT;
 	if (p->run->count && p->matched >= p->run->count)
@@ -830,6 +854,74 @@ static int on_idle(void *arg)
 	return r;
 }
 
+/* --- storms ----------------------------------------------------------- */
+
+/* Milliseconds to the soonest end of a storm's interval; -1: none. */
+static int storm_next(void *arg)
+{
+	const struct ibve_pipeline *p = arg;
+	struct timespec now;
+	int soonest = -1;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (size_t i = 0; i < p->nsinks; i++) {
+		int ms = p->sinks[i].storm
+				 ? ibve_storm_next(p->sinks[i].storm, &now)
+				 : -1;
+
+		if (ms >= 0 && (soonest < 0 || ms < soonest))
+			soonest = ms;
+	}
+	return soonest;
+}
+
+/* Every storm's summaries as of NOW (NULL: the storms end); 0 or a stop. */
+static int storm_tick(struct ibve_pipeline *p, const struct timespec *now)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < p->nsinks && !r; i++)
+		if (p->sinks[i].storm)
+			r = ibve_storm_tick(p->sinks[i].storm, now, sink_out,
+					    p->sinks[i].sink);
+	return r;
+}
+
+/* Live, an interval no event ended ends by the clock. */
+static void storm_run(void *arg)
+{
+	struct ibve_pipeline *p = arg;
+	struct timespec now;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (flowing(p) && (r = storm_tick(p, &now)))
+		halt(p, r);
+}
+
+/*
+ * The summarisers of the sinks that want summaries; live, the loop's
+ * wakeup ends intervals (a replay's time is its records'). 0 or -ENOMEM.
+ */
+static int storms_start(struct ibve_pipeline *p)
+{
+	bool live = true, any = false;
+
+	for (size_t i = 0; i < p->nsinks; i++) {
+		struct sink_at *k = &p->sinks[i];
+
+		if (p->storm && k->flags & IBVE_SINK_SUMMARY && !k->storm &&
+		    ibve_storm_new(&k->storm, p->storm))
+			return ibve_error(ENOMEM, "out of memory");
+		any |= k->storm != NULL;
+	}
+	for (size_t i = 0; i < p->nin; i++)
+		live &= p->in[i].ops->records >= 0;
+	ibve_loop_set_wakeup(p->loop, any && live ? storm_next : NULL,
+			     storm_run, p);
+	return 0;
+}
+
 IBVE_EXPORT void ibve_pipeline_set_idle(struct ibve_pipeline *p,
 					int (*cb)(void *arg), void *arg)
 {
@@ -858,6 +950,8 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	if ((r = ibve_loop_add_fd(p->loop, p->epfd, POLLIN, on_ready, p)))
 		return r;
 	ibve_loop_set_idle(p->loop, on_idle, p);
+	if ((r = storms_start(p)))
+		return r;
 	if (opts.timeout > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		ibve_ts_add(&deadline, opts.timeout);
@@ -872,9 +966,13 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	/* a failing source's reason, said again: others may have spoken */
 	if (r < 0 && r == p->err && p->fail[0])
 		ibve_error(r, "%s", p->fail);
-	/* what is buffered is written, whatever stopped the run */
+	/* what is buffered is written, whatever stopped the run: every
+	 * storm ends with its summary, nothing it counted is left out */
 	if (r >= 0 || r == p->err) {
-		int f = flush_sinks(p);
+		int f = storm_tick(p, NULL);
+
+		if (!f)
+			f = flush_sinks(p);
 
 		if (f && r >= 0)
 			r = f;

@@ -579,17 +579,18 @@ static void count(struct ibve_ports *t, struct ibve_row *r,
 {
 	struct ibve_port_row *p = &r->pub;
 	size_t b = (size_t)(ev->time.tv_sec % IBVE_BUCKETS);
+	uint64_t n = ibve_event_count(ev); /* a summary's events */
 
-	t->sum.kinds[k]++;
-	p->counts[k]++;
-	p->total++;
+	t->sum.kinds[k] += n;
+	p->counts[k] += n;
+	p->total += n;
 	ibve_strcpy(p->last_event, ev->name, sizeof(p->last_event));
 	p->last_time = ev->time;
 	if (r->bucket_sec[b] != ev->time.tv_sec) {
 		r->bucket_sec[b] = ev->time.tv_sec;
 		r->bucket_n[b] = 0;
 	}
-	r->bucket_n[b]++;
+	r->bucket_n[b] += (unsigned int)n;
 }
 
 /* What a capture's port events say of the state: all that is known. */
@@ -733,7 +734,7 @@ static void workload(struct ibve_ports *t, const struct ibve_event *ev)
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		snprintf(w->event, sizeof(w->event), "%s", ev->name);
 	}
-	w->count++;
+	w->count += ibve_event_count(ev);
 	w->seen = ++t->workload_tick;
 }
 
@@ -749,7 +750,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	bool any = false;
 
 	if (s) {
-		s->count++;
+		s->count += ibve_event_count(ev);
 		s->last = ev->time;
 	}
 	if (d && ev->node_guid)
@@ -763,7 +764,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		if (t->recent_n < IBVE_RECENT)
 			t->recent_n++;
 	}
-	t->sum.events++;
+	t->sum.events += ibve_event_count(ev);
 	if (!live && !t->started) {
 		t->start = ev->time;
 		t->started = true;

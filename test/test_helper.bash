@@ -182,6 +182,16 @@ bg_wait() {
 	bg_check "$1" "$2"
 }
 
+# storm_events TEXT: the events ibv_eventwatch's text lines stand for: a
+# storm summary's xN, a storm's end without its own count none, a line
+# alone one.
+storm_events() {
+	awk '/ storm over: [0-9,]+ in / { next }
+		/ storm( over)?: x/ { n = $0; sub(/.* storm( over)?: x/, "", n)
+			sub(/ .*/, "", n); gsub(/,/, "", n); s += n; next }
+		{ s++ } END { print s + 0 }' <<<"$1"
+}
+
 # New sanitizer or memcheck reports (IBVEVENT_REPORTS: the directory the
 # sanitized and memcheck builds write them to) fail the test that made
 # them; the report is printed.

@@ -182,7 +182,7 @@ help_entry() {
 @test "shell scripts pass shellcheck" {
 	cd "$TOP"
 	run shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
-		test/alerts/promtool-test bench/run bench/guest .ci/run
+		test/alerts/promtool-test test/captures/storm.sh bench/run bench/guest .ci/run
 	assert_success
 	run shellcheck -s bash test/*.bash test/sm/*.bash test/cli/*.bash completions/ibvevent \
 		share/slurm/ibvevent.nhc.in

@@ -206,6 +206,40 @@ compare() {
 	assert_line --index 0 --regexp '^\[[0-9,]+\]$'
 }
 
+@test "--journal: a storm is a summary entry a second, their counts the storm's, none dropped" {
+	journal_start
+	"$TOP/test/captures/storm.sh" >"$BATS_TEST_TMPDIR/storm.jsonl"
+	not_output "$BATS_TEST_TMPDIR/storm.jsonl"
+	records=$(grep -c . "$BATS_TEST_TMPDIR/storm.jsonl")
+	# what the text writes is what the journal gets: a line an entry
+	run -0 ibv_eventwatch -r "$BATS_TEST_TMPDIR/storm.jsonl"
+	n=${#lines[@]}
+	[ "$n" -lt 30 ] || fail "$n lines of text for a storm"
+	run --separate-stderr in_ns ibv_eventwatch -q -r "$BATS_TEST_TMPDIR/storm.jsonl" --journal
+	assert_success
+	assert_equal "$stderr" ''
+	entries "$BATS_TEST_TMPDIR/got" "$n"
+	# every event counted: entries alone plus the summaries' counts
+	run -0 jq -s 'map(.RDMA_COUNT // "1" | tonumber) | add' "$BATS_TEST_TMPDIR/got"
+	assert_output "$records"
+	run -0 jq -s 'map(select(.RDMA_EVENT == "CQ_ERR" and .RDMA_PID == "217") | .RDMA_COUNT // "1" | tonumber) | add' \
+		"$BATS_TEST_TMPDIR/got"
+	assert_output "$(jq -c 'select(.event == "CQ_ERR" and .pid == 217)' "$BATS_TEST_TMPDIR/storm.jsonl" | grep -c .)"
+	# the summaries: the text's words, their fields, the event's MESSAGE_ID
+	# shellcheck disable=SC2016 # jq's variables
+	run -0 jq -r 'select(.RDMA_COUNT) | "\(.RDMA_COUNT) \(.RDMA_INTERVAL_US) \(.RDMA_STORM_TOTAL // "-") \(.PRIORITY) \(.MESSAGE_ID == $id)"' \
+		--arg id "$(catalog_ids | jq -r .CQ_ERR)" "$BATS_TEST_TMPDIR/got"
+	assert_output '4000 1000000 - 3 true
+4000 1000000 - 3 true
+1990 1000000 - 3 true
+0 1000000 9990 3 true'
+	run -0 jq -r 'select(.RDMA_COUNT == "4000") | .MESSAGE' "$BATS_TEST_TMPDIR/got"
+	assert_line --index 0 'device=rxe0 event=CQ_ERR severity=error code=0 source=kernel: storm: x4,000 in 1.0 s (cq handle 3, pid 217 ib_write_bw [slurm job 4712])'
+	# journald dropped nothing: it says so in its own log when it does
+	run in_ns journalctl -a --no-pager -o cat _PID="$JPID"
+	refute_output --partial Suppressed
+}
+
 @test "journalctl -x shows the catalog: what happened and what to do" {
 	journal_start
 	[ -f "$CATALOG" ]

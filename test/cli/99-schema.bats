@@ -69,6 +69,11 @@ refused() {
 	refused '.severity = "info"' "'error' was expected (at /severity)"
 	refused '.extra = 1' "Additional properties are not allowed ('extra' was unexpected)"
 	refused '.down_us = 5' "'PORT_ACTIVE' was expected (at /event) [down_us: PORT_ACTIVE of source verbs only.]"
+	# a storm's summary: its count with its interval, its end with its count
+	refused '.count = 5' "'interval_us' is a dependency of 'count' (at /) [A storm's summary"
+	refused '.storm_total = 5' "'count' is a dependency of 'storm_total' (at /)"
+	run "$CHECK" - <<<"$(jq -c '.count = 0 | .interval_us = 1000000 | .storm_total = 12 | .storm_us = 3000000' <<<"$GOOD")"
+	assert_success
 	# UNKNOWN(n) only for a code without a row: 10 is PORT_ERR's
 	refused '.event = "UNKNOWN(10)" | .class = "unknown" | .severity = "warning"' \
 		"'UNKNOWN(10)' is not valid under any of the given schemas (at /event) [The names of source verbs"

@@ -147,6 +147,35 @@ want_hooks() {
 	fi
 }
 
+@test "text: a storm is a summary a second, ended by the clock, its events counted exactly" {
+	start_watch -A
+	inject cq-overflow --events 20000
+	assert_equal "$(field .received)" 20000
+	# no event of the storm's key follows: the watcher's clock ends it
+	wait_for "$WOUT" "CQ_ERR +error +storm over: .*, pid $IPID ibv_eventinject\)$" 30
+	# every record before the marker's is written once it is
+	bg_start mark 0 ibv_eventinject -q srq-limit >/dev/null
+	MARK=$BG_LAST
+	bg_wait mark 0 120
+	wait_for "$WOUT" "SRQ_LIMIT_REACHED .*pid $MARK ibv_eventinject" 60
+	bg_stop watch
+	run -0 grep -E "CQ_ERR .*pid $IPID ibv_eventinject\)$" "$WOUT"
+	printf '# %s\n' "${lines[@]}" >&3
+	alone=$(grep -vc ' storm' <<<"$output" || true)
+	summaries=$(grep -c ' storm' <<<"$output" || true)
+	read=$(storm_events "$output")
+	lost=$(grep EVENTS_LOST "$WOUT" | sed -n 's/.*lost \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	echo "# $alone alone, $summaries summaries, $read events read, $lost lost" >&3
+	assert_equal $((read + lost)) 20000
+	# the threshold's ten alone, then a summary a second, one at the end
+	# (the run's pace is the emulator's: a pause of a second ends a storm)
+	[ "$alone" -ge 10 ] || fail "$alone alone"
+	[ "$summaries" -ge 1 ] && [ "$summaries" -lt 60 ] || fail "$summaries summaries"
+	[ "$alone" -le $((10 * $(grep -c 'storm over' <<<"$output"))) ] ||
+		fail "$alone alone for $(grep -c 'storm over' <<<"$output") storms"
+	assert_line --index -1 --regexp "storm over: .*\(cq handle $(field .handle), pid $IPID ibv_eventinject\)$"
+}
+
 @test "text: the owner and the QP at a glance" {
 	start_watch -A
 	inject sq-drained
