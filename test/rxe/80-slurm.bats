@@ -6,17 +6,19 @@
 # soft-RoCE device's: rxe0/1 down (its netdev taken down) drains the node
 # with the check's reason, back up the node returns to service; a node an
 # operator drained stays drained; a check that cannot run drains nothing
-# and says so to syslog (a real rsyslogd).
+# and says so to syslog (a real rsyslogd); flaps of the port that a real
+# ibv_eventwatch kept in its state drain it too.
 # The guest's root is the host's, read-only: Slurm's and munge's files lie
-# under /run; slurmd runs in a mount namespace where /usr/local holds what
-# make install puts there from this build (the path of the man page's
-# example) and /var/lib/ibvevent is a directory of the test's.
+# under /run; slurmd runs on the node of node.bash, where /usr/local holds
+# what make install puts there from this build (the path of the man page's
+# example).
 
 load ../test_helper
+load node
 
 setup() {
 	ibve_setup
-	require_guest
+	node_setup
 	for c in slurmctld slurmd scontrol munged rsyslogd; do
 		command -v "$c" >/dev/null ||
 			skip "$c is not installed (make deps: slurmctld slurmd slurm-client munge rsyslog)"
@@ -27,16 +29,13 @@ setup() {
 	grep -qx 'PATH=/usr/local/bin:.*' "$BUILD/share/slurm/ibvevent-healthcheck" ||
 		skip "built for another prefix than /usr/local, the man page's"
 	NODE=$(hostname -s)
-	S=/run/ibvevent-slurm
-	rm -rf "$S"
-	mkdir -p "$S/state" "$S/spool" "$S/varlib/ibvevent" "$S/etc"
-	STATE=$S/varlib/ibvevent/metrics.state
+	mkdir -p "$S/state" "$S/spool"
 	# Slurm resolves its hosts with AI_ADDRCONFIG: an address besides lo's
 	# (a documentation one; nothing is sent to it)
 	ip addr add 192.0.2.1/24 dev dummy0
-	# the node's /etc/slurm (node, below): where scontrol finds it in the
+	# the node's /etc/slurm (node.bash): where scontrol finds it in the
 	# program, which slurmd runs with an almost empty environment
-	export SLURM_CONF=$S/etc/slurm.conf
+	export SLURM_CONF=$S/etc/slurm/slurm.conf
 	cat >"$SLURM_CONF" <<EOF
 ClusterName=ibvevent
 SlurmctldHost=$NODE(127.0.0.1)
@@ -62,7 +61,7 @@ $HCP
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=p Nodes=$NODE Default=YES State=UP
 EOF
-	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$S/etc/cgroup.conf"
+	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$S/etc/slurm/cgroup.conf"
 	dd if=/dev/urandom of="$S/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 600 "$S/munge.key"
 	# what the program says to syslog
@@ -79,7 +78,7 @@ EOF
 	wait_file /dev/log
 	wait_file "$S/munge.sock"
 	bg_start slurmctld 0 slurmctld -D -f "$SLURM_CONF"
-	bg_start slurmd 0 node slurmd -D -N "$NODE" -f /etc/slurm/slurm.conf
+	NODE_EXEC=1 bg_start slurmd 0 node slurmd -D -N "$NODE" -f /etc/slurm/slurm.conf
 	wait_node '^State=IDLE$'
 }
 
@@ -110,35 +109,6 @@ wait_file() {
 		[ $SECONDS -lt $end ] || fail "no $1 after 30 s"
 		sleep 0.1
 	done
-}
-
-# node CMD...: CMD (slurmd) as on a node where ibvevent is installed, in a
-# mount namespace of its own: /usr/local a tmpfs holding what make install
-# puts there from this build (the programs, the library, share/ibvevent/
-# slurm), /etc/slurm the test's $S/etc (slurm.conf and cgroup.conf),
-# /var/lib the test's $S/varlib, holding only ibvevent/ (the
-# watcher's state, which the test writes; the guest has no overlayfs and
-# Slurm keeps nothing there here), and cgroup2 on /sys/fs/cgroup
-# for slurmd's cgroup/v2 plugin (without systemd: system.slice made, the
-# controllers enabled, IgnoreSystemd=yes in cgroup.conf). The device, its
-# sysfs and the rest of the guest are the guest's own.
-node() {
-	# shellcheck disable=SC2016 # the inner shell's
-	exec unshare -m --propagation private -- sh -c '
-		set -e
-		b=$1 s=$2
-		shift 2
-		mount -t tmpfs tmpfs /usr/local
-		mkdir -p /usr/local/bin /usr/local/lib /usr/local/share/ibvevent
-		cp "$b"/bin/ibv_event* /usr/local/bin/
-		cp -P "$b"/lib/libibvevent.so* /usr/local/lib/
-		cp -r "$b"/share/slurm /usr/local/share/ibvevent/
-		mount --bind "$s/varlib" /var/lib
-		mount --bind "$s/etc" /etc/slurm
-		mount -t cgroup2 cgroup2 /sys/fs/cgroup
-		mkdir -p /sys/fs/cgroup/system.slice
-		echo "+cpu +memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
-		exec "$@"' sh "$BUILD" "$S" "$@"
 }
 
 # state: what scontrol says of the node: its State= and Reason= words
@@ -224,4 +194,21 @@ wait_checks() {
 	# the state readable again: the port down drains
 	rm "$STATE"
 	wait_node '^Reason=ibvevent: rxe0/1 DOWN \[root@'
+}
+
+@test "Slurm: three flaps of rxe0 in the watcher's state drain the node, with the spec file's flaps<=2" {
+	echo 'rxe0/1 flaps<=2' >"$S/etc/ibvevent/ports.spec"
+	start_watch --metrics-file "$S/rdma.prom" --metrics-state "$STATE"
+	wait_file "$STATE"
+	n=$(checks)
+	wait_checks "$n" 1
+	run -0 state
+	assert_output 'State=IDLE'
+	flap 3
+	wait_node '^Reason=ibvevent: rxe0/1 3 flaps \[root@'
+	run -0 state
+	assert_line --index 0 --regexp '^State=IDLE\+DRAIN$'
+	# the operator lifts the limit: healthy, returned to service
+	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
+	wait_node '^State=IDLE$'
 }
