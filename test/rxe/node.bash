@@ -12,6 +12,7 @@ node_setup() {
 	S=/run/ibvevent-node
 	rm -rf "$S"
 	mkdir -p "$S/etc/slurm" "$S/etc/ibvevent" "$S/varlib/ibvevent" "$S/ovl"
+	# shellcheck disable=SC2034 # for the test files
 	STATE=$S/varlib/ibvevent/metrics.state
 }
 
