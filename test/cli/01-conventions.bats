@@ -184,7 +184,7 @@ help_entry() {
 	run shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
 		test/alerts/promtool-test test/captures/storm.sh bench/run bench/guest .ci/run
 	assert_success
-	run shellcheck -s bash test/*.bash test/sm/*.bash test/cli/*.bash completions/ibvevent \
+	run shellcheck -s bash test/*.bash test/sm/*.bash test/cli/*.bash test/rxe/*.bash completions/ibvevent \
 		share/slurm/ibvevent.nhc.in
 	assert_success
 	run shellcheck -s sh share/slurm/ibvevent-healthcheck.in

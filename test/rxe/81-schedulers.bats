@@ -1,0 +1,175 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# What schedulers run around --check, as installed, on the guest's real
+# port rxe0/1 (the node of node.bash): each rule of the node problem
+# detector's plugin monitor (share/npd) run as the detector runs it; the
+# NHC check (share/slurm) in a harness of NHC's documented contract; the
+# man page's cron line. Port down, below its rate and flapping, from the
+# port and a real watcher's state. The configurations' keys and what the
+# journal monitor matches: test/cli/53-schedulers.bats; the Slurm program
+# under a real Slurm: 80-slurm.bats.
+
+load ../test_helper
+load node
+
+setup() {
+	ibve_setup
+	node_setup
+	PORTS=$BUILD/share/npd/ibvevent-ports.json
+	[ "$(jq -r '.rules[0].path' "$PORTS")" = /usr/local/bin/ibv_eventwatch ] ||
+		skip "built for another prefix than /usr/local: the node holds /usr/local"
+}
+
+teardown() {
+	local rc=0
+	ibve_teardown || rc=1
+	restore_rxe
+	rm -rf "$S"
+	return $rc
+}
+
+# npd_rule CONFIG I: rule I of CONFIG run as the node problem detector runs
+# it: its path with its args, killed at its timeout (the plugin's without one)
+npd_rule() {
+	local t argv
+	t=$(jq -r ".rules[$2].timeout // .pluginConfig.timeout" "$1")
+	[[ $t =~ ^[0-9]+s$ ]] || fail "rule $2: timeout '$t' is not whole seconds"
+	mapfile -t argv < <(jq -r ".rules[$2] | .path, .args[]" "$1")
+	node timeout -k 1 "$t" "${argv[@]}"
+}
+
+# rules_ok WANT...: each rule of $PORTS, by reason, exits as WANT says
+# (REASON=0: healthy, nothing printed; REASON=1: one line of
+# max_output_length characters at most, matching the ERE after a colon
+# if given)
+rules_ok() {
+	local ri rn w reason want msg max
+	rn=$(jq '.rules | length' "$PORTS")
+	max=$(jq '.pluginConfig.max_output_length' "$PORTS")
+	for ((ri = 0; ri < rn; ri++)); do # not i, n: bats' run changes them
+		reason=$(jq -r ".rules[$ri].reason" "$PORTS")
+		want='' msg=''
+		for w; do
+			if [ "${w%%=*}" = "$reason" ]; then
+				want=${w#*=}
+				want=${want%%:*}
+				[[ $w != *:* ]] || msg=${w#*:}
+			fi
+		done
+		[ -n "$want" ] || fail "rule $reason: no expectation"
+		run --separate-stderr npd_rule "$PORTS" "$ri"
+		[ "$status" -eq "$want" ] ||
+			fail "rule $reason: status $status, expected $want: $output $stderr"
+		assert_equal "$stderr" ''
+		if [ "$want" = 0 ]; then
+			assert_equal "$output" ''
+		else
+			[[ $output != *$'\n'* ]] || fail "more than one line: $output"
+			[ "${#output}" -le "$max" ] || fail "more than $max characters: $output"
+			[ -z "$msg" ] || assert_output --regexp "^$msg\$"
+		fi
+	done
+}
+
+@test "each rule run as the detector runs it: healthy, rxe0/1 down, below its rate, flapping" {
+	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
+	start_watch --metrics-file "$S/rdma.prom" --metrics-state "$STATE"
+	end=$((SECONDS + 10))
+	until [ -e "$STATE" ]; do
+		[ $SECONDS -lt $end ] || fail "no $STATE after 10 s"
+		sleep 0.1
+	done
+	rules_ok RdmaPortDownOrSlow=0 RdmaPortFlapping=0
+	# down: that condition alone
+	ip link set dummy0 down
+	wait_port_state DOWN
+	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 DOWN' RdmaPortFlapping=0
+	ip link set dummy0 up
+	wait_port_state ACTIVE
+	# below its rate (a spec above what soft-RoCE reports)
+	echo 'rxe0/1 rate>=1000' >"$S/etc/ibvevent/ports.spec"
+	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 rate [0-9.]+<1000 Gb/s' RdmaPortFlapping=0
+	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
+	# two flaps so far, within the limit; a third: the flapping condition
+	# alone
+	flap 1
+	rules_ok RdmaPortDownOrSlow=0 RdmaPortFlapping=0
+	flap 1
+	end=$((SECONDS + 10))
+	until grep -q '3 flaps' <(node ibv_eventwatch --check --brief --spec 'rxe0/1 flaps<=2' \
+		--metrics-state /var/lib/ibvevent/metrics.state 2>&1); do
+		[ $SECONDS -lt $end ] || fail "the watcher's state never held 3 flaps"
+		sleep 0.1
+	done
+	rules_ok RdmaPortDownOrSlow=0 'RdmaPortFlapping=1:rxe0/1 3 flaps'
+	# the watcher's state cannot be read: unknown (neither 0 nor 1)
+	bg_stop watch 0
+	echo garbage >"$STATE"
+	run --separate-stderr npd_rule "$PORTS" 0
+	assert_failure 3
+	assert_output ''
+	run --separate-stderr npd_rule "$PORTS" 1
+	assert_failure 3
+	assert_output ''
+}
+
+# nhc CHECK...: CHECK (a line of nhc.conf: a function and its arguments)
+# run on the node with the shipped check file loaded into a harness that
+# provides only what NHC documents for a check (LBNL NHC's README,
+# "Writing checks"): a die function, "die STATUS MESSAGE", and the check
+# called by its name. NHC is not packaged in Debian: this is not NHC.
+nhc() {
+	# shellcheck disable=SC2016 # the harness's
+	node bash -c '
+		die() { # NHC: die STATUS MESSAGE (the check then returns)
+			printf "die %s %s\n" "$1" "$2"
+			return 1
+		}
+		. /usr/local/share/ibvevent/slurm/ibvevent.nhc
+		eval "$1"
+		echo "returned $?"' bash "$*"
+}
+
+@test "the NHC check: die 1 with the first line when rxe0/1 is down, nothing when healthy or unknown" {
+	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
+	run --separate-stderr nhc check_ibvevent_ports /etc/ibvevent/ports.spec
+	assert_success
+	assert_output 'returned 0'
+	ip link set dummy0 down
+	wait_port_state DOWN
+	run --separate-stderr nhc check_ibvevent_ports /etc/ibvevent/ports.spec
+	assert_output $'die 1 rxe0/1 DOWN\nreturned 1'
+	assert_equal "$stderr" ''
+	# without an argument: the default spec file
+	run --separate-stderr nhc check_ibvevent_ports
+	assert_output $'die 1 rxe0/1 DOWN\nreturned 1'
+	# a check that cannot run fails nothing: said on standard error
+	printf 'rxe0/1 speed>=1\n' >"$S/etc/ibvevent/bad.spec"
+	run --separate-stderr nhc check_ibvevent_ports /etc/ibvevent/bad.spec
+	assert_output 'returned 0'
+	assert_equal "${stderr_lines[-1]}" 'check_ibvevent_ports: cannot check the RDMA ports (status 2)'
+	# the command is the Slurm program's own
+	run -0 grep -c '/ibvevent/slurm/ibvevent-healthcheck --check-only' "$BUILD/share/slurm/ibvevent.nhc"
+	assert_output 1
+}
+
+@test "the man page's cron line runs the shipped check: silent when healthy, the reason when not" {
+	line=$(grep '^\*/5 \* \* \* \* ' "$TOP/man/ibv_eventwatch.1")
+	read -r -a cmd <<<"${line#*/5 \* \* \* \* }"
+	assert_equal "${cmd[0]}" /usr/local/share/ibvevent/slurm/ibvevent-healthcheck
+	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
+	run --separate-stderr node "${cmd[@]}"
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+	ip link set dummy0 down
+	wait_port_state DOWN
+	run --separate-stderr node "${cmd[@]}"
+	assert_failure 1
+	assert_output 'rxe0/1 DOWN'
+	# what it cannot check, cron mails too
+	echo garbage >"$STATE"
+	run --separate-stderr node "${cmd[@]}"
+	assert_failure 3
+	assert_equal "$stderr" 'ibv_eventwatch: /var/lib/ibvevent/metrics.state:1: not a metrics state line'
+}
