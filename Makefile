@@ -520,9 +520,13 @@ $(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' $< >$@
 
-$(B)/share/%: share/%.in FORCE
+# The build's copies have the paths of the build's PREFIX; an install
+# writes its own (below), so that "make install PREFIX=/usr" (as the tests
+# do, into a DESTDIR) leaves the copies the tests run as they were.
+sched_subst = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g'
+$(B)/share/%: share/%.in
 	@mkdir -p $(dir $@)
-	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' $< >$@.tmp
+	$(Q)$(sched_subst) $< >$@.tmp
 	$(Q)if [ -x $< ]; then chmod 755 $@.tmp; fi; mv $@.tmp $@
 
 $(B)/share/npd/ibvevent-journal.json: share/npd/ibvevent-journal.json
@@ -545,10 +549,11 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	install -m 644 share/prometheus/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 644 share/grafana/ibvevent-fleet.json $(DESTDIR)$(DATADIR)/ibvevent/grafana/
 	install -d $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd
-	install -m 755 $(B)/share/slurm/ibvevent-healthcheck $(DESTDIR)$(DATADIR)/ibvevent/slurm/
-	install -m 644 $(B)/share/slurm/ibvevent.nhc $(DESTDIR)$(DATADIR)/ibvevent/slurm/
-	install -m 644 $(B)/share/npd/ibvevent-ports.json $(B)/share/npd/ibvevent-journal.json \
-		$(DESTDIR)$(DATADIR)/ibvevent/npd/
+	for f in slurm/ibvevent-healthcheck slurm/ibvevent.nhc npd/ibvevent-ports.json; do \
+		$(sched_subst) share/$$f.in >$(DESTDIR)$(DATADIR)/ibvevent/$$f && \
+		chmod $$(if [ -x share/$$f.in ]; then echo 755; else echo 644; fi) \
+			$(DESTDIR)$(DATADIR)/ibvevent/$$f || exit 1; done
+	install -m 644 share/npd/ibvevent-journal.json $(DESTDIR)$(DATADIR)/ibvevent/npd/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/ibvevent/schema/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/

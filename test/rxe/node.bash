@@ -48,7 +48,7 @@ node() {
 		mount --bind "$s/etc/slurm" /etc/slurm
 		mount --bind "$s/etc/ibvevent" /etc/ibvevent
 		mount --bind "$s/varlib/ibvevent" /var/lib/ibvevent
-		mount -t cgroup2 cgroup2 /sys/fs/cgroup
+		mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup
 		mkdir -p /sys/fs/cgroup/system.slice
 		echo "+cpu +memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
 		exec "$@"' sh "$BUILD" "$S" "$@"
