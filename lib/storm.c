@@ -123,7 +123,7 @@ static int close_interval(struct ibve_storm *s, struct slot *k,
 	struct timespec at = end ? *end : k->count ? k->last : k->from;
 	bool over = !end || k->count <= s->threshold;
 	struct ibve_event rec;
-	uint32_t first;
+	uint32_t first = 0;
 
 	k->total += k->count;
 	rec = *ev;
