@@ -144,7 +144,7 @@ static void test_table(void)
 {
 	const struct ibve_event_desc *d, *last = NULL;
 	char out[64];
-	size_t n = 0;
+	size_t n = 0, rows = 0;
 
 	is_str(ibve_source_name(SOURCE_SYNTHETIC), "synthetic",
 	       "the source's records are called by its name");
@@ -159,6 +159,11 @@ static void test_table(void)
 	ok(!ibve_event_desc_find(SOURCE_SYNTHETIC, 3), "no row: no code 3");
 	while ((d = ibve_event_desc_at(n)))
 		last = d, n++;
+	for (const struct ibve_source_ops *const *o = ibve_event_sources; *o;
+	     o++)
+		rows += (*o)->nrows;
+	/* the table has room for 255: a row past it would go unseen */
+	is_int(n, rows, "every source's rows are in the table");
 	ok(n > 2 && last && strcmp(last->name, "SYNTHETIC_ALARM") == 0 &&
 		   strcmp(ibve_event_desc_at(0)->name, "CQ_ERR") == 0,
 	   "its rows come after the library's, by rank (%zu rows)", n);
