@@ -37,7 +37,7 @@ alert_names() {
 	need promtool
 	run promtool check rules "$RULES"
 	assert_success
-	assert_output --partial 'SUCCESS: 14 rules found'
+	assert_output --partial 'SUCCESS: 16 rules found'
 }
 
 @test "promtool test rules: each alert fires when its cause is in the replayed series, and not otherwise" {
@@ -110,9 +110,9 @@ YML
 		sleep 0.2
 	done
 	output=$(rules)
-	assert_equal "$(jq -s length <<<"$output")" 14
+	assert_equal "$(jq -s length <<<"$output")" 16
 	alerts=$(jq -r 'select(.type == "alerting") | .name' <<<"$output" | sort)
-	assert_equal "$(wc -l <<<"$alerts")" 8
+	assert_equal "$(wc -l <<<"$alerts")" 9
 	assert_equal "$alerts" "$(alert_names | sort)"
 	jq -e -s 'map(select(.type == "alerting")) | all(
 		(.labels.severity == "critical" or .labels.severity == "warning") and
