@@ -3,7 +3,7 @@
 # The Prometheus rules (share/prometheus/ibvevent.rules.yml): promtool
 # checks them and tests the alerts on series that ibv_eventwatch wrote while
 # captures were replayed (test/alerts/); a real Prometheus loads them; the
-# man page has a runbook for each alert; make install installs them.
+# man page has a runbook for each alert (make install: 02-library.bats).
 
 load ../test_helper
 
@@ -127,14 +127,4 @@ YML
 	for a in $(alert_names); do
 		grep -q "^| \`$a\` |" "$TOP/README.md" || fail "README.md does not list $a"
 	done
-}
-
-@test "make install puts the rules in DATADIR/ibvevent; make uninstall removes them" {
-	dest=$BATS_TEST_TMPDIR/root
-	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
-	cmp "$RULES" "$dest/usr/share/ibvevent/ibvevent.rules.yml"
-	run -0 stat -c %a "$dest/usr/share/ibvevent/ibvevent.rules.yml"
-	assert_output 644
-	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null
-	[ ! -e "$dest/usr/share/ibvevent" ] || fail "left: $(find "$dest/usr/share/ibvevent")"
 }
