@@ -663,7 +663,7 @@ check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
 
 lint:
 	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds test/fuzz/check test/memcheck \
-		test/alerts/promtool-test test/captures/storm.sh bench/run bench/guest bench/soak \
+		test/alerts/promtool-test test/install-node test/captures/storm.sh bench/run bench/guest bench/soak \
 		bench/soak-guest .ci/run
 	shellcheck -s bash test/*.bash test/cli/*.bash test/rxe/*.bash completions/ibvevent share/slurm/ibvevent.nhc.in
 	shellcheck -s sh share/slurm/ibvevent-healthcheck.in

@@ -516,11 +516,12 @@ void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb, void *arg);
  * Something that wants to run at times (a server's connection timeouts,
  * storm summaries): before blocking the loop asks NEXT for the
  * milliseconds until then (-1: never, so an idle loop stays idle) and
- * calls RUN once they have passed (0). One wakeup per ARG: set again,
- * it is replaced; NEXT NULL removes it. A loop keeps four at most.
+ * calls RUN once they have passed (0); NEXT is asked once each time the
+ * loop blocks. One wakeup per ARG: set again, it is replaced; NEXT NULL
+ * removes it. A loop keeps four at most: a fifth is -ENOSPC (0 otherwise).
  */
-void ibve_loop_set_wakeup(struct ibve_loop *l, int (*next)(void *arg),
-			  void (*run)(void *arg), void *arg);
+int ibve_loop_set_wakeup(struct ibve_loop *l, int (*next)(void *arg),
+			 void (*run)(void *arg), void *arg);
 /* Stop with STATUS at the CLOCK_MONOTONIC time DEADLINE (NULL: none). */
 void ibve_loop_set_deadline(struct ibve_loop *l,
 			    const struct timespec *deadline, int status);

@@ -41,6 +41,7 @@ struct ibve_loop {
 		int (*next)(void *arg);
 		void (*run)(void *arg);
 		void *arg;
+		long long due; /* CLOCK_MONOTONIC ms, as NEXT said; -1: none */
 	} wakes[4];
 	size_t nwakes;
 	bool has_deadline;
@@ -125,9 +126,9 @@ IBVE_EXPORT void ibve_loop_set_idle(struct ibve_loop *l, ibve_loop_idle_cb cb,
 	l->idle_arg = arg;
 }
 
-IBVE_EXPORT void ibve_loop_set_wakeup(struct ibve_loop *l,
-				      int (*next)(void *arg),
-				      void (*run)(void *arg), void *arg)
+IBVE_EXPORT int ibve_loop_set_wakeup(struct ibve_loop *l,
+				     int (*next)(void *arg),
+				     void (*run)(void *arg), void *arg)
 {
 	size_t i = 0;
 
@@ -137,35 +138,62 @@ IBVE_EXPORT void ibve_loop_set_wakeup(struct ibve_loop *l,
 	if (!next) {
 		if (i < l->nwakes)
 			l->wakes[i] = l->wakes[--l->nwakes];
-		return;
+		return 0;
 	}
 	if (i == ARRAY_SIZE(l->wakes))
-		return; /* more than the loop's programs use */
-	l->wakes[i] = (struct wake_entry){ next, run, arg };
+		return ibve_error(ENOSPC, "too many wakeups in the loop (%zu)",
+				  ARRAY_SIZE(l->wakes));
+	/* not due before its NEXT is asked, on the loop's next turn */
+	l->wakes[i] = (struct wake_entry){ next, run, arg, -1 };
 	if (i == l->nwakes)
 		l->nwakes++;
+	return 0;
 }
 
-/* Milliseconds to the soonest wakeup; -1: none. */
-static int wake_next(const struct ibve_loop *l)
+static long long now_ms(void)
 {
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000LL + now.tv_nsec / 1000000;
+}
+
+/*
+ * Milliseconds to the soonest wakeup; -1: none. Each NEXT is asked once a
+ * turn; the time it names is kept for wake_run().
+ */
+static int wake_next(struct ibve_loop *l)
+{
+	long long now = l->nwakes ? now_ms() : 0;
 	int soonest = -1;
 
 	for (size_t i = 0; i < l->nwakes; i++) {
-		int ms = l->wakes[i].next(l->wakes[i].arg);
+		struct wake_entry *w = &l->wakes[i];
+		int ms = w->next(w->arg);
 
+		w->due = ms >= 0 ? now + ms : -1;
 		if (ms >= 0 && (soonest < 0 || ms < soonest))
 			soonest = ms;
 	}
 	return soonest;
 }
 
-/* Each wakeup whose time has come. */
-static void wake_run(const struct ibve_loop *l)
+/*
+ * Each wakeup whose time, as its NEXT said before the loop blocked, has
+ * come (poll() waits its timeout at least: the soonest has).
+ */
+static void wake_run(struct ibve_loop *l)
 {
-	for (size_t i = 0; i < l->nwakes; i++)
-		if (l->wakes[i].next(l->wakes[i].arg) == 0)
-			l->wakes[i].run(l->wakes[i].arg);
+	long long now = now_ms();
+
+	for (size_t i = 0; i < l->nwakes; i++) {
+		struct wake_entry *w = &l->wakes[i];
+
+		if (w->due >= 0 && w->due <= now) {
+			w->due = -1;
+			w->run(w->arg);
+		}
+	}
 }
 
 IBVE_EXPORT void ibve_loop_set_deadline(struct ibve_loop *l,

@@ -901,7 +901,8 @@ static void storm_run(void *arg)
 
 /*
  * The summarisers of the sinks that want summaries; live, the loop's
- * wakeup ends intervals (a replay's time is its records'). 0 or -ENOMEM.
+ * wakeup ends intervals (a replay's time is its records'). 0, -ENOMEM, or
+ * -ENOSPC from a loop whose wakeups are all taken.
  */
 static int storms_start(struct ibve_pipeline *p)
 {
@@ -917,9 +918,8 @@ static int storms_start(struct ibve_pipeline *p)
 	}
 	for (size_t i = 0; i < p->nin; i++)
 		live &= p->in[i].ops->records >= 0;
-	ibve_loop_set_wakeup(p->loop, any && live ? storm_next : NULL,
-			     storm_run, p);
-	return 0;
+	return ibve_loop_set_wakeup(p->loop, any && live ? storm_next : NULL,
+				    storm_run, p);
 }
 
 IBVE_EXPORT void ibve_pipeline_set_idle(struct ibve_pipeline *p,

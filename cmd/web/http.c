@@ -298,7 +298,11 @@ int ibve_http_new(struct ibve_http **out, const char *addr,
 		ibve_http_free(h);
 		return r;
 	}
-	ibve_loop_set_wakeup(l, http_timeout, http_run, h);
+	if ((r = ibve_loop_set_wakeup(l, http_timeout, http_run, h))) {
+		ibve_loop_remove_fd(l, h->fd);
+		ibve_http_free(h);
+		return r;
+	}
 	*out = h;
 	return 0;
 }

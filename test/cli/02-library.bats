@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# libibvevent as a library: exported symbols, header, install, pkg-config.
+# libibvevent as a library: exported symbols, header, install, pkg-config;
+# the data files make install puts beside it.
 
 load ../test_helper
 
@@ -147,11 +148,6 @@ LIB=$BUILD/lib/libibvevent.so.0
 	[ -L "$dest/opt/ibve/lib/libibvevent.so" ]
 	[ -f "$dest/opt/ibve/include/ibvevent.h" ]
 	[ -f "$dest/opt/ibve/share/man/man3/libibvevent.3" ]
-	# the JSON Schemas, each as in the tree
-	for s in "$TOP"/share/schema/*.schema.json; do
-		cmp "$s" "$dest/opt/ibve/share/ibvevent/schema/${s##*/}"
-	done
-	diff <(ls "$TOP/share/schema") <(ls "$dest/opt/ibve/share/ibvevent/schema")
 	[ -z "$(find "$dest" -name '*.a')" ] # the exporter's archive is the build's own
 	grep -qx 'prefix=/opt/ibve' "$dest/opt/ibve/lib/pkgconfig/libibvevent.pc"
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN
@@ -159,4 +155,48 @@ LIB=$BUILD/lib/libibvevent.so.0
 	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
 	run -0 find "$dest" -type f -o -type l
 	assert_output ''
+}
+
+@test "make install puts every data file where the docs say, its paths substituted; make uninstall removes them" {
+	dest=$BATS_TEST_TMPDIR/root
+	data=$dest/opt/ibve/share/ibvevent
+	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
+	docs=("$TOP/README.md" "$TOP"/man/*.[0-9])
+	# the shipped data: share/'s folders (rules, dashboard, Slurm, node
+	# problem detector, schemas) and the --all-processes drop-in
+	find "$TOP"/share/*/ "$TOP/systemd/all-processes.conf.in" -type f |
+		sed 's|.*/||; s|\.in$||' | sort >"$BATS_TEST_TMPDIR/shipped"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/shipped")" -ge 15 ] || fail "$(cat "$BATS_TEST_TMPDIR/shipped")"
+	(cd "$data" && find . -type f | sed 's|^\./||' | sort) >"$BATS_TEST_TMPDIR/installed"
+	# each installed once, nothing else
+	diff -u "$BATS_TEST_TMPDIR/shipped" <(sed 's|.*/||' "$BATS_TEST_TMPDIR/installed" | sort)
+	while read -r f; do
+		i=$data/$f n=${f##*/}
+		src=$(find "$TOP"/share/*/ "$TOP/systemd" -type f \( -name "$n" -o -name "$n.in" \))
+		# where the docs say: DATADIR/ibvevent/F, or F in the README's
+		# list under it; a schema in share/ibvevent/schema/ by its name
+		case $f in
+		schema/*.schema.json)
+			grep -qF 'share/ibvevent/schema/' "${docs[@]}" &&
+				grep -qF -e "$n" -e "\`${n%.schema.json}\`" "${docs[@]}" ||
+				fail "the docs do not name $f"
+			;;
+		*) grep -qF -e "ibvevent/$f" -e "\`$f\`" "${docs[@]}" || fail "the docs do not name $f" ;;
+		esac
+		# substituted: no @VAR@ left, the paths the install's own, and
+		# what they name installed; otherwise as in the tree
+		! grep -nE '@[A-Z_]+@' "$i" || fail "$f: left unsubstituted"
+		while read -r p; do
+			[ -e "$dest$p" ] || fail "$f names $p, which is not installed"
+		done < <(grep -oE '/opt/ibve/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$i")
+		if [[ $src == *.in ]]; then
+			grep -q /opt/ibve/ "$i" || fail "$f: not substituted for PREFIX=/opt/ibve"
+		fi
+		sed -e 's|/opt/ibve/bin|@BINDIR@|g' -e 's|/opt/ibve/share|@DATADIR@|g' "$i" |
+			cmp - "$src" || fail "$f differs from $src"
+		run -0 stat -c %a "$i"
+		if [ -x "$src" ]; then assert_output 755; else assert_output 644; fi
+	done <"$BATS_TEST_TMPDIR/installed"
+	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
+	[ ! -e "$data" ] || fail "left: $(find "$data")"
 }

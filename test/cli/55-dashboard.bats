@@ -117,13 +117,3 @@ queries() {
 	for n in 1 2 3; do bg_stop "node$n" 0; done
 	bg_stop prometheus 0
 }
-
-@test "make install puts the dashboard in DATADIR/ibvevent/grafana; make uninstall removes it" {
-	dest=$BATS_TEST_TMPDIR/root
-	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
-	cmp "$DASH" "$dest/usr/share/ibvevent/grafana/ibvevent-fleet.json"
-	run -0 stat -c %a "$dest/usr/share/ibvevent/grafana/ibvevent-fleet.json"
-	assert_output 644
-	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null
-	[ ! -e "$dest/usr/share/ibvevent" ] || fail "left: $(find "$dest/usr/share/ibvevent")"
-}

@@ -35,13 +35,9 @@ installed() {
 	# shellcheck disable=SC2016 # the inner shell's
 	unshare -m --propagation private -- sh -c '
 		set -e
-		b=$1 r=$2
-		shift 2
-		mount -t tmpfs tmpfs /usr/local
-		mkdir -p /usr/local/bin /usr/local/lib /usr/local/share/ibvevent
-		cp "$b"/bin/ibv_event* /usr/local/bin/
-		cp -P "$b"/lib/libibvevent.so* /usr/local/lib/
-		cp -r "$b"/share/slurm "$b"/share/npd /usr/local/share/ibvevent/
+		install_node=$1 b=$2 r=$3
+		shift 3
+		"$install_node" "$b"
 		mount --bind "$r/class" /sys/class
 		# the test changes its files while the node runs: bound
 		# into overlays of their own, never their upper directories
@@ -57,5 +53,5 @@ installed() {
 			mkdir -p "$t"
 			mount --bind "$d" "$t"
 		done
-		exec "$@"' sh "$BUILD" "$R" "$@"
+		exec "$@"' sh "$TOP/test/install-node" "$BUILD" "$R" "$@"
 }

@@ -18,7 +18,7 @@ node_setup() {
 
 # node CMD...: CMD on the node, in a mount namespace of its own:
 # /usr/local a tmpfs holding what make install puts there from this build
-# (the programs, the library, share/ibvevent/slurm and npd), over /etc and
+# (test/install-node, as on the host's nodes), over /etc and
 # /var/lib overlays where /etc/slurm, /etc/ibvevent (the spec file) and
 # /var/lib/ibvevent (the watcher's state) are $S/etc/slurm,
 # $S/etc/ibvevent and $S/varlib/ibvevent, and cgroup2 on /sys/fs/cgroup
@@ -30,13 +30,9 @@ node() {
 	# shellcheck disable=SC2016 # the inner shell's
 	${NODE_EXEC:+exec} unshare -m --propagation private -- sh -c '
 		set -e
-		b=$1 s=$2
-		shift 2
-		mount -t tmpfs tmpfs /usr/local
-		mkdir -p /usr/local/bin /usr/local/lib /usr/local/share/ibvevent
-		cp "$b"/bin/ibv_event* /usr/local/bin/
-		cp -P "$b"/lib/libibvevent.so* /usr/local/lib/
-		cp -r "$b"/share/slurm "$b"/share/npd /usr/local/share/ibvevent/
+		install_node=$1 b=$2 s=$3
+		shift 3
+		"$install_node" "$b"
 		# the test changes its files while the node runs: bound
 		# into overlays of their own, never their upper directories
 		for d in etc var/lib; do
@@ -51,7 +47,7 @@ node() {
 		mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup
 		mkdir -p /sys/fs/cgroup/system.slice
 		echo "+cpu +memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
-		exec "$@"' sh "$BUILD" "$S" "$@"
+		exec "$@"' sh "$TOP/test/install-node" "$BUILD" "$S" "$@"
 }
 
 # flap N: rxe0/1 down and back up N times (its netdev's link), each

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The storm summariser, and the loop's wakeups that end its intervals. */
+#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "storm.h"
@@ -108,9 +110,12 @@ static int busy(int fd, short revents, void *arg)
 	return ++busy_calls == 1000 ? 1 : 0;
 }
 
+static int due_asked;
+
 static int due(void *arg)
 {
 	(void)arg;
+	due_asked++;
 	return 0;
 }
 
@@ -137,6 +142,99 @@ static void test_loop(void)
 	ok(a >= 999, "a due wakeup runs while an fd keeps the loop busy (%d)",
 	   a);
 	is_int(b, 0, "a wakeup removed does not run");
+	is_int(due_asked, busy_calls, "its NEXT is asked once a turn");
+	ibve_loop_free(l);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * A wakeup 5 ms ahead, by the clock as a real NEXT reads it: the poll
+ * times out, RUN runs in that turn without NEXT being asked again, and
+ * ends the loop through a pipe.
+ */
+struct timed {
+	struct timespec at;
+	int asked, ran, fd;
+};
+
+static int timed_next(void *arg)
+{
+	struct timed *t = arg;
+	struct timespec now;
+	long long ms;
+
+	t->asked++;
+	if (t->ran)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (t->at.tv_sec - now.tv_sec) * 1000LL +
+	     (t->at.tv_nsec - now.tv_nsec + 999999) / 1000000;
+	return ms > 0 ? (int)ms : 0;
+}
+
+static void timed_run(void *arg)
+{
+	struct timed *t = arg;
+
+	t->ran++;
+	if (write(t->fd, "x", 1) != 1)
+		t->ran = -1000;
+}
+
+static int stop(int fd, short revents, void *arg)
+{
+	(void)fd;
+	(void)revents;
+	(void)arg;
+	return 1;
+}
+
+static int never(void *arg)
+{
+	(void)arg;
+	return -1;
+}
+
+static void test_loop_wakeups(void)
+{
+	struct ibve_loop *l;
+	struct timed t = { 0 };
+	int fds[2], other[4];
+
+	if (pipe(fds)) {
+		ok(false, "a pipe");
+		return;
+	}
+	t.fd = fds[1];
+	clock_gettime(CLOCK_MONOTONIC, &t.at);
+	t.at.tv_nsec += 5000000;
+	if (t.at.tv_nsec >= 1000000000) {
+		t.at.tv_sec++;
+		t.at.tv_nsec -= 1000000000;
+	}
+	ibve_loop_new(&l);
+	ibve_loop_add_fd(l, fds[0], POLLIN, stop, NULL);
+	is_int(ibve_loop_set_wakeup(l, timed_next, timed_run, &t), 0,
+	       "a wakeup is set");
+	is_int(ibve_loop_run(l), 1, "its RUN stops the loop");
+	is_int(t.ran, 1, "a wakeup runs once its time has passed");
+	is_int(t.asked, 2,
+	       "its NEXT asked once before each poll, not again after it");
+	/* the loop keeps four: a fifth is refused, the others stay */
+	for (int i = 0; i < 3; i++)
+		is_int(ibve_loop_set_wakeup(l, never, timed_run, &other[i]), 0,
+		       "wakeup %d of 4 is set", i + 2);
+	is_int(ibve_loop_set_wakeup(l, never, timed_run, &other[3]), -ENOSPC,
+	       "a fifth is refused");
+	is_str(ibve_errmsg(), "too many wakeups in the loop (4)",
+	       "and says why");
+	is_int(ibve_loop_set_wakeup(l, due, ran, &t), 0,
+	       "one of the four set again is replaced");
+	is_int(ibve_loop_set_wakeup(l, NULL, NULL, &other[0]), 0,
+	       "one removed");
+	is_int(ibve_loop_set_wakeup(l, never, timed_run, &other[3]), 0,
+	       "makes room for another");
 	ibve_loop_free(l);
 	close(fds[0]);
 	close(fds[1]);
@@ -146,5 +244,6 @@ int main(void)
 {
 	test_storm();
 	test_loop();
+	test_loop_wakeups();
 	return done_testing();
 }
