@@ -438,12 +438,16 @@ tm_stop() {
 	done
 }
 
-# free_port: a TCP port nothing listens on, on loopback.
+# free_port: a TCP port no socket uses, on loopback, below the kernel's
+# ephemeral range: a port in that range may become a client's local port
+# (any connect() on the machine) between this choice and the bind.
 free_port() {
-	local p
+	local p low
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	[ "$low" -gt 12000 ] || low=61000
 	while :; do
-		p=$((20000 + RANDOM % 20000))
-		ss -ltnH "sport = :$p" | grep -q . || break
+		p=$((10000 + RANDOM % (low - 10000)))
+		ss -tanH "sport = :$p" | grep -q . || break
 	done
 	echo "$p"
 }
