@@ -251,6 +251,58 @@ struct ibve_summary {
 	uint64_t storm_us;
 };
 
+/*
+ * The far end of a port's link, as the fabric says it: for InfiniBand the
+ * subnet administrator (a LinkRecord from our LID and port, then the
+ * peer's NodeRecord), for RoCE the LLDP neighbour of the port's netdev. A
+ * peer is never guessed: where nobody could say, the state says so.
+ */
+enum ibve_peer_kind {
+	IBVE_PEER_IB,	/* from the SA: guid, port, name, node_type */
+	IBVE_PEER_LLDP, /* from lldpd: chassis, port_id, name, port_desc */
+};
+
+enum ibve_peer_state {
+	IBVE_PEER_UNKNOWN, /* not looked up (yet) */
+	IBVE_PEER_NONE,	   /* looked up: none; reason says why */
+	IBVE_PEER_KNOWN,
+};
+
+/* Node types as NodeInfo says them. */
+enum ibve_peer_node {
+	IBVE_PEER_NODE_UNKNOWN = 0,
+	IBVE_PEER_NODE_CA = 1,
+	IBVE_PEER_NODE_SWITCH = 2,
+	IBVE_PEER_NODE_ROUTER = 3,
+};
+
+struct ibve_peer {
+	uint8_t kind;	   /* enum ibve_peer_kind */
+	uint8_t state;	   /* enum ibve_peer_state */
+	uint8_t node_type; /* enum ibve_peer_node */
+	/* known, and not the known one before it: a re-cable or bad patch */
+	bool changed;
+	uint32_t port;	  /* IB: the peer's port number; 0 unknown */
+	uint64_t guid;	  /* IB: the peer's node GUID, host order */
+	char chassis[64]; /* LLDP: chassis id */
+	char port_id[64]; /* LLDP: port id */
+	char name[65];	  /* IB NodeDescription, LLDP system name */
+	char port_desc[64];
+	char reason[64]; /* NONE: "no SM", the SA's status, ... */
+};
+
+/* "ib", "lldp"; "unknown", "none", "known"; "CA", "switch", "router". */
+const char *ibve_peer_kind_name(int kind);
+const char *ibve_peer_state_name(int state);
+const char *ibve_peer_node_name(int node_type);
+/*
+ * The peer in a few words: "SwitchL[2]" (NAME[PORT], LLDP's port id for
+ * its port), "none (no SM)", "unknown". The length, like snprintf.
+ */
+size_t ibve_peer_format(const struct ibve_peer *p, char *buf, size_t size);
+/* Whether A and B are the same far end (kind, identity and port). */
+bool ibve_peer_same(const struct ibve_peer *a, const struct ibve_peer *b);
+
 /* Bytes of a record's per-source area: room for the fields of sources to come. */
 #define IBVE_EVENT_AREA 512
 
@@ -835,6 +887,7 @@ struct ibve_port_row {
 	struct timespec rate_changed; /* the last speed/width change; 0 none */
 	char old_rate[40];	      /* the rate before it */
 	unsigned int counter_resets;  /* counters seen going backwards */
+	struct ibve_peer peer;	      /* the last known far end */
 };
 
 struct ibve_ports_summary {

@@ -445,6 +445,66 @@ static void test_check_flaps(void)
 	ibve_ports_free(t);
 }
 
+static struct ibve_peer ib_peer(const char *name, uint64_t guid, uint32_t port)
+{
+	struct ibve_peer p = { .kind = IBVE_PEER_IB,
+			       .state = IBVE_PEER_KNOWN,
+			       .node_type = IBVE_PEER_NODE_SWITCH,
+			       .guid = guid,
+			       .port = port };
+
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	return p;
+}
+
+/* A peer's words, and "changed" only against the last known one. */
+static void test_peer(void)
+{
+	struct ibve_peer known = { 0 }, cur = { 0 }, none = { 0 };
+	struct ibve_peer a = ib_peer("SwitchL", 0x20, 2);
+	struct ibve_peer b = ib_peer("SwitchL", 0x20, 5);
+	struct ibve_peer l = { .kind = IBVE_PEER_LLDP,
+			       .state = IBVE_PEER_KNOWN,
+			       .chassis = "00:11:22:33:44:55",
+			       .port_id = "Ethernet7",
+			       .name = "leaf1" };
+	char buf[128];
+
+	ibve_peer_format(&a, buf, sizeof(buf));
+	is_str(buf, "SwitchL[2]", "an IB peer: NAME[PORT]");
+	ibve_peer_format(&l, buf, sizeof(buf));
+	is_str(buf, "leaf1[Ethernet7]", "an LLDP peer: NAME[PORT ID]");
+	a.name[0] = '\0';
+	ibve_peer_format(&a, buf, sizeof(buf));
+	is_str(buf, "0x0000000000000020[2]", "no description: its GUID");
+	a = ib_peer("SwitchL", 0x20, 2);
+	none.state = IBVE_PEER_NONE;
+	snprintf(none.reason, sizeof(none.reason), "no SM");
+	ibve_peer_format(&none, buf, sizeof(buf));
+	is_str(buf, "none (no SM)", "none, with its reason");
+	ibve_peer_format(&cur, buf, sizeof(buf));
+	is_str(buf, "unknown", "never looked up: unknown");
+	is_str(ibve_peer_node_name(IBVE_PEER_NODE_SWITCH), "switch",
+	       "node type switch");
+	is_str(ibve_peer_node_name(9), "unknown", "node type 9: unknown");
+	is_str(ibve_peer_state_name(IBVE_PEER_NONE), "none", "state none");
+	is_str(ibve_peer_kind_name(IBVE_PEER_LLDP), "lldp", "kind lldp");
+
+	ok(!ibve_peer_take(&known, &cur, &a) && !cur.changed,
+	   "the first known peer is no change");
+	ok(!ibve_peer_take(&known, &cur, &a), "the same again: no change");
+	ok(!ibve_peer_take(&known, &cur, &none) && cur.state == IBVE_PEER_NONE,
+	   "a lookup that finds none says none, no change");
+	ok(ibve_peer_take(&known, &cur, &b) && cur.changed && cur.port == 5,
+	   "another switch port after a gap: changed");
+	ok(!known.changed && known.port == 5, "the known one is the new one");
+	ok(!ibve_peer_take(&known, &cur, &b) && !cur.changed,
+	   "looked up again: no longer changed");
+	ok(!ibve_peer_same(&a, &l), "IB and LLDP peers differ");
+	l.port_id[0] = 'X';
+	ok(ibve_peer_take(&known, &cur, &l), "an LLDP peer after an IB one");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -457,5 +517,6 @@ int main(void)
 	test_kinds();
 	test_many();
 	test_workloads();
+	test_peer();
 	return done_testing();
 }
