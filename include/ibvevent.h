@@ -176,6 +176,7 @@ enum ibve_field {
 	IBVE_FIELD_DOWN = 1u << 12,    /* verbs.down_us */
 	IBVE_FIELD_RATES = 1u << 13,   /* verbs.nrates, verbs.rates */
 	IBVE_FIELD_SUMMARY = 1u << 14, /* summary: a storm's summary */
+	IBVE_FIELD_PEER = 1u << 15,    /* verbs.peer */
 };
 
 struct ibve_mlx5_fields {
@@ -213,42 +214,6 @@ struct ibve_kernel_fields {
 	 */
 	bool recovered;
 	uint64_t recovered_us;
-};
-
-/* A port whose rate changed (DEVICE_SPEED_CHANGE): before and after. */
-struct ibve_rate_change {
-	uint32_t port;
-	char old_rate[28]; /* as sysfs says it: "100 Gb/sec (4X EDR)" */
-	char new_rate[28];
-};
-
-#define IBVE_RATES_MAX 8
-
-/* The verbs source's port and device records. */
-struct ibve_verbs_fields {
-	/* PORT_ACTIVE: how long the port was down (IBVE_FIELD_DOWN) */
-	uint64_t down_us;
-	/* DEVICE_SPEED_CHANGE: the ports whose rate changed (RATES) */
-	uint32_t nrates;
-	struct ibve_rate_change rates[IBVE_RATES_MAX];
-};
-
-/*
- * A summary record (IBVE_FIELD_SUMMARY) stands for COUNT events of one
- * key (event, device, port and, for affiliated events, the owner) that
- * came in a storm: the record is the first of them, its time the end of
- * the interval they came in.
- */
-struct ibve_summary {
-	uint64_t count;	      /* the events it stands for (0: none came) */
-	uint64_t interval_us; /* the interval, ending at the record's time */
-	/* the last event's object (qp_num, wq_num or handle) */
-	uint32_t last_object;
-	bool has_last;
-	/* the storm's last summary: every event of the storm, over how long */
-	bool end;
-	uint64_t total;
-	uint64_t storm_us;
 };
 
 /*
@@ -302,6 +267,48 @@ const char *ibve_peer_node_name(int node_type);
 size_t ibve_peer_format(const struct ibve_peer *p, char *buf, size_t size);
 /* Whether A and B are the same far end (kind, identity and port). */
 bool ibve_peer_same(const struct ibve_peer *a, const struct ibve_peer *b);
+
+/* A port whose rate changed (DEVICE_SPEED_CHANGE): before and after. */
+struct ibve_rate_change {
+	uint32_t port;
+	char old_rate[28]; /* as sysfs says it: "100 Gb/sec (4X EDR)" */
+	char new_rate[28];
+};
+
+#define IBVE_RATES_MAX 8
+
+/* The verbs source's port and device records. */
+struct ibve_verbs_fields {
+	/* PORT_ACTIVE: how long the port was down (IBVE_FIELD_DOWN) */
+	uint64_t down_us;
+	union {
+		/* DEVICE_SPEED_CHANGE: the ports whose rate changed (RATES) */
+		struct {
+			uint32_t nrates;
+			struct ibve_rate_change rates[IBVE_RATES_MAX];
+		};
+		/* a port's events: its peer, as last known (PEER) */
+		struct ibve_peer peer;
+	};
+};
+
+/*
+ * A summary record (IBVE_FIELD_SUMMARY) stands for COUNT events of one
+ * key (event, device, port and, for affiliated events, the owner) that
+ * came in a storm: the record is the first of them, its time the end of
+ * the interval they came in.
+ */
+struct ibve_summary {
+	uint64_t count;	      /* the events it stands for (0: none came) */
+	uint64_t interval_us; /* the interval, ending at the record's time */
+	/* the last event's object (qp_num, wq_num or handle) */
+	uint32_t last_object;
+	bool has_last;
+	/* the storm's last summary: every event of the storm, over how long */
+	bool end;
+	uint64_t total;
+	uint64_t storm_us;
+};
 
 /* Bytes of a record's per-source area: room for the fields of sources to come. */
 #define IBVE_EVENT_AREA 512

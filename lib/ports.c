@@ -788,6 +788,8 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		if (!r)
 			return;
 		count(t, r, ev, k);
+		if (ev->fields & IBVE_FIELD_PEER)
+			r->pub.peer = ev->verbs.peer; /* never guessed here */
 		if (ev->cls != IBVE_CLASS_PORT || (d && !d->present))
 			return;
 		if (live)

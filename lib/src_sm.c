@@ -232,6 +232,7 @@ static void peer_send(struct sm_port *p)
 	p->peer_tid = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
 	ibve_ts_add_ms(&p->peer_due, wait);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
 }
 
@@ -964,6 +965,32 @@ static void observe(void *arg, const struct ibve_event *ev)
 	pthread_mutex_unlock(&sm->lock);
 }
 
+/*
+ * A port event of one of our ports carries the port's peer as last
+ * looked up (unknown before the first answer); a replayed record keeps
+ * its own.
+ */
+static void annotate(void *arg, struct ibve_event *ev)
+{
+	struct sm *sm = arg;
+
+	if (ev->source != IBVE_SOURCE_VERBS || ev->cls != IBVE_CLASS_PORT ||
+	    !ev->port || (ev->fields & (IBVE_FIELD_PEER | IBVE_FIELD_RATES)))
+		return;
+	pthread_mutex_lock(&sm->lock);
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+
+		if ((uint32_t)p->portnum == ev->port &&
+		    strcmp(p->ca, ev->device) == 0) {
+			ev->verbs.peer = p->peer;
+			ev->fields |= IBVE_FIELD_PEER;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sm->lock);
+}
+
 static size_t describe(const void *arg, char *buf, size_t size)
 {
 	const struct sm *sm = arg;
@@ -1008,6 +1035,7 @@ const struct ibve_source_ops ibve_source_sm = {
 	.empty = empty,
 	.ready = ready,
 	.observe = observe,
+	.annotate = annotate,
 	.describe = describe,
 	.destroy = destroy,
 };

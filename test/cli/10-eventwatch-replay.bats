@@ -312,3 +312,28 @@ $f:9: not a JSON object" ]
 	run -0 ibv_eventwatch -j -r - <<<"$rec"
 	assert_output "$rec"
 }
+
+@test "a port's peer replays as recorded: JSON byte for byte, text compact, a capture of it the same" {
+	F=$BATS_TEST_TMPDIR/peers.jsonl
+	cat >"$F" <<'JSON'
+{"time":"2026-11-23T10:00:00.000000000Z","device":"mlx5_0","port":1,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":"0002:c903:0011:2233","peer":{"kind":"ib","state":"known","guid":"0002:c903:0000:00a1","port":2,"name":"SwitchL","node_type":"switch","changed":false}}
+{"time":"2026-11-23T10:00:05.000000000Z","device":"mlx5_0","port":1,"event":"PORT_ACTIVE","code":9,"class":"port","severity":"info","affiliated":false,"source":"verbs","node_guid":"0002:c903:0011:2233","peer":{"kind":"ib","state":"known","guid":"0002:c903:0000:00a1","port":5,"name":"SwitchL","node_type":"switch","changed":true}}
+{"time":"2026-11-23T10:00:06.000000000Z","device":"mlx5_0","port":2,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":"0002:c903:0011:2233","peer":{"kind":"ib","state":"none","reason":"no SM","changed":false}}
+{"time":"2026-11-23T10:00:07.000000000Z","device":"rxe0","port":1,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":null,"peer":{"kind":"lldp","state":"known","chassis":"00:11:22:33:44:55","port_id":"Ethernet7","name":"leaf1","port_desc":"to node 12","changed":false}}
+JSON
+	run -0 ibv_eventwatch -r "$F" -j
+	diff -u "$F" <(echo "$output")
+	run -0 ibv_eventwatch -r "$F"
+	assert_line --index 0 --partial 'link down or lost (peer SwitchL[2])'
+	assert_line --index 1 --partial 'ready for traffic (peer now SwitchL[5])'
+	assert_line --index 2 --partial '(peer none (no SM))'
+	assert_line --index 3 --partial '(peer leaf1[Ethernet7])'
+	# a capture of the replay keeps them
+	run -0 ibv_eventwatch -r "$F" -w "$BATS_TEST_TMPDIR/again.jsonl"
+	diff -u "$F" "$BATS_TEST_TMPDIR/again.jsonl"
+	# what is not a peer is refused, named
+	sed 's/"state":"known"/"state":"maybe"/' "$F" >"$BATS_TEST_TMPDIR/bad.jsonl"
+	run --separate-stderr ibv_eventwatch -r "$BATS_TEST_TMPDIR/bad.jsonl"
+	assert_failure 4
+	[[ $stderr == *'"peer": kind ib or lldp, state unknown, none or known'* ]]
+}
