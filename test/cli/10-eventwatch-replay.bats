@@ -314,13 +314,7 @@ $f:9: not a JSON object" ]
 }
 
 @test "a port's peer replays as recorded: JSON byte for byte, text compact, a capture of it the same" {
-	F=$BATS_TEST_TMPDIR/peers.jsonl
-	cat >"$F" <<'JSON'
-{"time":"2026-11-23T10:00:00.000000000Z","device":"mlx5_0","port":1,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":"0002:c903:0011:2233","peer":{"kind":"ib","state":"known","guid":"0002:c903:0000:00a1","port":2,"name":"SwitchL","node_type":"switch","changed":false}}
-{"time":"2026-11-23T10:00:05.000000000Z","device":"mlx5_0","port":1,"event":"PORT_ACTIVE","code":9,"class":"port","severity":"info","affiliated":false,"source":"verbs","node_guid":"0002:c903:0011:2233","peer":{"kind":"ib","state":"known","guid":"0002:c903:0000:00a1","port":5,"name":"SwitchL","node_type":"switch","changed":true}}
-{"time":"2026-11-23T10:00:06.000000000Z","device":"mlx5_0","port":2,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":"0002:c903:0011:2233","peer":{"kind":"ib","state":"none","reason":"no SM","changed":false}}
-{"time":"2026-11-23T10:00:07.000000000Z","device":"rxe0","port":1,"event":"PORT_ERR","code":10,"class":"port","severity":"error","affiliated":false,"source":"verbs","node_guid":null,"peer":{"kind":"lldp","state":"known","chassis":"00:11:22:33:44:55","port_id":"Ethernet7","name":"leaf1","port_desc":"to node 12","changed":false}}
-JSON
+	F=$CAPTURES/peers.jsonl
 	run -0 ibv_eventwatch -r "$F" -j
 	diff -u "$F" <(echo "$output")
 	run -0 ibv_eventwatch -r "$F"

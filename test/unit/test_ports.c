@@ -461,6 +461,8 @@ static struct ibve_peer ib_peer(const char *name, uint64_t guid, uint32_t port)
 static void test_peer(void)
 {
 	struct ibve_peer known = { 0 }, cur = { 0 }, none = { 0 };
+	struct ibve_ports *t;
+	struct ibve_event e;
 	struct ibve_peer a = ib_peer("SwitchL", 0x20, 2);
 	struct ibve_peer b = ib_peer("SwitchL", 0x20, 5);
 	struct ibve_peer l = { .kind = IBVE_PEER_LLDP,
@@ -503,6 +505,22 @@ static void test_peer(void)
 	ok(!ibve_peer_same(&a, &l), "IB and LLDP peers differ");
 	l.port_id[0] = 'X';
 	ok(ibve_peer_take(&known, &cur, &l), "an LLDP peer after an IB one");
+
+	/* the table's row: the last known peer of the port's records */
+	ok(ibve_ports_new(&t, 0) == 0, "a table");
+	e = ev("mlx5_0", 1, 10, 1000);
+	e.verbs.peer = b;
+	e.fields |= IBVE_FIELD_PEER;
+	ibve_ports_event(t, &e);
+	is_int((int)row(t, "mlx5_0", 1)->peer.port, 5, "the row has the peer");
+	e = ev("mlx5_0", 1, 9, 1001);
+	e.verbs.peer = none;
+	e.fields |= IBVE_FIELD_PEER;
+	ibve_ports_event(t, &e);
+	ok(row(t, "mlx5_0", 1)->peer.state == IBVE_PEER_KNOWN &&
+		   row(t, "mlx5_0", 1)->peer.port == 5,
+	   "none since: the row keeps the last known one");
+	ibve_ports_free(t);
 }
 
 int main(void)
