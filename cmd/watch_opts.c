@@ -49,7 +49,8 @@ static const struct cmd_opt opts[] = {
 	{ 'w', "write", required_argument, "FILE",
 	  "also append every event to FILE as JSON Lines" },
 	CMD_SHARED('r'),
-	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
+	{ 'l', "list", no_argument, NULL,
+	  "list devices and ports (with --sm: each port's\npeer, from the subnet administrator), then exit" },
 	{ OPT_LIST_EVENTS, "list-events", no_argument, NULL,
 	  "list every event: name, source, class, severity and\nmeaning (with -j: JSON Lines), then exit" },
 	{ OPT_CHECK, "check", no_argument, NULL,
@@ -283,7 +284,10 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->mlx5 && (w->list || w->c.replay))
 		cmd_usage_error(
 			"--mlx5 is for watching devices, not with --list or --replay");
-	cmd_shared_check(&w->c, w->list || w->c.replay, "--list or --replay");
+	/* --list --sm: each port's peer too */
+	cmd_shared_check(&w->c,
+			 w->c.replay || (w->list && (!w->c.sm || w->c.all)),
+			 "--list or --replay");
 	/* not an error: a filter may be kept for when -A is added */
 	if (w->owners && !w->c.all && !w->c.replay && !w->check)
 		cmd_error(

@@ -496,6 +496,7 @@ struct ibve_port_info {
 	size_t gid_count;
 	struct ibve_gid *gids;
 	char netdev[IBVE_IFNAME_MAX];
+	struct ibve_peer peer; /* ibve_device_list_peers(); else unknown */
 };
 
 struct ibve_device_info {
@@ -529,6 +530,16 @@ int ibve_device_list_select(struct ibve_device_info **list,
 			    bool (*want)(const char *name, void *arg),
 			    void *arg);
 void ibve_device_list_free(struct ibve_device_info *list, size_t count);
+/*
+ * Ask the subnet administrator, through libibumad, the peer of every
+ * InfiniBand port of *LIST (COUNT devices), in turn; a port nobody could
+ * say it of has a peer that says none and why. Devices libibumad offers
+ * that *LIST lacks (a fabric simulator's; WANT says which) are added with
+ * what it says of them (*LIST reallocated). The new count or -errno.
+ */
+int ibve_device_list_peers(struct ibve_device_info **list, size_t count,
+			   bool (*want)(const char *name, void *arg),
+			   void *arg);
 /*
  * From now on, before the library lists devices, load only the libibverbs
  * providers the present devices need (the kernel names each device's), not

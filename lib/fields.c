@@ -571,12 +571,12 @@ static int rates_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 /* --- verbs: a port's peer ------------------------------------------------ */
 
-static void peer_json(struct ibve_json *j, const struct ibve_event *ev)
+void ibve_json_peer(struct ibve_json *j, const char *key,
+		    const struct ibve_peer *p)
 {
-	const struct ibve_peer *p = &ev->verbs.peer;
 	char guid[32];
 
-	ibve_json_open(j, "peer");
+	ibve_json_open(j, key);
 	ibve_json_str(j, "kind", ibve_peer_kind_name(p->kind));
 	ibve_json_str(j, "state", ibve_peer_state_name(p->state));
 	if (p->state == IBVE_PEER_NONE) {
@@ -596,6 +596,11 @@ static void peer_json(struct ibve_json *j, const struct ibve_event *ev)
 	}
 	ibve_json_bool(j, "changed", p->changed);
 	ibve_json_close(j);
+}
+
+static void peer_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_peer(j, "peer", &ev->verbs.peer);
 }
 
 static void peer_text(struct ibve_buf *b, const struct ibve_event *ev)

@@ -82,3 +82,19 @@ feed_until() {
 	run -0 jq -c '.peer.changed' <(tail -n 1 "$R/out")
 	assert_output true
 }
+
+@test "-l --sm lists each port's peer as ibnetdiscover sees it, in JSON and text" {
+	want=$(ib_peer HostWatch)
+	[ -n "$want" ] || fail "ibnetdiscover names no peer of HostWatch"
+	run --separate-stderr env -C "$FAB" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch -l -j --sm
+	assert_success
+	assert_equal "$stderr" ''
+	run -0 jq -r 'select(.device == "ibsim0") | .ports[] | select(.port == 1) |
+		.peer | "\(.guid | gsub(":"; "")) \(.port) \(.name)"' <<<"$output"
+	assert_output "$want"
+	run --separate-stderr env -C "$FAB" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch -l --sm
+	assert_success
+	assert_line --regexp '^    port 1  ACTIVE  .*  peer SwitchL\[2\]$'
+}
