@@ -56,7 +56,7 @@ static const struct cmd_opt opts[] = {
 	{ OPT_CHECK, "check", no_argument, NULL,
 	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
 	{ OPT_SPEC, "spec", required_argument, "SPEC",
-	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE; flaps<= needs -r or\n--metrics-state)" },
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N] [peer=NAME[:PORT]]'\n(repeatable; default: every port ACTIVE; flaps<=\nneeds -r or --metrics-state, peer= needs --sm)" },
 	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
 	  "with --check: the expectations of FILE, one a line" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
@@ -265,9 +265,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->check &&
 	    (w->list || w->capture || w->expect || w->run.count ||
 	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->journal || w->c.all || w->c.sm || w->mlx5 || w->filtered))
+	     w->journal || w->c.all || w->c.sm_issm || w->mlx5 || w->filtered))
 		cmd_usage_error(
-			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief and -j");
+			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
 	if (w->check && !w->c.replay && !w->state && w->spec &&
 	    ibve_check_needs_history(w->spec))
 		cmd_usage_error(

@@ -955,6 +955,12 @@ void ibve_ports_reset(struct ibve_ports *t);
  * 600); flaps_window counts those of the last SECONDS.
  */
 void ibve_ports_set_flap_window(struct ibve_ports *t, double seconds);
+/*
+ * Ask the subnet administrator, through libibumad, the peer of every
+ * InfiniBand port of T, a port at a time (ibve_device_list_peers()), into
+ * its row's peer. 0 or -errno (no management devices).
+ */
+int ibve_ports_lookup_peers(struct ibve_ports *t);
 /* Rows in (device, port) order. */
 size_t ibve_ports_count(const struct ibve_ports *t);
 const struct ibve_port_row *ibve_ports_at(const struct ibve_ports *t, size_t i);
@@ -998,8 +1004,9 @@ int ibve_check_new(struct ibve_check **c);
 void ibve_check_free(struct ibve_check *c);
 /*
  * One line of a spec: "DEVICE[/PORT] [state=S] [rate>=GBPS] [link=L]
- * [flaps<=N]" (DEVICE and PORT are globs; state ACTIVE unless said, "any"
- * for none), or "exclude DEVICE" (a glob); '#' starts a comment. -EINVAL
+ * [flaps<=N] [peer=NAME[:PORT]]" (DEVICE and PORT are globs; state ACTIVE
+ * unless said, "any" for none; the peer's name and port globs against the
+ * row's peer), or "exclude DEVICE" (a glob); '#' starts a comment. -EINVAL
  * with the reason in ibve_errmsg().
  */
 int ibve_check_add(struct ibve_check *c, const char *line);

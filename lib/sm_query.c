@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dl_umad.h"
+#include "ports.h"
 #include "sm.h"
 
 #define TRY_MS	1000
@@ -203,4 +204,27 @@ ibve_device_list_peers(struct ibve_device_info **list, size_t count,
 		umad_release_ca(&ca);
 	}
 	return (int)count;
+}
+
+IBVE_EXPORT int ibve_ports_lookup_peers(struct ibve_ports *t)
+{
+	int r = ibve_dl_load(&ibve_umad_dl);
+
+	if (r)
+		return r;
+	if (umad_init() < 0)
+		return ibve_error(ENOSYS, "no InfiniBand management devices "
+					  "(is ib_umad loaded?)");
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct ibve_port_row *p = &t->rows[i].pub;
+		umad_port_t up;
+
+		if (!p->port || umad_get_port(p->device, (int)p->port, &up) < 0)
+			continue;
+		if (strcmp(up.link_layer, "InfiniBand") == 0 ||
+		    strcmp(up.link_layer, "IB") == 0)
+			lookup(p->device, &up, &p->peer);
+		umad_release_port(&up);
+	}
+	return 0;
 }

@@ -98,3 +98,25 @@ feed_until() {
 	assert_success
 	assert_line --regexp '^    port 1  ACTIVE  .*  peer SwitchL\[2\]$'
 }
+
+# check SPEC: ibv_eventwatch --check --sm on HostWatch with SPEC (bats' run).
+check() {
+	run --separate-stderr env -C "$FAB" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch --check --sm --brief --spec "$1"
+}
+
+@test "--check --sm: peer= against the SA's answer; the wrong peer fails with one line naming both" {
+	# under ibsim sysfs shows no port state: state=any
+	check 'ibsim0/1 state=any peer=SwitchL:3'
+	assert_failure 1
+	assert_equal "$stderr" ''
+	assert_output 'ibsim0/1 peer SwitchL[2], expected SwitchL[3]'
+	check 'ibsim0/1 state=any peer=SwitchR'
+	assert_failure 1
+	assert_output 'ibsim0/1 peer SwitchL[2], expected SwitchR'
+	check 'ibsim0/1 state=any peer=Switch?:2'
+	assert_success
+	assert_output ''
+	check 'ibsim0/1 state=any peer=SwitchL'
+	assert_success
+}

@@ -457,6 +457,49 @@ static struct ibve_peer ib_peer(const char *name, uint64_t guid, uint32_t port)
 	return p;
 }
 
+/* peer= of a spec against T, whose mlx5_0/1 is known on SwitchL[5]. */
+static void check_peer(const struct ibve_ports *t)
+{
+	static const struct {
+		const char *spec, *brief;
+	} v[] = {
+		{ "mlx5_0/1 state=any peer=SwitchL:5", NULL },
+		{ "mlx5_0/1 state=any peer=Switch*", NULL },
+		{ "mlx5_0/1 state=any peer=SwitchL:[4-6]", NULL },
+		{ "mlx5_0/1 state=any peer=SwitchL:2",
+		  "peer SwitchL[5], expected SwitchL[2]" },
+		{ "mlx5_0/1 state=any peer=SwitchR",
+		  "peer SwitchL[5], expected SwitchR" },
+	};
+	static const char *const bad[] = { "peer=", "peer=:2", "peer=S:" };
+	const struct ibve_check_problem *p;
+	struct ibve_check *c;
+	char line[128];
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		ok(ibve_check_new(&c) == 0 && ibve_check_add(c, v[i].spec) == 0,
+		   "'%s' is a spec", v[i].spec);
+		n = ibve_check_run(c, t, NULL, &p);
+		if (v[i].brief)
+			ok(n == 1 && strcmp(p[0].brief, v[i].brief) == 0 &&
+				   strcmp(p[0].what, v[i].brief) == 0,
+			   "'%s': %s (%s)", v[i].spec, v[i].brief,
+			   n ? p[0].brief : "healthy");
+		else
+			ok(n == 0, "'%s': healthy (%s)", v[i].spec,
+			   n ? p[0].what : "none");
+		ibve_check_free(c);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(line, sizeof(line), "mlx5_0/1 %s", bad[i]);
+		ok(ibve_check_new(&c) == 0 &&
+			   ibve_check_add(c, line) == -EINVAL,
+		   "'%s' refused: %s", line, ibve_errmsg());
+		ibve_check_free(c);
+	}
+}
+
 /* A peer's words, and "changed" only against the last known one. */
 static void test_peer(void)
 {
@@ -520,6 +563,7 @@ static void test_peer(void)
 	ok(row(t, "mlx5_0", 1)->peer.state == IBVE_PEER_KNOWN &&
 		   row(t, "mlx5_0", 1)->peer.port == 5,
 	   "none since: the row keeps the last known one");
+	check_peer(t);
 	ibve_ports_free(t);
 }
 
