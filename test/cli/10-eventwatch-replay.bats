@@ -326,6 +326,7 @@ $f:9: not a JSON object" ]
 	run -0 ibv_eventwatch -r "$F" -w "$BATS_TEST_TMPDIR/again.jsonl"
 	diff -u "$F" "$BATS_TEST_TMPDIR/again.jsonl"
 	# what is not a peer is refused, named
+	not_output "$BATS_TEST_TMPDIR/bad.jsonl" # invalid on purpose
 	sed 's/"state":"known"/"state":"maybe"/' "$F" >"$BATS_TEST_TMPDIR/bad.jsonl"
 	run --separate-stderr ibv_eventwatch -r "$BATS_TEST_TMPDIR/bad.jsonl"
 	assert_failure 4
