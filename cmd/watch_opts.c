@@ -285,9 +285,11 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		cmd_usage_error(
 			"--mlx5 is for watching devices, not with --list or --replay");
 	/* --list --sm: each port's peer too */
-	cmd_shared_check(&w->c,
-			 w->c.replay || (w->list && (!w->c.sm || w->c.all)),
-			 "--list or --replay");
+	if (w->c.sm && !w->c.all)
+		cmd_shared_check(&w->c, w->c.replay, "--replay");
+	else
+		cmd_shared_check(&w->c, w->list || w->c.replay,
+				 "--list or --replay");
 	/* not an error: a filter may be kept for when -A is added */
 	if (w->owners && !w->c.all && !w->c.replay && !w->check)
 		cmd_error(
