@@ -202,6 +202,11 @@ int watch_check(const struct check_opts *o)
 		ibve_ports_free(t);
 		return status;
 	}
+	/* --sm: the peers of peer= terms, asked of the SA */
+	if (o->sel->sm && ibve_ports_lookup_peers(t)) {
+		ibve_ports_free(t);
+		return cmd_fail();
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	ibve_ports_sample(t, &now);
 	from = now;

@@ -28,7 +28,11 @@ bool watch_selected(const char *dev, void *arg)
 	return want;
 }
 
-/* -l: every device (or those named) with its ports, text or JSON. */
+/*
+ * -l: every device (or those named) with its ports, text or JSON; with
+ * --sm each InfiniBand port's peer, asked of the subnet administrator, and
+ * the devices only libibumad offers (a simulator's).
+ */
 int watch_list(const struct cmd_shared *sel, bool json)
 {
 	const char *const *names = sel->names;
@@ -37,6 +41,21 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	int n = ibve_device_list_select(&list, watch_selected, (void *)sel);
 	int status = EXIT_OK;
 
+	/* no verbs at all, but management devices (a simulator's) */
+	if (n == -ENOSYS && sel->sm) {
+		list = NULL;
+		n = 0;
+	}
+	if (n >= 0 && sel->sm) {
+		int m = ibve_device_list_peers(&list, (size_t)n, watch_selected,
+					       (void *)sel);
+
+		if (m < 0) {
+			ibve_device_list_free(list, (size_t)n);
+			return cmd_fail();
+		}
+		n = m;
+	}
 	if (n < 0)
 		return cmd_fail();
 	for (size_t k = 0; k < nnames; k++) {

@@ -49,13 +49,14 @@ static const struct cmd_opt opts[] = {
 	{ 'w', "write", required_argument, "FILE",
 	  "also append every event to FILE as JSON Lines" },
 	CMD_SHARED('r'),
-	{ 'l', "list", no_argument, NULL, "list devices and ports, then exit" },
+	{ 'l', "list", no_argument, NULL,
+	  "list devices and ports (with --sm: each port's\npeer, from the subnet administrator), then exit" },
 	{ OPT_LIST_EVENTS, "list-events", no_argument, NULL,
 	  "list every event: name, source, class, severity and\nmeaning (with -j: JSON Lines), then exit" },
 	{ OPT_CHECK, "check", no_argument, NULL,
 	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
 	{ OPT_SPEC, "spec", required_argument, "SPEC",
-	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N]' (repeatable;\ndefault: every port ACTIVE; flaps<= needs -r or\n--metrics-state)" },
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N] [peer=NAME[:PORT]]'\n(repeatable; default: every port ACTIVE; flaps<=\nneeds -r or --metrics-state, peer= needs --sm)" },
 	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
 	  "with --check: the expectations of FILE, one a line" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
@@ -264,9 +265,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->check &&
 	    (w->list || w->capture || w->expect || w->run.count ||
 	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->journal || w->c.all || w->c.sm || w->mlx5 || w->filtered))
+	     w->journal || w->c.all || w->c.sm_issm || w->mlx5 || w->filtered))
 		cmd_usage_error(
-			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief and -j");
+			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
 	if (w->check && !w->c.replay && !w->state && w->spec &&
 	    ibve_check_needs_history(w->spec))
 		cmd_usage_error(
@@ -283,7 +284,12 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->mlx5 && (w->list || w->c.replay))
 		cmd_usage_error(
 			"--mlx5 is for watching devices, not with --list or --replay");
-	cmd_shared_check(&w->c, w->list || w->c.replay, "--list or --replay");
+	/* --list --sm: each port's peer too */
+	if (w->c.sm && !w->c.all)
+		cmd_shared_check(&w->c, w->c.replay, "--replay");
+	else
+		cmd_shared_check(&w->c, w->list || w->c.replay,
+				 "--list or --replay");
 	/* not an error: a filter may be kept for when -A is added */
 	if (w->owners && !w->c.all && !w->c.replay && !w->check)
 		cmd_error(

@@ -176,6 +176,7 @@ enum ibve_field {
 	IBVE_FIELD_DOWN = 1u << 12,    /* verbs.down_us */
 	IBVE_FIELD_RATES = 1u << 13,   /* verbs.nrates, verbs.rates */
 	IBVE_FIELD_SUMMARY = 1u << 14, /* summary: a storm's summary */
+	IBVE_FIELD_PEER = 1u << 15,    /* verbs.peer */
 };
 
 struct ibve_mlx5_fields {
@@ -215,6 +216,58 @@ struct ibve_kernel_fields {
 	uint64_t recovered_us;
 };
 
+/*
+ * The far end of a port's link, as the fabric says it: for InfiniBand the
+ * subnet administrator (a LinkRecord from our LID and port, then the
+ * peer's NodeRecord), for RoCE the LLDP neighbour of the port's netdev. A
+ * peer is never guessed: where nobody could say, the state says so.
+ */
+enum ibve_peer_kind {
+	IBVE_PEER_IB,	/* from the SA: guid, port, name, node_type */
+	IBVE_PEER_LLDP, /* from lldpd: chassis, port_id, name, port_desc */
+};
+
+enum ibve_peer_state {
+	IBVE_PEER_UNKNOWN, /* not looked up (yet) */
+	IBVE_PEER_NONE,	   /* looked up: none; reason says why */
+	IBVE_PEER_KNOWN,
+};
+
+/* Node types as NodeInfo says them. */
+enum ibve_peer_node {
+	IBVE_PEER_NODE_UNKNOWN = 0,
+	IBVE_PEER_NODE_CA = 1,
+	IBVE_PEER_NODE_SWITCH = 2,
+	IBVE_PEER_NODE_ROUTER = 3,
+};
+
+struct ibve_peer {
+	uint8_t kind;	   /* enum ibve_peer_kind */
+	uint8_t state;	   /* enum ibve_peer_state */
+	uint8_t node_type; /* enum ibve_peer_node */
+	/* known, and not the known one before it: a re-cable or bad patch */
+	bool changed;
+	uint32_t port;	  /* IB: the peer's port number; 0 unknown */
+	uint64_t guid;	  /* IB: the peer's node GUID, host order */
+	char chassis[64]; /* LLDP: chassis id */
+	char port_id[64]; /* LLDP: port id */
+	char name[65];	  /* IB NodeDescription, LLDP system name */
+	char port_desc[64];
+	char reason[64]; /* NONE: "no SM", the SA's status, ... */
+};
+
+/* "ib", "lldp"; "unknown", "none", "known"; "CA", "switch", "router". */
+const char *ibve_peer_kind_name(int kind);
+const char *ibve_peer_state_name(int state);
+const char *ibve_peer_node_name(int node_type);
+/*
+ * The peer in a few words: "SwitchL[2]" (NAME[PORT], LLDP's port id for
+ * its port), "none (no SM)", "unknown". The length, like snprintf.
+ */
+size_t ibve_peer_format(const struct ibve_peer *p, char *buf, size_t size);
+/* Whether A and B are the same far end (kind, identity and port). */
+bool ibve_peer_same(const struct ibve_peer *a, const struct ibve_peer *b);
+
 /* A port whose rate changed (DEVICE_SPEED_CHANGE): before and after. */
 struct ibve_rate_change {
 	uint32_t port;
@@ -228,9 +281,15 @@ struct ibve_rate_change {
 struct ibve_verbs_fields {
 	/* PORT_ACTIVE: how long the port was down (IBVE_FIELD_DOWN) */
 	uint64_t down_us;
-	/* DEVICE_SPEED_CHANGE: the ports whose rate changed (RATES) */
-	uint32_t nrates;
-	struct ibve_rate_change rates[IBVE_RATES_MAX];
+	union {
+		/* DEVICE_SPEED_CHANGE: the ports whose rate changed (RATES) */
+		struct {
+			uint32_t nrates;
+			struct ibve_rate_change rates[IBVE_RATES_MAX];
+		};
+		/* a port's events: its peer, as last known (PEER) */
+		struct ibve_peer peer;
+	};
 };
 
 /*
@@ -437,6 +496,7 @@ struct ibve_port_info {
 	size_t gid_count;
 	struct ibve_gid *gids;
 	char netdev[IBVE_IFNAME_MAX];
+	struct ibve_peer peer; /* ibve_device_list_peers(); else unknown */
 };
 
 struct ibve_device_info {
@@ -470,6 +530,16 @@ int ibve_device_list_select(struct ibve_device_info **list,
 			    bool (*want)(const char *name, void *arg),
 			    void *arg);
 void ibve_device_list_free(struct ibve_device_info *list, size_t count);
+/*
+ * Ask the subnet administrator, through libibumad, the peer of every
+ * InfiniBand port of *LIST (COUNT devices), in turn; a port nobody could
+ * say it of has a peer that says none and why. Devices libibumad offers
+ * that *LIST lacks (a fabric simulator's; WANT says which) are added with
+ * what it says of them (*LIST reallocated). The new count or -errno.
+ */
+int ibve_device_list_peers(struct ibve_device_info **list, size_t count,
+			   bool (*want)(const char *name, void *arg),
+			   void *arg);
 /*
  * From now on, before the library lists devices, load only the libibverbs
  * providers the present devices need (the kernel names each device's), not
@@ -836,6 +906,7 @@ struct ibve_port_row {
 	struct timespec rate_changed; /* the last speed/width change; 0 none */
 	char old_rate[40];	      /* the rate before it */
 	unsigned int counter_resets;  /* counters seen going backwards */
+	struct ibve_peer peer;	      /* the last known far end */
 };
 
 struct ibve_ports_summary {
@@ -885,6 +956,12 @@ void ibve_ports_reset(struct ibve_ports *t);
  * 600); flaps_window counts those of the last SECONDS.
  */
 void ibve_ports_set_flap_window(struct ibve_ports *t, double seconds);
+/*
+ * Ask the subnet administrator, through libibumad, the peer of every
+ * InfiniBand port of T, a port at a time (ibve_device_list_peers()), into
+ * its row's peer. 0 or -errno (no management devices).
+ */
+int ibve_ports_lookup_peers(struct ibve_ports *t);
 /* Rows in (device, port) order. */
 size_t ibve_ports_count(const struct ibve_ports *t);
 const struct ibve_port_row *ibve_ports_at(const struct ibve_ports *t, size_t i);
@@ -928,8 +1005,9 @@ int ibve_check_new(struct ibve_check **c);
 void ibve_check_free(struct ibve_check *c);
 /*
  * One line of a spec: "DEVICE[/PORT] [state=S] [rate>=GBPS] [link=L]
- * [flaps<=N]" (DEVICE and PORT are globs; state ACTIVE unless said, "any"
- * for none), or "exclude DEVICE" (a glob); '#' starts a comment. -EINVAL
+ * [flaps<=N] [peer=NAME[:PORT]]" (DEVICE and PORT are globs; state ACTIVE
+ * unless said, "any" for none; the peer's name and port globs against the
+ * row's peer), or "exclude DEVICE" (a glob); '#' starts a comment. -EINVAL
  * with the reason in ibve_errmsg().
  */
 int ibve_check_add(struct ibve_check *c, const char *line);

@@ -277,7 +277,7 @@ static void put_gid_text(struct ibve_buf *b, const uint8_t *raw)
 static void device_text(struct ibve_buf *b, const struct ibve_device_info *d,
 			uint32_t port)
 {
-	char guid[32];
+	char guid[32], peer[160];
 
 	ibve_buf_text_str(b, d->name);
 	ibve_buf_puts(b, "  ");
@@ -304,6 +304,9 @@ static void device_text(struct ibve_buf *b, const struct ibve_device_info *d,
 			ibve_port_phys_state_name(p->phys_state),
 			ibve_link_layer_name(p->link_layer), p->rate, p->lid,
 			p->sm_lid);
+		ibve_peer_format(&p->peer, peer, sizeof(peer));
+		ibve_buf_puts(b, "  peer ");
+		ibve_buf_text_str(b, peer);
 		if (p->netdev[0]) {
 			ibve_buf_puts(b, "  netdev ");
 			ibve_buf_text_str(b, p->netdev);
@@ -328,6 +331,7 @@ static void device_json(struct ibve_buf *b, const struct ibve_device_info *d,
 {
 	char guid[32];
 	bool first = true;
+	struct ibve_json j;
 
 	ibve_buf_puts(b, "{\"device\":");
 	ibve_buf_json_str(b, d->name);
@@ -371,6 +375,9 @@ static void device_json(struct ibve_buf *b, const struct ibve_device_info *d,
 			ibve_buf_json_str(b, p->netdev);
 		else
 			ibve_buf_puts(b, "null");
+		ibve_json_init(&j, b);
+		j.first[0] = false; /* after the members above */
+		ibve_json_peer(&j, "peer", &p->peer);
 		ibve_buf_puts(b, ",\"gids\":[");
 		for (size_t g = 0; g < p->gid_count; g++) {
 			ibve_buf_printf(b, "%s{\"index\":%u,\"gid\":\"",

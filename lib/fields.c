@@ -569,6 +569,131 @@ static int rates_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
+/* --- verbs: a port's peer ------------------------------------------------ */
+
+void ibve_json_peer(struct ibve_json *j, const char *key,
+		    const struct ibve_peer *p)
+{
+	char guid[32];
+
+	ibve_json_open(j, key);
+	ibve_json_str(j, "kind", ibve_peer_kind_name(p->kind));
+	ibve_json_str(j, "state", ibve_peer_state_name(p->state));
+	if (p->state == IBVE_PEER_NONE) {
+		ibve_json_str(j, "reason", p->reason);
+	} else if (p->state == IBVE_PEER_KNOWN && p->kind == IBVE_PEER_LLDP) {
+		ibve_json_str(j, "chassis", p->chassis);
+		ibve_json_str(j, "port_id", p->port_id);
+		ibve_json_str(j, "name", p->name);
+		ibve_json_str(j, "port_desc", p->port_desc);
+	} else if (p->state == IBVE_PEER_KNOWN) {
+		ibve_guid_format(p->guid, guid, sizeof(guid));
+		ibve_json_str(j, "guid", guid);
+		ibve_json_uint(j, "port", p->port);
+		ibve_json_str(j, "name", p->name);
+		ibve_json_str(j, "node_type",
+			      ibve_peer_node_name(p->node_type));
+	}
+	ibve_json_bool(j, "changed", p->changed);
+	ibve_json_close(j);
+}
+
+static void peer_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_peer(j, "peer", &ev->verbs.peer);
+}
+
+static void peer_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	char words[256];
+
+	ibve_peer_format(&ev->verbs.peer, words, sizeof(words));
+	ibve_buf_puts(b, ev->verbs.peer.changed ? "peer now " : "peer ");
+	ibve_buf_text_str(b, words);
+}
+
+/* KEY of the peer object X: a string (NULL: absent) into DST. */
+static int peer_str(struct json_object *x, const char *key, char *dst,
+		    size_t size, char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(x, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		FAIL("\"peer\": \"%s\" must be a string", key);
+	return ibve_copy_str(dst, size, key, json_object_get_string(v), err,
+			     errlen);
+}
+
+/* The index of NAME among N names of LOOKUP, or -1. */
+static int peer_enum(const char *name, const char *(*lookup)(int), int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(lookup(i), name) == 0)
+			return i;
+	return -1;
+}
+
+static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		      char *err, size_t errlen)
+{
+	struct ibve_peer *p = &ev->verbs.peer;
+	struct json_object *x, *v;
+	struct ibve_jval jv;
+	char kind[8] = "", state[8] = "", type[8] = "", guid[32] = "";
+	int k, st, nt = 0;
+
+	o->get(o, K_PEER, &jv);
+	if (jv.type == J_ABSENT || jv.type == J_NULL || !verbs_line(ev))
+		return 0;
+	x = (struct json_object *)jv.obj;
+	if (jv.type != J_OTHER || !x ||
+	    !json_object_is_type(x, json_type_object))
+		FAIL("\"peer\" must be an object");
+	memset(p, 0, sizeof(*p));
+	if (peer_str(x, "kind", kind, sizeof(kind), err, errlen) ||
+	    peer_str(x, "state", state, sizeof(state), err, errlen) ||
+	    peer_str(x, "node_type", type, sizeof(type), err, errlen) ||
+	    peer_str(x, "guid", guid, sizeof(guid), err, errlen) ||
+	    peer_str(x, "reason", p->reason, sizeof(p->reason), err, errlen) ||
+	    peer_str(x, "chassis", p->chassis, sizeof(p->chassis), err,
+		     errlen) ||
+	    peer_str(x, "port_id", p->port_id, sizeof(p->port_id), err,
+		     errlen) ||
+	    peer_str(x, "name", p->name, sizeof(p->name), err, errlen) ||
+	    peer_str(x, "port_desc", p->port_desc, sizeof(p->port_desc), err,
+		     errlen))
+		return -EINVAL;
+	k = peer_enum(kind, ibve_peer_kind_name, 2);
+	st = peer_enum(state, ibve_peer_state_name, 3);
+	if (type[0])
+		nt = peer_enum(type, ibve_peer_node_name, 4);
+	if (k < 0 || st < 0 || nt < 0)
+		FAIL("\"peer\": kind ib or lldp, state unknown, none or known, "
+		     "node_type CA, switch or router");
+	if (guid[0] && ibve_guid_parse(guid, &p->guid))
+		FAIL("\"peer\": \"guid\" must be a GUID (0002:c903:0011:2233)");
+	if (json_object_object_get_ex(x, "port", &v)) {
+		int64_t port = json_object_get_int64(v);
+
+		if (!json_object_is_type(v, json_type_int) || port < 0 ||
+		    port > 255)
+			FAIL("\"peer\": \"port\" must be a port number");
+		p->port = (uint32_t)port;
+	}
+	if (json_object_object_get_ex(x, "changed", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			FAIL("\"peer\": \"changed\" must be true or false");
+		p->changed = json_object_get_boolean(v);
+	}
+	p->kind = (uint8_t)k;
+	p->state = (uint8_t)st;
+	p->node_type = (uint8_t)nt;
+	ev->fields |= IBVE_FIELD_PEER;
+	return 0;
+}
+
 /* --- sm: the notice's GID, issuer and producer --------------------------- */
 
 static void put_gid(struct ibve_buf *b, const uint8_t *gid)
@@ -820,6 +945,7 @@ const struct ibve_fieldspec ibve_fields[] = {
 	{ IBVE_FIELD_LOST, K_LOST, lost_json, lost_text, lost_parse },
 	{ IBVE_FIELD_DOWN, K_DOWN_US, down_json, down_text, down_parse },
 	{ IBVE_FIELD_RATES, K_RATES, rates_json, rates_text, rates_parse },
+	{ IBVE_FIELD_PEER, K_PEER, peer_json, peer_text, peer_parse },
 	/* issuer_lid and producer_type mean nothing without a gid */
 	{ IBVE_FIELD_SM, K_GID, sm_json, sm_text, sm_parse },
 	/* text: the summary's words stand where the event's text does */

@@ -47,6 +47,7 @@
 	X(LOST, lost, F_OTHER)                   \
 	X(DOWN_US, down_us, F_OTHER)             \
 	X(RATES, rates, F_OTHER)                 \
+	X(PEER, peer, F_OTHER)                   \
 	X(GID, gid, F_STR)                       \
 	X(ISSUER_LID, issuer_lid, F_OTHER)       \
 	X(PRODUCER_TYPE, producer_type, F_OTHER) \

@@ -21,6 +21,8 @@ struct expect {
 	double rate;		 /* at least, Gb/s; 0: any */
 	char link[16];		 /* "": any */
 	long flaps;		 /* at most; -1: any */
+	char peer[66];		 /* the peer's name, a glob; "": any */
+	char peer_port[16];	 /* its port, a glob */
 	bool matched;
 };
 
@@ -108,6 +110,23 @@ static int condition(struct expect *e, const char *w)
 		ibve_strcpy(e->link, l, sizeof(e->link));
 		return 0;
 	}
+	if (strncmp(w, "peer=", 5) == 0) {
+		const char *colon = strrchr(w + 5, ':');
+		size_t n = colon ? (size_t)(colon - (w + 5)) : strlen(w + 5);
+
+		if (!n || n >= sizeof(e->peer) ||
+		    (colon &&
+		     (!colon[1] || strlen(colon + 1) >= sizeof(e->peer_port))))
+			return ibve_error(
+				EINVAL,
+				"'%s': peer= takes NAME[:PORT], e.g. peer=SwitchL:2",
+				w);
+		memcpy(e->peer, w + 5, n);
+		e->peer[n] = '\0';
+		ibve_strcpy(e->peer_port, colon ? colon + 1 : "*",
+			    sizeof(e->peer_port));
+		return 0;
+	}
 	if (strncmp(w, "flaps<=", 7) == 0) {
 		e->flaps = strtol(w + 7, &end, 10);
 		if (end == w + 7 || *end || e->flaps < 0)
@@ -119,7 +138,8 @@ static int condition(struct expect *e, const char *w)
 	}
 	return ibve_error(
 		EINVAL,
-		"'%s': not a condition (state=, rate>=, link=, flaps<=)", w);
+		"'%s': not a condition (state=, rate>=, link=, flaps<=, peer=)",
+		w);
 }
 
 IBVE_EXPORT int ibve_check_add(struct ibve_check *c, const char *line)
@@ -263,10 +283,39 @@ static void say(struct ibve_check *c, const char *device, uint32_t port,
 	va_end(ap);
 }
 
+static bool glob_match(const char *glob, const char *s);
+
+/* The peer E expects against R's: "peer SwitchR[3], expected SwitchL[2]". */
+static void check_peer(struct ibve_check *c, const struct expect *e,
+		       const struct ibve_port_row *r)
+{
+	const struct ibve_peer *q = &r->peer;
+	char want[96], found[160], port[64], line[300];
+	const char *name = q->name[0] ? q->name : q->chassis;
+
+	if (strcmp(e->peer_port, "*") == 0)
+		snprintf(want, sizeof(want), "%s", e->peer);
+	else
+		snprintf(want, sizeof(want), "%s[%s]", e->peer, e->peer_port);
+	if (q->kind == IBVE_PEER_LLDP)
+		snprintf(port, sizeof(port), "%s", q->port_id);
+	else
+		snprintf(port, sizeof(port), "%u", q->port);
+	if (q->state == IBVE_PEER_KNOWN && glob_match(e->peer, name) &&
+	    glob_match(e->peer_port, port))
+		return;
+	ibve_peer_format(q, found, sizeof(found));
+	snprintf(line, sizeof(line), "peer %s, expected %s", found, want);
+	say(c, r->device, r->port, line, "%s", line); /* brief: cut short */
+}
+
 static void check_port(struct ibve_check *c, const struct expect *e,
 		       const struct ibve_port_row *r)
 {
 	char brief[64];
+
+	if (e->peer[0])
+		check_peer(c, e, r);
 
 	if (e->state && r->state_num != e->state) {
 		snprintf(brief, sizeof(brief), "%s", r->state);
@@ -303,7 +352,8 @@ IBVE_EXPORT size_t ibve_check_run(struct ibve_check *c,
 				  const struct timespec *from,
 				  const struct ibve_check_problem **out)
 {
-	static const struct expect every = { "*", "*", 4, 0, "", -1, false };
+	static const struct expect every = { "*", "*", 4,  0,	 "",
+					     -1,  "",  "", false };
 	const struct expect *ex = c->nex ? c->ex : &every;
 	size_t nex = c->nex ? c->nex : 1;
 

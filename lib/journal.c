@@ -10,7 +10,9 @@
  *
  * An entry's RDMA_* fields are the record's JSON, member by member: the
  * one print path (format.c, fields.c) decides what a record holds, so a
- * field added there reaches the journal without a line here.
+ * field added there reaches the journal without a line here. A member
+ * that is an object (the peer) gives a field per member of its own
+ * (RDMA_PEER_NAME), so that journalctl can match them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,6 +107,18 @@ static int add_member(struct ibve_journal_entry *e, const char *key,
 
 	if (!v) /* null: not known, no field */
 		return 0;
+	if (json_object_is_type(v, json_type_object)) {
+		char sub[64];
+		int r = 0;
+
+		json_object_object_foreach(v, k, m)
+		{
+			snprintf(sub, sizeof(sub), "%s_%s", key, k);
+			if ((r = add_member(e, sub, m)))
+				break;
+		}
+		return r;
+	}
 	field_name(name, sizeof(name), key);
 	if (json_object_is_type(v, json_type_string)) {
 		s = json_object_get_string(v);

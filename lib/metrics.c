@@ -279,6 +279,29 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		}
 		ibve_buf_puts(&b, "} 1\n");
 	}
+	family(&b, "ibvevent_port_peer_info", "gauge",
+	       "The far end of the port's link, as last known (InfiniBand: the subnet administrator; RoCE: LLDP): its node GUID or chassis id, port and name; the value is always 1.");
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct ibve_peer *q = &m->rows[i].pub.peer;
+		char port[16];
+
+		if (!m->rows[i].pub.port || q->state != IBVE_PEER_KNOWN)
+			continue;
+		ibve_buf_puts(&b, "ibvevent_port_peer_info{");
+		label(&b, "device", m->rows[i].pub.device, true);
+		port_label(&b, m->rows[i].pub.port);
+		if (q->kind == IBVE_PEER_LLDP) {
+			label(&b, "peer_guid", q->chassis, false);
+			label(&b, "peer_port", q->port_id, false);
+		} else {
+			ibve_guid_format(q->guid, guid, sizeof(guid));
+			snprintf(port, sizeof(port), "%u", q->port);
+			label(&b, "peer_guid", guid, false);
+			label(&b, "peer_port", port, false);
+		}
+		label(&b, "peer_name", q->name, false);
+		ibve_buf_puts(&b, "} 1\n");
+	}
 	family(&b, "ibvevent_device_present", "gauge",
 	       "Whether the device is there (1) or went away (0) since it was seen.");
 	for (size_t i = 0; i < m->ndevs; i++) {

@@ -715,6 +715,13 @@ static int poll_sources(struct ibve_pipeline *p)
 	return r;
 }
 
+static void annotate(struct ibve_pipeline *p, struct ibve_event *ev)
+{
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->annotate && p->in[i].started)
+			p->in[i].ops->annotate(p->in[i].src, ev);
+}
+
 static void observe(struct ibve_pipeline *p, const struct ibve_event *ev)
 {
 	for (size_t i = 0; i < p->nin; i++)
@@ -730,13 +737,14 @@ static int sink_out(const struct ibve_event *ev, void *arg)
 }
 
 /* One record through the sinks and the stop conditions. */
-static int pass(struct ibve_pipeline *p, const struct ibve_event *ev)
+static int pass(struct ibve_pipeline *p, struct ibve_event *ev)
 {
 	bool shown = !p->filter || ibve_filter_match(p->filter, ev);
 	int r;
 
 	if (p->nexclude && host_excluded(p, ev->device))
 		return 0; /* a replay's, or a source's that sees every device */
+	annotate(p, ev);
 	observe(p, ev);
 	for (size_t i = 0; i < p->nsinks; i++) {
 		if (!shown && !(p->sinks[i].flags & IBVE_SINK_ALL))

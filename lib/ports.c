@@ -788,6 +788,11 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		if (!r)
 			return;
 		count(t, r, ev, k);
+		/* the last known far end: a lookup that found none while the
+		 * port was down does not forget which cable it is */
+		if ((ev->fields & IBVE_FIELD_PEER) &&
+		    ev->verbs.peer.state == IBVE_PEER_KNOWN)
+			r->pub.peer = ev->verbs.peer;
 		if (ev->cls != IBVE_CLASS_PORT || (d && !d->present))
 			return;
 		if (live)

@@ -124,6 +124,15 @@ void ibve_boot_id(char *buf, size_t size);
  * backwards was reset (NOW counts from 0); true then. */
 bool ibve_counter_advance(uint64_t prev, uint64_t now, uint64_t *cur);
 
+/*
+ * A port's peer looked up again (NEXT) becomes CUR; KNOWN keeps the last
+ * known one across lookups that found none (a link down between two
+ * cables): a known peer that is not KNOWN is changed (returned, and set in
+ * CUR). A peer is never carried over from an older lookup.
+ */
+bool ibve_peer_take(struct ibve_peer *known, struct ibve_peer *cur,
+		    const struct ibve_peer *next);
+
 /* The series of (DEV, PORT, EVENT, SEV), made when new; NULL: no memory. */
 struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 				      uint32_t port, const char *event,

@@ -27,6 +27,7 @@ enum {
 	IBVE_MAD_OFF_TID = 8,
 	IBVE_MAD_OFF_ATTR_ID = 16,
 	IBVE_MAD_OFF_ATTR_MOD = 20,
+	IBVE_SA_OFF_COMP_MASK = 48, /* the SA header's ComponentMask */
 	IBVE_SA_OFF_DATA = 56, /* after the RMPP header, SM_Key, offset, mask */
 	IBVE_SMP_OFF_DATA = 64,
 };
@@ -43,6 +44,8 @@ enum {
 	IBVE_MAD_ATTR_CLASS_PORT_INFO = 0x0001,
 	IBVE_MAD_ATTR_NOTICE = 0x0002,
 	IBVE_MAD_ATTR_INFORM_INFO = 0x0003,
+	IBVE_MAD_ATTR_NODE_RECORD = 0x0011, /* SA class */
+	IBVE_MAD_ATTR_LINK_RECORD = 0x0020, /* SA class */
 	IBVE_MAD_ATTR_SM_INFO = 0x0020,
 };
 
@@ -56,6 +59,8 @@ enum ibve_sm_kind {
 	IBVE_SM_MAD_INFORM_RESP, /* GetResp(InformInfo): a Set answered */
 	IBVE_SM_MAD_REPORT,	 /* Report(Notice) */
 	IBVE_SM_MAD_SMP_GET,	 /* an SM asking this port (simulator) */
+	IBVE_SM_MAD_LINK_RESP,	 /* GetResp(LinkRecord): a peer's LID, port */
+	IBVE_SM_MAD_NODE_RESP,	 /* GetResp(NodeRecord): a peer's node */
 };
 
 struct ibve_sm_mad {
@@ -70,6 +75,14 @@ struct ibve_sm_mad {
 	uint32_t producer;   /* REPORT: 24 bits */
 	uint16_t issuer_lid; /* REPORT */
 	uint8_t gid[16];     /* REPORT, traps 64-67: the GID concerned */
+	/* LINK_RESP (status 0): where the link from our port goes */
+	uint16_t to_lid;
+	uint8_t to_port;
+	/* NODE_RESP (status 0): that node */
+	uint8_t node_type;  /* NodeInfo: 1 CA, 2 switch, 3 router */
+	uint8_t local_port; /* NodeInfo.LocalPortNum: the port asked through */
+	uint64_t node_guid;
+	char desc[65]; /* NodeDescription, printable ASCII, '?' for others */
 };
 
 /*
@@ -81,9 +94,23 @@ void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 /* Build an SA Get of attribute ATTR (no data), e.g. ClassPortInfo. */
 void ibve_sm_get_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 			uint16_t attr);
+/* Build an SA Get(LinkRecord) of the link from LID, PORT. */
+void ibve_sm_link_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid,
+			 uint8_t port);
+/* Build an SA Get(NodeRecord) of the node at LID. */
+void ibve_sm_node_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
+			 uint16_t lid);
 /* Classify and decode a received MAD of LEN bytes; false if too short. */
 bool ibve_sm_mad_decode(const uint8_t *mad, size_t len,
 			struct ibve_sm_mad *out);
+/*
+ * The peer of a port from the answers to its two Gets: LINK's ToPort is
+ * the peer's port, NODE its node.
+ */
+void ibve_sm_peer_from(struct ibve_peer *p, const struct ibve_sm_mad *link,
+		       const struct ibve_sm_mad *node);
+/* A peer looked up in vain: none, for REASON. */
+void ibve_sm_peer_none(struct ibve_peer *p, const char *reason);
 /* Turn a received Report into its ReportResp, in place. */
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE]);
 /*

@@ -4,7 +4,10 @@
  * GetResp(InformInfo) and Report(Notice) in, ReportResp back. Layouts from
  * the InfiniBand Architecture Specification vol. 1: the SA header is 56
  * bytes; InformInfo (36 bytes) and Notice (80 bytes) follow it. Every
- * field is big-endian on the wire.
+ * field is big-endian on the wire. And the two Gets of a peer lookup:
+ * LinkRecord (8 bytes) from our LID and port, then NodeRecord (108
+ * bytes: LID, reserved, NodeInfo of 40 bytes, NodeDescription of 64) of
+ * the LID at its other end.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +36,30 @@ enum {
 	NO_TRAP = 4,
 	NO_ISSUER_LID = 6,
 	NO_GID = 16, /* DataDetails bytes 6..21, for traps 64-67 */
+};
+
+/* LinkRecord: FromLID, FromPort, ToPort, ToLID. ComponentMask bits. */
+enum {
+	LR_FROM_LID = 0,
+	LR_FROM_PORT = 2,
+	LR_TO_PORT = 3,
+	LR_TO_LID = 4,
+	LR_SIZE = 8,
+	LR_MASK_FROM_LID = 1 << 0,
+	LR_MASK_FROM_PORT = 1 << 1,
+};
+
+/* NodeRecord: LID, reserved, NodeInfo, NodeDescription. */
+enum {
+	NR_LID = 0,
+	NR_INFO = 4,
+	NR_NODE_TYPE = NR_INFO + 2,
+	NR_NODE_GUID = NR_INFO + 12,
+	NR_LOCAL_PORT = NR_INFO + 36,
+	NR_DESC = 44,
+	NR_DESC_LEN = 64,
+	NR_SIZE = 108,
+	NR_MASK_LID = 1 << 0,
 };
 
 static void put16(uint8_t *p, uint16_t v)
@@ -85,6 +112,36 @@ void ibve_sm_get_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t attr)
 	sa_header(mad, tid, IBVE_MAD_GET, attr);
 }
 
+void ibve_sm_link_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid,
+			 uint8_t port)
+{
+	uint8_t *d = mad + IBVE_SA_OFF_DATA;
+
+	sa_header(mad, tid, IBVE_MAD_GET, IBVE_MAD_ATTR_LINK_RECORD);
+	mad[IBVE_SA_OFF_COMP_MASK + 7] = LR_MASK_FROM_LID | LR_MASK_FROM_PORT;
+	put16(d + LR_FROM_LID, lid);
+	d[LR_FROM_PORT] = port;
+}
+
+void ibve_sm_node_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid)
+{
+	sa_header(mad, tid, IBVE_MAD_GET, IBVE_MAD_ATTR_NODE_RECORD);
+	mad[IBVE_SA_OFF_COMP_MASK + 7] = NR_MASK_LID;
+	put16(mad + IBVE_SA_OFF_DATA + NR_LID, lid);
+}
+
+/* A NodeDescription: up to its first NUL, printable ASCII kept. */
+static void node_desc(char *out, const uint8_t *d)
+{
+	size_t n = 0;
+
+	while (n < NR_DESC_LEN && d[n]) {
+		out[n] = d[n] >= 0x20 && d[n] < 0x7f ? (char)d[n] : '?';
+		n++;
+	}
+	out[n] = '\0';
+}
+
 void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 			   uint16_t trap, bool subscribe, uint8_t resp_time)
 {
@@ -134,6 +191,22 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 		out->kind = IBVE_SM_MAD_INFORM_RESP;
 		out->trap = get16(d + II_TRAP);
 		out->subscribe = d[II_SUBSCRIBE] & 1;
+	} else if (method == IBVE_MAD_GET_RESP &&
+		   out->attr_id == IBVE_MAD_ATTR_LINK_RECORD) {
+		if (len < IBVE_SA_OFF_DATA + LR_SIZE)
+			return false;
+		out->kind = IBVE_SM_MAD_LINK_RESP;
+		out->to_port = d[LR_TO_PORT];
+		out->to_lid = get16(d + LR_TO_LID);
+	} else if (method == IBVE_MAD_GET_RESP &&
+		   out->attr_id == IBVE_MAD_ATTR_NODE_RECORD) {
+		if (len < IBVE_SA_OFF_DATA + NR_SIZE)
+			return false;
+		out->kind = IBVE_SM_MAD_NODE_RESP;
+		out->node_type = d[NR_NODE_TYPE];
+		out->local_port = d[NR_LOCAL_PORT];
+		out->node_guid = get64(d + NR_NODE_GUID);
+		node_desc(out->desc, d + NR_DESC);
 	} else if (method == IBVE_MAD_REPORT &&
 		   out->attr_id == IBVE_MAD_ATTR_NOTICE) {
 		if (len < IBVE_SA_OFF_DATA + NO_GID + 16)
@@ -147,6 +220,28 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 		memcpy(out->gid, d + NO_GID, sizeof(out->gid));
 	}
 	return true;
+}
+
+void ibve_sm_peer_from(struct ibve_peer *p, const struct ibve_sm_mad *link,
+		       const struct ibve_sm_mad *node)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = IBVE_PEER_IB;
+	p->state = IBVE_PEER_KNOWN;
+	p->node_type = node->node_type <= IBVE_PEER_NODE_ROUTER
+			       ? node->node_type
+			       : IBVE_PEER_NODE_UNKNOWN;
+	p->guid = node->node_guid;
+	p->port = link->to_port;
+	ibve_strcpy(p->name, node->desc, sizeof(p->name));
+}
+
+void ibve_sm_peer_none(struct ibve_peer *p, const char *reason)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = IBVE_PEER_IB;
+	p->state = IBVE_PEER_NONE;
+	ibve_strcpy(p->reason, reason, sizeof(p->reason));
 }
 
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE])

@@ -116,6 +116,11 @@ struct ibve_source_ops {
 	bool (*ready)(void *src, uint32_t cookie);
 	/* Every record of the pipeline, any source's (optional). */
 	void (*observe)(void *src, const struct ibve_event *ev);
+	/*
+	 * Add what it knows to a record before anything sees it (optional;
+	 * the subnet source: a port's peer). Quick, and never blocking.
+	 */
+	void (*annotate)(void *src, struct ibve_event *ev);
 	/* Its part of the "watching ..." line; 0 when none (optional). */
 	size_t (*describe)(const void *src, char *buf, size_t size);
 	/* Release everything at once. */

@@ -17,6 +17,14 @@
  * seconds (the option; default 60) for the SM changes no event tells this
  * host about.
  * OpenSM treats a repeated identical Set as the same subscription.
+ *
+ * It also looks up the peer of each port, the far end of its link: a
+ * Get(LinkRecord) from the port's LID and number, then a Get(NodeRecord)
+ * of the LID at the other end, with the Sets' tries and waits. Once the
+ * loop runs (after "watching"), then after the events that may mean a new
+ * link, SM or LID (observe()); never otherwise: a steady fabric costs no
+ * query. Port records of the other sources carry the last answer
+ * (annotate()); a peer that changed is said in a note.
  */
 #include <endian.h>
 #include <errno.h>
@@ -33,6 +41,7 @@
 #include <unistd.h>
 
 #include "dl_umad.h"
+#include "ports.h"
 #include "sm.h"
 #include "source.h"
 
@@ -70,6 +79,16 @@ struct sm_port {
 	bool dead;	/* its receiver ended on an error ... */
 	int dead_errno; /* ... this one */
 	bool dead_said; /* and the loop has said so (loop's thread only) */
+	/* The peer lookup, under lock: the Get under way (low TID bits; 0
+	 * none), LinkRecord first, then NodeRecord of its ToLID. */
+	uint32_t peer_tid;
+	bool peer_node;
+	bool peer_asked; /* due at peer_due, not sent yet */
+	unsigned int peer_tries;
+	struct timespec peer_due;
+	struct ibve_sm_mad peer_link;
+	struct ibve_peer peer, known;
+	char peer_said[64]; /* the last reason for none said in a note */
 };
 
 struct sm {
@@ -172,6 +191,107 @@ static void subscribe_all(struct sm_port *p)
 	}
 }
 
+static void peer_set(struct sm_port *p, const struct ibve_peer *next);
+
+/* Send the Get of the peer lookup's step (our port read again first).
+ * Under lock. */
+static void peer_send(struct sm_port *p)
+{
+	struct sm *sm = p->sm;
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
+	long wait = (long)TRY_MS << p->peer_tries;
+	const char *none = NULL;
+	umad_port_t up;
+
+	memset(buf, 0, sizeof(buf));
+	if (p->peer_node) {
+		ibve_sm_node_encode(umad_get_mad(buf), tid,
+				    p->peer_link.to_lid);
+	} else if (umad_get_port(p->ca, p->portnum, &up) == 0) {
+		p->sm_lid = (uint16_t)up.sm_lid;
+		p->sm_sl = (uint8_t)up.sm_sl;
+		if (up.state != 4) /* IB_PORT_ACTIVE */
+			none = "port not active";
+		else if (!p->sm_lid)
+			none = "no SM";
+		ibve_sm_link_encode(umad_get_mad(buf), tid,
+				    (uint16_t)up.base_lid, (uint8_t)p->portnum);
+		umad_release_port(&up);
+	} else {
+		none = "cannot read the port";
+	}
+	p->peer_asked = false;
+	if (none) {
+		struct ibve_peer next;
+
+		ibve_sm_peer_none(&next, none);
+		peer_set(p, &next);
+		return;
+	}
+	p->peer_tid = tid;
+	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
+	ibve_ts_add_ms(&p->peer_due, wait);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
+}
+
+/* A lookup of P's peer is due now (sent by the next tick). Under lock. */
+static void peer_ask(struct sm_port *p)
+{
+	p->peer_asked = true;
+	p->peer_tid = 0;
+	p->peer_node = false;
+	p->peer_tries = 0;
+	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
+}
+
+/* The lookup's end: NEXT is P's peer now. Under lock. */
+static void peer_set(struct sm_port *p, const struct ibve_peer *next)
+{
+	char now[160], was[160];
+
+	p->peer_tid = 0;
+	ibve_peer_format(&p->known, was, sizeof(was));
+	if (ibve_peer_take(&p->known, &p->peer, next)) {
+		ibve_peer_format(&p->peer, now, sizeof(now));
+		note_locked(p->sm, "%s port %d: peer %s, was %s", p->ca,
+			    p->portnum, now, was);
+	}
+	if (next->state == IBVE_PEER_KNOWN) {
+		p->peer_said[0] = '\0';
+	} else if (strcmp(p->peer_said, next->reason) != 0) {
+		/* said once, until a lookup finds one or another reason */
+		ibve_strcpy(p->peer_said, next->reason, sizeof(p->peer_said));
+		note_locked(p->sm, "%s port %d: no peer known: %s", p->ca,
+			    p->portnum, next->reason);
+	}
+}
+
+/* An answer to the lookup's Get. Under lock. */
+static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
+{
+	struct ibve_peer next;
+	char st[96];
+
+	if (!p->peer_tid || p->peer_tid != (uint32_t)d->tid ||
+	    p->peer_node != (d->kind == IBVE_SM_MAD_NODE_RESP))
+		return;
+	if (d->status) {
+		ibve_sm_peer_none(&next, ibve_sm_status_str(d->status, st,
+							    sizeof(st)));
+		peer_set(p, &next);
+	} else if (!p->peer_node) {
+		p->peer_link = *d;
+		p->peer_node = true;
+		p->peer_tries = 0;
+		peer_send(p);
+	} else {
+		ibve_sm_peer_from(&next, &p->peer_link, d);
+		peer_set(p, &next);
+	}
+}
+
 static void handle(struct sm_port *p, uint8_t *buf, int len)
 {
 	struct sm *sm = p->sm;
@@ -243,6 +363,12 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 			}
 			pthread_cond_broadcast(&sm->answered);
 		}
+		pthread_mutex_unlock(&sm->lock);
+		return;
+	case IBVE_SM_MAD_LINK_RESP:
+	case IBVE_SM_MAD_NODE_RESP:
+		pthread_mutex_lock(&sm->lock);
+		peer_answer(p, &d);
 		pthread_mutex_unlock(&sm->lock);
 		return;
 	case IBVE_SM_MAD_OTHER:
@@ -418,6 +544,10 @@ static void arm(struct sm *sm)
 			if (sm->ports[i].pending[t] &&
 			    ibve_ts_before(&sm->ports[i].due[t], &next))
 				next = sm->ports[i].due[t];
+	for (size_t i = 0; i < sm->nports; i++)
+		if ((sm->ports[i].peer_tid || sm->ports[i].peer_asked) &&
+		    ibve_ts_before(&sm->ports[i].peer_due, &next))
+			next = sm->ports[i].peer_due;
 	its.it_value = next;
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
 		its.it_value.tv_nsec = 1;
@@ -515,8 +645,10 @@ static int sm_open(struct sm *sm)
 		umad_release_ca(&ca);
 	}
 	pthread_mutex_lock(&sm->lock);
-	for (size_t i = 0; i < sm->nports; i++)
+	for (size_t i = 0; i < sm->nports; i++) {
 		subscribe_all(&sm->ports[i]);
+		peer_ask(&sm->ports[i]);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &sm->refresh_due);
 	sm->refresh_due.tv_sec += sm->refresh_s;
 	arm(sm);
@@ -773,6 +905,21 @@ static void tick(struct sm *sm)
 				    IBVE_SM_TRAP_FIRST + t, TRIES,
 				    sm->refresh_s);
 		}
+		if (p->dead || (!p->peer_tid && !p->peer_asked) ||
+		    ibve_ts_before(&now, &p->peer_due))
+			continue;
+		if (p->peer_asked) {
+			peer_send(p);
+		} else if (++p->peer_tries < TRIES) {
+			peer_send(p);
+		} else {
+			struct ibve_peer none;
+
+			ibve_sm_peer_none(&none,
+					  p->sm_lid ? "no answer from the SA"
+						    : "no SM");
+			peer_set(p, &none);
+		}
 	}
 	arm(sm);
 	pthread_mutex_unlock(&sm->lock);
@@ -809,10 +956,38 @@ static void observe(void *arg, const struct ibve_event *ev)
 		struct sm_port *p = &sm->ports[i];
 
 		if (!p->dead && strcmp(p->ca, ev->device) == 0 &&
-		    (!ev->port || (uint32_t)p->portnum == ev->port))
+		    (!ev->port || (uint32_t)p->portnum == ev->port)) {
 			subscribe_all(p);
+			peer_ask(p); /* sent by the next tick, after EV */
+		}
 	}
 	arm(sm);
+	pthread_mutex_unlock(&sm->lock);
+}
+
+/*
+ * A port event of one of our ports carries the port's peer as last
+ * looked up (unknown before the first answer); a replayed record keeps
+ * its own.
+ */
+static void annotate(void *arg, struct ibve_event *ev)
+{
+	struct sm *sm = arg;
+
+	if (ev->source != IBVE_SOURCE_VERBS || ev->cls != IBVE_CLASS_PORT ||
+	    !ev->port || (ev->fields & (IBVE_FIELD_PEER | IBVE_FIELD_RATES)))
+		return;
+	pthread_mutex_lock(&sm->lock);
+	for (size_t i = 0; i < sm->nports; i++) {
+		struct sm_port *p = &sm->ports[i];
+
+		if ((uint32_t)p->portnum == ev->port &&
+		    strcmp(p->ca, ev->device) == 0) {
+			ev->verbs.peer = p->peer;
+			ev->fields |= IBVE_FIELD_PEER;
+			break;
+		}
+	}
 	pthread_mutex_unlock(&sm->lock);
 }
 
@@ -860,6 +1035,7 @@ const struct ibve_source_ops ibve_source_sm = {
 	.empty = empty,
 	.ready = ready,
 	.observe = observe,
+	.annotate = annotate,
 	.describe = describe,
 	.destroy = destroy,
 };

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The error idiom, notes and time arithmetic, each written once. */
+/* The error idiom, notes, time arithmetic and GUIDs, each written once. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "buf.h"
 #include "source.h"
 
 static _Thread_local char errmsg[512];
@@ -104,4 +106,75 @@ bool ibve_utf8_copy(char *dst, const char *src, size_t size)
 	}
 	dst[used] = '\0';
 	return true;
+}
+
+IBVE_EXPORT size_t ibve_guid_format(uint64_t guid, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct ibve_buf b = { buf, size, 0 };
+	char s[19];
+
+	for (int g = 0; g < 4; g++) { /* four groups of four digits */
+		unsigned int v = (unsigned int)(guid >> (48 - 16 * g)) & 0xffff;
+		char *p = s + 5 * g;
+
+		p[0] = hex[v >> 12];
+		p[1] = hex[v >> 8 & 0xf];
+		p[2] = hex[v >> 4 & 0xf];
+		p[3] = hex[v & 0xf];
+		if (g < 3)
+			p[4] = ':';
+	}
+	ibve_buf_put(&b, s, sizeof(s));
+	return ibve_buf_end(&b);
+}
+
+/* Hex digits' values + 1; 0 for any other byte (read for every line). */
+static const uint8_t hex1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	/* the form the writer puts: xxxx:xxxx:xxxx:xxxx */
+	if (strnlen(s, 20) == 19 && s[4] == ':' && s[9] == ':' &&
+	    s[14] == ':') {
+		unsigned int ok = 1;
+
+		for (int g = 0; g < 4; g++)
+			for (int i = 0; i < 4; i++) {
+				unsigned int h =
+					hex1[(unsigned char)s[5 * g + i]];
+
+				ok &= h != 0;
+				v = v << 4 | (h - 1);
+			}
+		if (ok) {
+			*guid = v;
+			return 0;
+		}
+		v = 0;
+	}
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++) {
+		unsigned int h = hex1[(unsigned char)*s];
+
+		if (*s == ':')
+			continue;
+		if (!h || ++n > 16)
+			return -EINVAL;
+		v = v << 4 | (h - 1);
+	}
+	if (!n)
+		return -EINVAL;
+	*guid = v;
+	return 0;
 }

@@ -312,3 +312,23 @@ $f:9: not a JSON object" ]
 	run -0 ibv_eventwatch -j -r - <<<"$rec"
 	assert_output "$rec"
 }
+
+@test "a port's peer replays as recorded: JSON byte for byte, text compact, a capture of it the same" {
+	F=$CAPTURES/peers.jsonl
+	run -0 ibv_eventwatch -r "$F" -j
+	diff -u "$F" <(echo "$output")
+	run -0 ibv_eventwatch -r "$F"
+	assert_line --index 0 --partial 'link down or lost (peer SwitchL[2])'
+	assert_line --index 1 --partial 'ready for traffic (peer now SwitchL[5])'
+	assert_line --index 2 --partial '(peer none (no SM))'
+	assert_line --index 3 --partial '(peer leaf1[Ethernet7])'
+	# a capture of the replay keeps them
+	run -0 ibv_eventwatch -r "$F" -w "$BATS_TEST_TMPDIR/again.jsonl"
+	diff -u "$F" "$BATS_TEST_TMPDIR/again.jsonl"
+	# what is not a peer is refused, named
+	not_output "$BATS_TEST_TMPDIR/bad.jsonl" # invalid on purpose
+	sed 's/"state":"known"/"state":"maybe"/' "$F" >"$BATS_TEST_TMPDIR/bad.jsonl"
+	run --separate-stderr ibv_eventwatch -r "$BATS_TEST_TMPDIR/bad.jsonl"
+	assert_failure 4
+	[[ $stderr == *'"peer": kind ib or lldp, state unknown, none or known'* ]]
+}

@@ -145,6 +145,17 @@ metric() {
 		"$(jq -s 'map(select(.event == "EVENTS_LOST" and .device == "mlx5_1") | .lost) | add' "$CAPTURES/mlx5.jsonl")"
 }
 
+@test "ibvevent_port_peer_info: each port's last known peer, exactly these labels; promtool accepts it" {
+	need promtool
+	ibv_eventwatch -q -r "$CAPTURES/peers.jsonl" --metrics-file "$M" >/dev/null
+	run -0 grep '^ibvevent_port_peer_info' "$M"
+	# mlx5_0/1 re-cabled: the new port; mlx5_0/2 never known: no series
+	assert_output 'ibvevent_port_peer_info{device="mlx5_0",port="1",peer_guid="0002:c903:0000:00a1",peer_port="5",peer_name="SwitchL"} 1
+ibvevent_port_peer_info{device="rxe0",port="1",peer_guid="00:11:22:33:44:55",peer_port="Ethernet7",peer_name="leaf1"} 1'
+	run promtool check metrics <"$M"
+	assert_success
+}
+
 @test "the man page's METRICS lists every series the writer has; the docs and rules name no other" {
 	# the writer's families, from lib/metrics.c itself
 	grep -o 'family([&]*b, "[a-z_]*"' "$TOP/lib/metrics.c" | sed 's/.*"\(.*\)"/\1/' |

@@ -84,6 +84,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("the record is of the trap", ev.name, "");
 		round_trip(&ev);
 		break;
+	case IBVE_SM_MAD_LINK_RESP:
+	case IBVE_SM_MAD_NODE_RESP: {
+		/* the answers of a peer lookup make a peer that prints */
+		struct ibve_peer p;
+		char text[256];
+
+		ibve_sm_peer_from(&p, &d, &d);
+		if (ibve_peer_format(&p, text, sizeof(text)) >= sizeof(text) ||
+		    p.node_type > IBVE_PEER_NODE_ROUTER ||
+		    strlen(p.name) != strlen(d.desc))
+			fail("a peer prints in full, its type known or 0", text,
+			     d.desc);
+		break;
+	}
 	case IBVE_SM_MAD_INFORM_RESP:
 	case IBVE_SM_MAD_OTHER:
 		break;

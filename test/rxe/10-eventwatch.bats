@@ -150,8 +150,8 @@ removal_cycle() {
 	assert_line --regexp '^        gid 0 +fe80:'
 	run ibv_eventwatch -l -j
 	assert_success
-	run -0 jq -r '.device, .ports[0].state, .ports[0].link_layer, .ports[0].gids[0].type' <<<"$output"
-	assert_output $'rxe0\nACTIVE\nEthernet\nRoCE v2'
+	run -0 jq -r '.device, .ports[0].state, .ports[0].link_layer, .ports[0].gids[0].type, .ports[0].peer.state' <<<"$output"
+	assert_output $'rxe0\nACTIVE\nEthernet\nRoCE v2\nunknown'
 	run ibv_eventwatch -l -d nosuchdev
 	assert_failure 3
 	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device"

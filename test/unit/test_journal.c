@@ -306,6 +306,23 @@ static void test_entry(void)
 	is_int(fields_match_json(&e, &ev), 0, "a speed change: every member");
 
 	ev = parsed(
+		"{\"time\":\"2026-03-02T10:00:00.5Z\",\"device\":\"mlx5_0\","
+		"\"port\":1,\"event\":\"PORT_ACTIVE\",\"peer\":{\"kind\":\"ib\","
+		"\"state\":\"known\",\"guid\":\"0002:c903:0000:0001\",\"port\":2,"
+		"\"name\":\"SwitchL\",\"node_type\":\"switch\","
+		"\"changed\":true}}");
+	ibve_journal_entry_build(&e, &ev, "test");
+	ok(!field(&e, "RDMA_PEER", v, sizeof(v)), "no RDMA_PEER: its members");
+	field(&e, "RDMA_PEER_NAME", v, sizeof(v));
+	is_str(v, "SwitchL", "RDMA_PEER_NAME");
+	field(&e, "RDMA_PEER_PORT", v, sizeof(v));
+	is_str(v, "2", "RDMA_PEER_PORT");
+	field(&e, "RDMA_PEER_GUID", v, sizeof(v));
+	is_str(v, "0002:c903:0000:0001", "RDMA_PEER_GUID");
+	field(&e, "RDMA_PEER_CHANGED", v, sizeof(v));
+	is_str(v, "true", "RDMA_PEER_CHANGED");
+
+	ev = parsed(
 		"{\"time\":\"2026-04-07T02:00:05Z\",\"device\":\"mlx5_0\","
 		"\"port\":null,\"source\":\"mlx5\",\"eqe\":\"00170000"
 		"000000000000000000000000000000000000000000000000000000000000"

@@ -445,6 +445,128 @@ static void test_check_flaps(void)
 	ibve_ports_free(t);
 }
 
+static struct ibve_peer ib_peer(const char *name, uint64_t guid, uint32_t port)
+{
+	struct ibve_peer p = { .kind = IBVE_PEER_IB,
+			       .state = IBVE_PEER_KNOWN,
+			       .node_type = IBVE_PEER_NODE_SWITCH,
+			       .guid = guid,
+			       .port = port };
+
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	return p;
+}
+
+/* peer= of a spec against T, whose mlx5_0/1 is known on SwitchL[5]. */
+static void check_peer(const struct ibve_ports *t)
+{
+	static const struct {
+		const char *spec, *brief;
+	} v[] = {
+		{ "mlx5_0/1 state=any peer=SwitchL:5", NULL },
+		{ "mlx5_0/1 state=any peer=Switch*", NULL },
+		{ "mlx5_0/1 state=any peer=SwitchL:[4-6]", NULL },
+		{ "mlx5_0/1 state=any peer=SwitchL:2",
+		  "peer SwitchL[5], expected SwitchL[2]" },
+		{ "mlx5_0/1 state=any peer=SwitchR",
+		  "peer SwitchL[5], expected SwitchR" },
+	};
+	static const char *const bad[] = { "peer=", "peer=:2", "peer=S:" };
+	const struct ibve_check_problem *p;
+	struct ibve_check *c;
+	char line[128];
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		ok(ibve_check_new(&c) == 0 && ibve_check_add(c, v[i].spec) == 0,
+		   "'%s' is a spec", v[i].spec);
+		n = ibve_check_run(c, t, NULL, &p);
+		if (v[i].brief)
+			ok(n == 1 && strcmp(p[0].brief, v[i].brief) == 0 &&
+				   strcmp(p[0].what, v[i].brief) == 0,
+			   "'%s': %s (%s)", v[i].spec, v[i].brief,
+			   n ? p[0].brief : "healthy");
+		else
+			ok(n == 0, "'%s': healthy (%s)", v[i].spec,
+			   n ? p[0].what : "none");
+		ibve_check_free(c);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(line, sizeof(line), "mlx5_0/1 %s", bad[i]);
+		ok(ibve_check_new(&c) == 0 &&
+			   ibve_check_add(c, line) == -EINVAL,
+		   "'%s' refused: %s", line, ibve_errmsg());
+		ibve_check_free(c);
+	}
+}
+
+/* A peer's words, and "changed" only against the last known one. */
+static void test_peer(void)
+{
+	struct ibve_peer known = { 0 }, cur = { 0 }, none = { 0 };
+	struct ibve_ports *t;
+	struct ibve_event e;
+	struct ibve_peer a = ib_peer("SwitchL", 0x20, 2);
+	struct ibve_peer b = ib_peer("SwitchL", 0x20, 5);
+	struct ibve_peer l = { .kind = IBVE_PEER_LLDP,
+			       .state = IBVE_PEER_KNOWN,
+			       .chassis = "00:11:22:33:44:55",
+			       .port_id = "Ethernet7",
+			       .name = "leaf1" };
+	char buf[128];
+
+	ibve_peer_format(&a, buf, sizeof(buf));
+	is_str(buf, "SwitchL[2]", "an IB peer: NAME[PORT]");
+	ibve_peer_format(&l, buf, sizeof(buf));
+	is_str(buf, "leaf1[Ethernet7]", "an LLDP peer: NAME[PORT ID]");
+	a.name[0] = '\0';
+	ibve_peer_format(&a, buf, sizeof(buf));
+	is_str(buf, "0x0000000000000020[2]", "no description: its GUID");
+	a = ib_peer("SwitchL", 0x20, 2);
+	none.state = IBVE_PEER_NONE;
+	snprintf(none.reason, sizeof(none.reason), "no SM");
+	ibve_peer_format(&none, buf, sizeof(buf));
+	is_str(buf, "none (no SM)", "none, with its reason");
+	ibve_peer_format(&cur, buf, sizeof(buf));
+	is_str(buf, "unknown", "never looked up: unknown");
+	is_str(ibve_peer_node_name(IBVE_PEER_NODE_SWITCH), "switch",
+	       "node type switch");
+	is_str(ibve_peer_node_name(9), "unknown", "node type 9: unknown");
+	is_str(ibve_peer_state_name(IBVE_PEER_NONE), "none", "state none");
+	is_str(ibve_peer_kind_name(IBVE_PEER_LLDP), "lldp", "kind lldp");
+
+	ok(!ibve_peer_take(&known, &cur, &a) && !cur.changed,
+	   "the first known peer is no change");
+	ok(!ibve_peer_take(&known, &cur, &a), "the same again: no change");
+	ok(!ibve_peer_take(&known, &cur, &none) && cur.state == IBVE_PEER_NONE,
+	   "a lookup that finds none says none, no change");
+	ok(ibve_peer_take(&known, &cur, &b) && cur.changed && cur.port == 5,
+	   "another switch port after a gap: changed");
+	ok(!known.changed && known.port == 5, "the known one is the new one");
+	ok(!ibve_peer_take(&known, &cur, &b) && !cur.changed,
+	   "looked up again: no longer changed");
+	ok(!ibve_peer_same(&a, &l), "IB and LLDP peers differ");
+	l.port_id[0] = 'X';
+	ok(ibve_peer_take(&known, &cur, &l), "an LLDP peer after an IB one");
+
+	/* the table's row: the last known peer of the port's records */
+	ok(ibve_ports_new(&t, 0) == 0, "a table");
+	e = ev("mlx5_0", 1, 10, 1000);
+	e.verbs.peer = b;
+	e.fields |= IBVE_FIELD_PEER;
+	ibve_ports_event(t, &e);
+	is_int((int)row(t, "mlx5_0", 1)->peer.port, 5, "the row has the peer");
+	e = ev("mlx5_0", 1, 9, 1001);
+	e.verbs.peer = none;
+	e.fields |= IBVE_FIELD_PEER;
+	ibve_ports_event(t, &e);
+	ok(row(t, "mlx5_0", 1)->peer.state == IBVE_PEER_KNOWN &&
+		   row(t, "mlx5_0", 1)->peer.port == 5,
+	   "none since: the row keeps the last known one");
+	check_peer(t);
+	ibve_ports_free(t);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -457,5 +579,6 @@ int main(void)
 	test_kinds();
 	test_many();
 	test_workloads();
+	test_peer();
 	return done_testing();
 }

@@ -241,6 +241,91 @@ static void test_seen(void)
 	   "one still remembered is");
 }
 
+/* The two Gets of a peer lookup and their answers. */
+static void test_peer(void)
+{
+	static const uint8_t want_lr[24] = {
+		1,    0x03, 2, 0x01, 0, 0, 0, 0, /* Get, class SA v2 */
+		0,    0,    0, 0,    0, 0, 0, 7, /* TID */
+		0x00, 0x20, 0, 0,    0, 0, 0, 0, /* LinkRecord */
+	};
+	struct ibve_sm_mad link, node;
+	struct ibve_peer p;
+	char buf[128];
+
+	ibve_sm_link_encode(mad, 7, 0x0012, 1);
+	ok(memcmp(mad, want_lr, sizeof(want_lr)) == 0,
+	   "Get(LinkRecord): the MAD header byte for byte");
+	for (size_t i = 24; i < 55; i++)
+		if (mad[i])
+			ok(false, "SA header byte %zu is %u, not 0", i, mad[i]);
+	is_int(mad[55], 0x03, "ComponentMask: FromLID and FromPort");
+	ok(mad[56] == 0x00 && mad[57] == 0x12 && mad[58] == 1 && mad[59] == 0 &&
+		   mad[60] == 0 && mad[61] == 0,
+	   "LinkRecord: FromLID 0x12, FromPort 1, the rest 0");
+
+	ibve_sm_node_encode(mad, 8, 0x0004);
+	is_int(mad[3], 0x01, "Get(NodeRecord): method Get");
+	ok(mad[16] == 0x00 && mad[17] == 0x11, "attribute NodeRecord 0x0011");
+	is_int(mad[55], 0x01, "ComponentMask: LID");
+	ok(mad[56] == 0x00 && mad[57] == 0x04, "NodeRecord: LID 4");
+
+	header(0x03, 0x81, 0x0020, 0);
+	mad[56 + 1] = 0x12; /* FromLID */
+	mad[56 + 2] = 1;    /* FromPort */
+	mad[56 + 3] = 2;    /* ToPort */
+	mad[56 + 5] = 0x04; /* ToLID */
+	ok(ibve_sm_mad_decode(mad, 64, &link), "GetResp(LinkRecord), 64 bytes");
+	is_int(link.kind, IBVE_SM_MAD_LINK_RESP, "kind: a link");
+	is_int(link.to_lid, 4, "ToLID 4");
+	is_int(link.to_port, 2, "ToPort 2");
+	ok(!ibve_sm_mad_decode(mad, 63, &link), "a byte short: rejected");
+	ibve_sm_mad_decode(mad, 256, &link);
+
+	header(0x03, 0x81, 0x0011, 0);
+	mad[56 + 1] = 0x04;	 /* LID */
+	mad[56 + 4 + 2] = 2;	 /* NodeType: switch */
+	mad[56 + 4 + 3] = 8;	 /* NumPorts */
+	mad[56 + 4 + 12] = 0x00; /* NodeGUID */
+	mad[56 + 4 + 17] = 0x02;
+	mad[56 + 4 + 18] = 0xc9;
+	mad[56 + 4 + 19] = 0x07;
+	mad[56 + 4 + 20] = 0xee; /* PortGUID: not the node's */
+	mad[56 + 4 + 36] = 2;	 /* LocalPortNum */
+	memcpy(mad + 56 + 44, "SwitchL\tB", 9);
+	ok(ibve_sm_mad_decode(mad, 164, &node),
+	   "GetResp(NodeRecord), 164 bytes");
+	is_int(node.kind, IBVE_SM_MAD_NODE_RESP, "kind: a node");
+	is_int(node.node_type, 2, "NodeType switch");
+	ok(node.node_guid == 0x0002c907ull, "NodeGUID 0x2c907 (%llx)",
+	   (unsigned long long)node.node_guid);
+	is_str(node.desc, "SwitchL?B", "description: a control byte shown '?'");
+	ok(!ibve_sm_mad_decode(mad, 163, &node), "a byte short: rejected");
+	memset(mad + 56 + 44, 'x', 64);
+	ibve_sm_mad_decode(mad, 256, &node);
+	is_int((int)strlen(node.desc), 64, "64 bytes without a NUL: all kept");
+	memcpy(mad + 56 + 44, "SwitchL", 8);
+	ibve_sm_mad_decode(mad, 256, &node);
+
+	ibve_sm_peer_from(&p, &link, &node);
+	ibve_peer_format(&p, buf, sizeof(buf));
+	is_str(buf, "SwitchL[2]",
+	       "the peer: its description, the link's ToPort");
+	ok(p.kind == IBVE_PEER_IB && p.state == IBVE_PEER_KNOWN &&
+		   p.node_type == IBVE_PEER_NODE_SWITCH && p.guid == 0x2c907,
+	   "an IB switch, known, by its node GUID");
+	node.node_type = 9;
+	ibve_sm_peer_from(&p, &link, &node);
+	is_int(p.node_type, IBVE_PEER_NODE_UNKNOWN, "node type 9: unknown");
+
+	header(0x03, 0x81, 0x0020, 0x0300);
+	ok(ibve_sm_mad_decode(mad, 256, &link) && link.status == 0x0300,
+	   "no LinkRecord: the SA's status");
+	ibve_sm_peer_none(&p, ibve_sm_status_str(link.status, buf, 64));
+	ibve_peer_format(&p, buf, sizeof(buf));
+	is_str(buf, "none (no records (status 0x0300))", "none, and why");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -249,5 +334,6 @@ int main(void)
 	test_report();
 	test_smp();
 	test_seen();
+	test_peer();
 	return done_testing();
 }

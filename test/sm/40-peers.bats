@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# The peer of each port, from a real OpenSM's subnet administrator on the
+# simulated fabric of test/sm/fabric.net: HostWatch's port 1 is cabled to
+# SwitchL's port 2.
+
+load ../test_helper
+load fabric
+
+setup() {
+	ibve_setup
+	fabric_start
+}
+
+teardown() {
+	local rc=0
+	[ -z "${BG_PID[resub]:-}" ] || bg_stop resub 0 || rc=1
+	watch_stop || rc=1
+	fabric_stop || rc=1
+	ibve_teardown || rc=1
+	return $rc
+}
+
+# ib_peer HOST: the far end of HOST's port 1 as infiniband-diags'
+# ibnetdiscover sees it: "GUID PORT NAME", the GUID in 16 hex digits.
+ib_peer() {
+	on HostSM ibnetdiscover -p |
+		awk -v h="'$1'" '$1 == "CA" && $3 == 1 && $(NF - 3) == h {
+			g = $11; sub(/^0x/, "", g); n = $(NF - 1); gsub(/\047/, "", n)
+			print g, $10, n }'
+}
+
+# peer_line: the last record's peer as "GUID PORT NAME", like ib_peer.
+peer_line() {
+	tail -n 1 "$R/out" | jq -r '.peer | "\(.guid | gsub(":"; "")) \(.port) \(.name)"'
+}
+
+# feed_until JQ: a PORT_ERR of ibsim0 port 1 through resub's FIFO, again
+# until the record's peer passes JQ (the first lookup may not be answered
+# yet), for 20 s at most. PORT_ERR asks for no lookup of its own.
+feed_until() {
+	local end=$((SECONDS + 20)) n
+	n=$(count_lines "$R/out" .)
+	while [ $SECONDS -lt $end ]; do
+		echo '{"time":"2026-11-23T10:00:00Z","device":"ibsim0","port":1,"event":"PORT_ERR"}' >&8
+		n=$((n + 1))
+		wait_count "$R/out" . "$n" 10 || return 1
+		tail -n 1 "$R/out" | jq -e "$1" >/dev/null && return 0
+		sleep 0.2
+	done
+	echo "# no record whose peer passes $1; the last: $(tail -n 1 "$R/out")" >&3
+	return 1
+}
+
+@test "a port event carries the port's peer from the SA, as ibnetdiscover sees it" {
+	want=$(ib_peer HostWatch)
+	[ "$want" = "0000000000200000 2 SwitchL" ] || fail "ibnetdiscover: $want"
+	resub_start
+	feed_until '.peer.state == "known"'
+	assert_equal "$(peer_line)" "$want"
+	run -0 jq -c '.peer | [.kind, .node_type, .changed]' <(tail -n 1 "$R/out")
+	assert_output '["ib","switch",false]'
+}
+
+@test "re-cabled to another switch port: the next lookup names the new peer, changed" {
+	resub_start
+	feed_until '.peer.state == "known"'
+	assert_equal "$(peer_line)" "0000000000200000 2 SwitchL"
+	sim 'Unlink "HostWatch"'
+	sim 'Link "HostWatch"[1] "SwitchL"[5]'
+	# until OpenSM's subnet has the new cable
+	end=$((SECONDS + 30))
+	until [ "$(ib_peer HostWatch)" = "0000000000200000 5 SwitchL" ]; do
+		[ $SECONDS -lt $end ] || fail "OpenSM did not see the new cable: $(ib_peer HostWatch)"
+		sleep 0.5
+	done
+	# what the verbs source says of a port that came back
+	echo '{"time":"2026-11-23T10:00:01Z","device":"ibsim0","port":1,"event":"PORT_ACTIVE"}' >&8
+	wait_for "${BG_ERR[resub]}" 'ibsim0 port 1: peer SwitchL\[5\], was SwitchL\[2\]' 20
+	feed_until '.peer.port == 5'
+	assert_equal "$(peer_line)" "$(ib_peer HostWatch)"
+	run -0 jq -c '.peer.changed' <(tail -n 1 "$R/out")
+	assert_output true
+}
+
+@test "-l --sm lists each port's peer as ibnetdiscover sees it, in JSON and text" {
+	want=$(ib_peer HostWatch)
+	[ -n "$want" ] || fail "ibnetdiscover names no peer of HostWatch"
+	run --separate-stderr env -C "$FAB" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch -l -j --sm
+	assert_success
+	assert_equal "$stderr" ''
+	run -0 jq -r 'select(.device == "ibsim0") | .ports[] | select(.port == 1) |
+		.peer | "\(.guid | gsub(":"; "")) \(.port) \(.name)"' <<<"$output"
+	assert_output "$want"
+	run --separate-stderr env -C "$FAB" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch -l --sm
+	assert_success
+	assert_line --regexp '^    port 1  ACTIVE  .*  peer SwitchL\[2\]$'
+}
+
+# check SPEC: ibv_eventwatch --check --sm on HostWatch with SPEC (bats' run).
+check() {
+	run --separate-stderr env -C "$FAB" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
+		ibv_eventwatch --check --sm --brief --spec "$1"
+}
+
+@test "--check --sm: peer= against the SA's answer; the wrong peer fails with one line naming both" {
+	# under ibsim sysfs shows no port state: state=any
+	check 'ibsim0/1 state=any peer=SwitchL:3'
+	assert_failure 1
+	assert_equal "$stderr" ''
+	assert_output 'ibsim0/1 peer SwitchL[2], expected SwitchL[3]'
+	check 'ibsim0/1 state=any peer=SwitchR'
+	assert_failure 1
+	assert_output 'ibsim0/1 peer SwitchL[2], expected SwitchR'
+	check 'ibsim0/1 state=any peer=Switch?:2'
+	assert_success
+	assert_output ''
+	check 'ibsim0/1 state=any peer=SwitchL'
+	assert_success
+}
