@@ -12,6 +12,9 @@
 #   make soak       an hour of churn under the watcher, into bench/SOAK.md
 #   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
 #                   terminal, with link flaps and injected events (q quits)
+#   make deb        the Debian packages (debian/) into build/deb/, built
+#                   by dpkg-buildpackage in a copy of the tree, then
+#                   checked by lintian
 #   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise); the
 #                   journal catalog goes to CATALOGDIR, PREFIX/lib/systemd/
 #                   catalog: with PREFIX=/usr where journalctl reads it;
@@ -124,6 +127,11 @@ CRYPT_SONAME := $(call soname,libcrypt)
 GNUTLS_SONAME := $(call soname,libgnutls)
 TOOL_LIBS := $(shell pkg-config --libs libibverbs 2>/dev/null)
 
+# The programs find the library beside them, in the build and in an
+# installation with LIBDIR=PREFIX/lib; a package (debian/rules) sets
+# RPATH= and LIBDIR to where the system looks.
+RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
+
 CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 LIB_SRCS := $(wildcard lib/*.c)
@@ -156,9 +164,10 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
 	libibumad-dev ibsim-utils opensm infiniband-diags \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
-	python3-jsonschema slurmctld slurmd slurm-client munge
+	python3-jsonschema slurmctld slurmd slurm-client munge \
+	debhelper dpkg-dev lintian libgnutls28-dev
 
-.PHONY: all deps check check-unit check-cli check-sm check-vm demo \
+.PHONY: all deb deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
 	check-asan-host check-asan-vm \
 	check-valgrind \
@@ -262,8 +271,7 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(TOOL_LIBS) \
-		$(CMD_LIBS_$*)
+		-L$(B)/lib -libvevent $(RPATH) $(TOOL_LIBS) $(CMD_LIBS_$*)
 
 # Unit tests link the library's objects, so internals can be tested too;
 # test_top_view, ibv_eventtop's view (ports and processes) as well.
@@ -372,9 +380,11 @@ soak: all
 
 # BUILD tells the suites which build to test (test/test_helper.bash).
 # The sanitizer and memcheck runs leave out the suites that test the
-# harness and the demo: they run no command of this build.
+# harness, the demo and the Debian package: they run no command of this
+# build.
 CLI_TESTS ?= test/cli
-CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats, \
+CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats \
+	test/cli/56-package.bats, \
 	$(wildcard test/cli/*.bats))
 # test/sm: subnet events from OpenSM on an ibsim fabric, on the host.
 # A test client, never sanitized: it runs under ibsim's preload alone.
@@ -626,6 +636,22 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/grafana 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
 
+# The Debian packages, built in a copy of the tree (dpkg-buildpackage
+# writes beside the tree it builds), with none of this make's variables:
+# debian/rules says how it builds (make install into debian/tmp).
+DEB_DIR := $(B)/deb
+DEB_SRC := $(DEB_DIR)/ibvevent-$(VERSION)
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar -cf - --exclude-vcs --exclude=./build --exclude=./$(B) --exclude=./debian/build . | \
+		tar -C $(DEB_SRC) -xf -
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+		dpkg-buildpackage -us -uc -b -jauto
+	rm -rf $(DEB_SRC)
+	lintian -I --fail-on error $(DEB_DIR)/*.changes >$(DEB_DIR)/lintian.log 2>&1 || \
+		{ cat $(DEB_DIR)/lintian.log; exit 1; }
+	grep -v '^I: ' $(DEB_DIR)/lintian.log || true
+
 demo: all
 	@VM_TIMEOUT=$${VM_TIMEOUT:-86400} test/vm/run --kernel $(KERNEL) --tty -- test/vm/demo
 
@@ -693,7 +719,7 @@ lint:
 		test/alerts/promtool-test test/install-node test/captures/storm.sh bench/run bench/guest bench/soak \
 		bench/soak-guest .ci/run share/runbook
 	shellcheck -s bash test/*.bash test/cli/*.bash test/rxe/*.bash completions/ibvevent share/slurm/ibvevent.nhc.in
-	shellcheck -s sh share/slurm/ibvevent-healthcheck.in
+	shellcheck -s sh share/slurm/ibvevent-healthcheck.in debian/ibvevent.postrm
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:
