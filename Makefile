@@ -643,7 +643,8 @@ DEB_DIR := $(B)/deb
 DEB_SRC := $(DEB_DIR)/ibvevent-$(VERSION)
 deb:
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
-	tar -cf - --exclude-vcs --exclude=./build --exclude=./$(B) --exclude=./debian/build . | \
+	tar -cf - --exclude-vcs --exclude=./build --exclude='./build-*' --exclude=./$(B) \
+		--exclude=./debian/build . | \
 		tar -C $(DEB_SRC) -xf -
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
 		dpkg-buildpackage -us -uc -b -jauto

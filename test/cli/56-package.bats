@@ -33,11 +33,17 @@ setup() {
 	ibve_setup
 	DEBS=$BATS_FILE_TMPDIR/b/deb
 	MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	# shellcheck disable=SC2016 # a make expression
+	VERSION=$(make -s -C "$TOP" --eval 'version: ; @echo $(VERSION)' version)
+	ARCH=$(dpkg --print-architecture)
 }
 
 @test "make deb builds the programs, the library and its -dev package; lintian reports no error" {
+	# the packages' version is the Makefile's
+	run -0 dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version
+	assert_output "$VERSION"
 	for p in ibvevent libibvevent0 libibvevent-dev; do
-		[ -f "$DEBS/${p}_0.1.0_$(dpkg --print-architecture).deb" ] ||
+		[ -f "$DEBS/${p}_${VERSION}_$ARCH.deb" ] ||
 			fail "no package $p in $DEBS: $(ls "$DEBS")"
 	done
 	# make deb ran lintian (and fails on an error): its report
@@ -46,7 +52,7 @@ setup() {
 	# the tree it was built from is as it was: the build was a copy's
 	[ ! -e "$TOP/debian/build" ] || fail "make deb left $TOP/debian/build"
 	[ ! -e "$TOP/debian/tmp" ] || fail "make deb left $TOP/debian/tmp"
-	[ ! -e "$DEBS/ibvevent-0.1.0" ] || fail "make deb left its copy of the tree"
+	[ ! -e "$DEBS/ibvevent-$VERSION" ] || fail "make deb left its copy of the tree"
 }
 
 # sandbox NS: lay the overlays over /usr, /etc and /var (their upper
@@ -154,7 +160,7 @@ in_sandbox() {
 	[ -n "$id" ] || fail "no MESSAGE_ID in $BUILD/ibvevent.catalog"
 	debs=()
 	for p in ibvevent libibvevent0 libibvevent-dev; do
-		debs+=("$DEBS/${p}_0.1.0_$(dpkg --print-architecture).deb")
+		debs+=("$DEBS/${p}_${VERSION}_$ARCH.deb")
 	done
 	run -0 unshare -m --propagation private bash -c \
 		"set -u; $(declare -f sandbox changes in_sandbox); in_sandbox \"\$@\"" _ \
@@ -166,10 +172,10 @@ in_sandbox() {
 		assert_line "status: $p after purge"
 	done
 	# every source built in, on the packaged library
-	assert_line "run: ibv_eventwatch 0.1.0 (libibvevent 0.1.0; mlx5 DEVX events: yes, all processes (eBPF): yes)"
+	assert_line "run: ibv_eventwatch $VERSION (libibvevent $VERSION; mlx5 DEVX events: yes, all processes (eBPF): yes)"
 	assert_line "run: /usr/lib/$MULTIARCH/libibvevent.so.0"
 	assert_line "run: 0 rpath"
-	assert_line "run: pkg-config 0.1.0"
+	assert_line "run: pkg-config $VERSION"
 	assert_line "run: header compiles"
 	assert_line "run: enabled /lib/systemd/system/ibv_eventwatch.service"
 	# systemd's trigger ran journalctl --update-catalog, on install and purge
