@@ -12,9 +12,15 @@
 #   make soak       an hour of churn under the watcher, into bench/SOAK.md
 #   make demo       ibv_eventtop live on soft-RoCE in the guest, on this
 #                   terminal, with link flaps and injected events (q quits)
+#   make deb        the Debian packages (debian/) into build/deb/, built
+#                   by dpkg-buildpackage in a copy of the tree, then
+#                   checked by lintian
 #   make install    PREFIX=/usr/local DESTDIR= (uninstall likewise); the
 #                   journal catalog goes to CATALOGDIR, PREFIX/lib/systemd/
-#                   catalog: with PREFIX=/usr where journalctl reads it
+#                   catalog: with PREFIX=/usr where journalctl reads it;
+#                   the alerts' runbook links point at RUNBOOK_URL (an
+#                   http(s) base where the site serves the installed
+#                   runbook.html; by default file://DATADIR/ibvevent)
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -32,6 +38,10 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
 DATADIR ?= $(PREFIX)/share
 DESTDIR ?=
+# Where the alerts' runbook_url annotations point: RUNBOOK_URL/runbook.html
+# #ALERT. The page is installed beside the rules; a site serves that
+# directory (or a copy) at an http(s) RUNBOOK_URL a browser can open.
+RUNBOOK_URL ?= file://$(DATADIR)/ibvevent
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -117,6 +127,11 @@ CRYPT_SONAME := $(call soname,libcrypt)
 GNUTLS_SONAME := $(call soname,libgnutls)
 TOOL_LIBS := $(shell pkg-config --libs libibverbs 2>/dev/null)
 
+# The programs find the library beside them, in the build and in an
+# installation with LIBDIR=PREFIX/lib; a package (debian/rules) sets
+# RPATH= and LIBDIR to where the system looks.
+RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
+
 CMD_LIBS_ibv_eventtop := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 LIB_SRCS := $(wildcard lib/*.c)
@@ -149,9 +164,10 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
 	libibumad-dev ibsim-utils opensm infiniband-diags \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
-	python3-jsonschema slurmctld slurmd slurm-client munge
+	python3-jsonschema slurmctld slurmd slurm-client munge \
+	debhelper dpkg-dev lintian libgnutls28-dev
 
-.PHONY: all deps check check-unit check-cli check-sm check-vm demo \
+.PHONY: all deb deps check check-unit check-cli check-sm check-vm demo \
 	check-format lint install uninstall clean fuzz check-fuzz check-asan check-tsan \
 	check-asan-host check-asan-vm \
 	check-valgrind \
@@ -162,9 +178,12 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 # detector's plugin monitor and its journal monitor.
 SCHED := $(B)/share/slurm/ibvevent-healthcheck $(B)/share/slurm/ibvevent.nhc \
 	$(B)/share/npd/ibvevent-ports.json $(B)/share/npd/ibvevent-journal.json
+# The Prometheus rules with their runbook links, and the runbook they
+# point at: the ALERTS section of ibv_eventwatch(1) as HTML.
+ALERTING := $(B)/share/prometheus/ibvevent.rules.yml $(B)/share/prometheus/runbook.html
 
 ifneq ($(LIB_SRCS),)
-all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog $(GENERATED) $(SCHED)
+all: $(LIB_SO) $(CMD_BINS) $(B)/ibvevent.catalog $(GENERATED) $(SCHED) $(ALERTING)
 else
 all:
 endif
@@ -252,8 +271,7 @@ $(B)/bin/%: $(B)/obj/cmd/%.o $$(CMD_PARTS_$$*) $(CMD_COMMON) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ \
-		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(TOOL_LIBS) \
-		$(CMD_LIBS_$*)
+		-L$(B)/lib -libvevent $(RPATH) $(TOOL_LIBS) $(CMD_LIBS_$*)
 
 # Unit tests link the library's objects, so internals can be tested too;
 # test_top_view, ibv_eventtop's view (ports and processes) as well.
@@ -362,9 +380,11 @@ soak: all
 
 # BUILD tells the suites which build to test (test/test_helper.bash).
 # The sanitizer and memcheck runs leave out the suites that test the
-# harness and the demo: they run no command of this build.
+# harness, the demo and the Debian package: they run no command of this
+# build.
 CLI_TESTS ?= test/cli
-CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats, \
+CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats \
+	test/cli/56-package.bats, \
 	$(wildcard test/cli/*.bats))
 # test/sm: subnet events from OpenSM on an ibsim fabric, on the host.
 # A test client, never sanitized: it runs under ibsim's preload alone.
@@ -536,11 +556,24 @@ $(B)/ibv_eventwatch.service: systemd/ibv_eventwatch.service.in FORCE
 # The build's copies have the paths of the build's PREFIX; an install
 # writes its own (below), so that "make install PREFIX=/usr" (as the tests
 # do, into a DESTDIR) leaves the copies the tests run as they were.
-sched_subst = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g'
+# RUNBOOK_URL is checked first: an http(s) or file URL, with no character
+# that sed, YAML or a shell would take for its own, no trailing slash.
+check_runbook_url = case '$(RUNBOOK_URL)' in \
+	http://?*|https://?*|file:///*) ;; *) false ;; esac && \
+	case '$(RUNBOOK_URL)' in *[!A-Za-z0-9._~:/%@+=,-]*|*/) false ;; esac || \
+	{ echo "make: RUNBOOK_URL=$(RUNBOOK_URL): not an http://, https:// or file:// URL without a trailing slash" >&2; exit 1; }
+sched_subst = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+	-e 's|@RUNBOOK_URL@|$(RUNBOOK_URL)|g'
 $(B)/share/%: share/%.in
 	@mkdir -p $(dir $@)
+	@$(check_runbook_url)
 	$(Q)$(sched_subst) $< >$@.tmp
 	$(Q)if [ -x $< ]; then chmod 755 $@.tmp; fi; mv $@.tmp $@
+
+$(B)/share/prometheus/runbook.html: share/runbook man/ibv_eventwatch.1
+	@mkdir -p $(dir $@)
+	$(call quiet,GEN,$@)
+	$(Q)share/runbook man/ibv_eventwatch.1 >$@.tmp && mv $@.tmp $@
 
 $(B)/share/npd/ibvevent-journal.json: share/npd/ibvevent-journal.json
 	@mkdir -p $(dir $@)
@@ -552,6 +585,7 @@ $(B)/all-processes.conf: systemd/all-processes.conf.in FORCE
 	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' -e 's|@DATADIR@|$(DATADIR)|' $< >$@
 
 install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.conf
+	@$(check_runbook_url)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/ibvevent/schema \
@@ -559,7 +593,10 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	install -m 644 $(B)/ibv_eventwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 644 $(B)/ibvevent.catalog $(DESTDIR)$(CATALOGDIR)/
 	install -m 644 $(B)/all-processes.conf $(DESTDIR)$(DATADIR)/ibvevent/
-	install -m 644 share/prometheus/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/
+	$(sched_subst) share/prometheus/ibvevent.rules.yml.in \
+		>$(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
+	chmod 644 $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
+	install -m 644 $(B)/share/prometheus/runbook.html $(DESTDIR)$(DATADIR)/ibvevent/
 	install -m 644 share/grafana/ibvevent-fleet.json $(DESTDIR)$(DATADIR)/ibvevent/grafana/
 	install -d $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd
 	for f in slurm/ibvevent-healthcheck slurm/ibvevent.nhc npd/ibvevent-ports.json; do \
@@ -589,7 +626,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/ibv_eventwatch.service
 	rm -f $(DESTDIR)$(CATALOGDIR)/ibvevent.catalog
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
-	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
+	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/runbook.html
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/,slurm/ibvevent-healthcheck \
 		slurm/ibvevent.nhc npd/ibvevent-ports.json npd/ibvevent-journal.json)
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd 2>/dev/null
@@ -598,6 +635,23 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/grafana/ibvevent-fleet.json
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/grafana 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
+
+# The Debian packages, built in a copy of the tree (dpkg-buildpackage
+# writes beside the tree it builds), with none of this make's variables:
+# debian/rules says how it builds (make install into debian/tmp).
+DEB_DIR := $(B)/deb
+DEB_SRC := $(DEB_DIR)/ibvevent-$(VERSION)
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar -cf - --exclude-vcs --exclude=./build --exclude='./build-*' --exclude=./$(B) \
+		--exclude=./debian/build . | \
+		tar -C $(DEB_SRC) -xf -
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+		dpkg-buildpackage -us -uc -b -jauto
+	rm -rf $(DEB_SRC)
+	lintian -I --fail-on error $(DEB_DIR)/*.changes >$(DEB_DIR)/lintian.log 2>&1 || \
+		{ cat $(DEB_DIR)/lintian.log; exit 1; }
+	grep -v '^I: ' $(DEB_DIR)/lintian.log || true
 
 demo: all
 	@VM_TIMEOUT=$${VM_TIMEOUT:-86400} test/vm/run --kernel $(KERNEL) --tty -- test/vm/demo
@@ -664,9 +718,9 @@ check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz-run/fuzz_%) $(B)/fuzz-seeds/.done
 lint:
 	shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds test/fuzz/check test/memcheck \
 		test/alerts/promtool-test test/install-node test/captures/storm.sh bench/run bench/guest bench/soak \
-		bench/soak-guest .ci/run
+		bench/soak-guest .ci/run share/runbook
 	shellcheck -s bash test/*.bash test/cli/*.bash test/rxe/*.bash completions/ibvevent share/slurm/ibvevent.nhc.in
-	shellcheck -s sh share/slurm/ibvevent-healthcheck.in
+	shellcheck -s sh share/slurm/ibvevent-healthcheck.in debian/ibvevent.postrm
 	mandoc -Tlint -W warning $(MANPAGES)
 
 check-format:

@@ -182,12 +182,13 @@ help_entry() {
 @test "shell scripts pass shellcheck" {
 	cd "$TOP"
 	run shellcheck test/vm/run test/vm/init test/vm/demo test/fuzz/seeds \
-		test/alerts/promtool-test test/captures/storm.sh bench/run bench/guest .ci/run
+		test/alerts/promtool-test test/captures/storm.sh bench/run bench/guest .ci/run \
+		share/runbook
 	assert_success
 	run shellcheck -s bash test/*.bash test/sm/*.bash test/cli/*.bash test/rxe/*.bash completions/ibvevent \
 		share/slurm/ibvevent.nhc.in
 	assert_success
-	run shellcheck -s sh share/slurm/ibvevent-healthcheck.in
+	run shellcheck -s sh share/slurm/ibvevent-healthcheck.in debian/ibvevent.postrm
 	assert_success
 	run shellcheck -s bash -e SC2030,SC2031,SC2034,SC2153,SC2154,SC2164 test/*/*.bats
 	assert_success
@@ -235,7 +236,7 @@ help_entry() {
 
 @test "every source file carries an SPDX licence line" {
 	cd "$TOP"
-	run -0 bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|share/prometheus/|share/slurm/|test/alerts/|test/install-node|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/)' |
+	run -0 bash -c "git ls-files 2>/dev/null | grep -E '\.(c|h|bash|bats|[0-9])$|^(Makefile|completions/|share/prometheus/|share/runbook|share/slurm/|test/alerts/|test/install-node|test/vm/|test/fuzz/seeds|bench/run|bench/guest|\.ci/|debian/rules$|debian/.*\.post)' |
 		while read -r f; do head -n 3 \"\$f\" | grep -q SPDX-License-Identifier || echo \"\$f\"; done"
 	assert_output ''
 }

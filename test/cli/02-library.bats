@@ -163,9 +163,10 @@ LIB=$BUILD/lib/libibvevent.so.0
 	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
 	docs=("$TOP/README.md" "$TOP"/man/*.[0-9])
 	# the shipped data: share/'s folders (rules, dashboard, Slurm, node
-	# problem detector, schemas) and the --all-processes drop-in
-	find "$TOP"/share/*/ "$TOP/systemd/all-processes.conf.in" -type f |
-		sed 's|.*/||; s|\.in$||' | sort >"$BATS_TEST_TMPDIR/shipped"
+	# problem detector, schemas), the --all-processes drop-in and the
+	# alerts' runbook (rendered from the man page by share/runbook)
+	{ find "$TOP"/share/*/ "$TOP/systemd/all-processes.conf.in" -type f
+	  echo runbook.html; } | sed 's|.*/||; s|\.in$||' | sort >"$BATS_TEST_TMPDIR/shipped"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/shipped")" -ge 15 ] || fail "$(cat "$BATS_TEST_TMPDIR/shipped")"
 	(cd "$data" && find . -type f | sed 's|^\./||' | sort) >"$BATS_TEST_TMPDIR/installed"
 	# each installed once, nothing else
@@ -173,6 +174,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 	while read -r f; do
 		i=$data/$f n=${f##*/}
 		src=$(find "$TOP"/share/*/ "$TOP/systemd" -type f \( -name "$n" -o -name "$n.in" \))
+		[ "$n" != runbook.html ] || src=$BUILD/share/prometheus/runbook.html
 		# where the docs say: DATADIR/ibvevent/F, or F in the README's
 		# list under it; a schema in share/ibvevent/schema/ by its name
 		case $f in
@@ -192,7 +194,8 @@ LIB=$BUILD/lib/libibvevent.so.0
 		if [[ $src == *.in ]]; then
 			grep -q /opt/ibve/ "$i" || fail "$f: not substituted for PREFIX=/opt/ibve"
 		fi
-		sed -e 's|/opt/ibve/bin|@BINDIR@|g' -e 's|/opt/ibve/share|@DATADIR@|g' "$i" |
+		sed -e 's|file:///opt/ibve/share/ibvevent|@RUNBOOK_URL@|g' \
+			-e 's|/opt/ibve/bin|@BINDIR@|g' -e 's|/opt/ibve/share|@DATADIR@|g' "$i" |
 			cmp - "$src" || fail "$f differs from $src"
 		run -0 stat -c %a "$i"
 		if [ -x "$src" ]; then assert_output 755; else assert_output 644; fi

@@ -167,7 +167,7 @@ ibvevent_port_peer_info{device="rxe0",port="1",peer_guid="00:11:22:33:44:55",pee
 	# a series name in the README, the man pages or the rules (recording
 	# rules, with their colons, apart) is one of them
 	grep -ohE '[a-z_:]*ibvevent_[a-z_:]*[a-z]' "$TOP/README.md" "$TOP"/man/*.[0-9] \
-		"$TOP/share/prometheus/ibvevent.rules.yml" | grep -v : | grep "^ibvevent_" | sort -u |
+		"$TOP/share/prometheus/ibvevent.rules.yml.in" | grep -v : | grep "^ibvevent_" | sort -u |
 		comm -23 - "$BATS_TEST_TMPDIR/have" >"$BATS_TEST_TMPDIR/unknown"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/unknown")" ''
 }

@@ -1,15 +1,27 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# The Prometheus rules (share/prometheus/ibvevent.rules.yml): promtool
+# The Prometheus rules (share/prometheus/ibvevent.rules.yml.in): promtool
 # checks them and tests the alerts on series that ibv_eventwatch wrote while
 # captures were replayed (test/alerts/); a real Prometheus loads them; the
-# man page has a runbook for each alert (make install: 02-library.bats).
+# man page has a runbook for each alert, which make install renders to
+# HTML beside the rules, their links pointing at it under RUNBOOK_URL
+# (the install of every data file: 02-library.bats).
 
 load ../test_helper
 
+# The rules as an install writes them, with an https base of a site's.
+export RUNBOOK_URL=https://runbooks.example.org/rdma
+
+setup_file() {
+	make -s -C "$BATS_TEST_DIRNAME/../.." install DESTDIR="$BATS_FILE_TMPDIR/root" \
+		PREFIX=/usr RUNBOOK_URL="$RUNBOOK_URL" >/dev/null
+}
+
 setup() {
 	ibve_setup
-	RULES=$TOP/share/prometheus/ibvevent.rules.yml
+	INSTALLED=$BATS_FILE_TMPDIR/root/usr/share/ibvevent
+	RULES=$INSTALLED/ibvevent.rules.yml
+	[ -s "$RULES" ] || fail "make install wrote no $RULES"
 }
 
 need() {
@@ -31,6 +43,11 @@ generate() {
 # The alerts' names, from the rules file.
 alert_names() {
 	sed -n 's/^ *- alert: *\([A-Za-z]*\) *$/\1/p' "$RULES"
+}
+
+# ids: the anchors of an HTML page, one a line.
+ids() {
+	grep -o ' id="[^"]*"' "$1" | sed 's/^ id="\(.*\)"$/\1/'
 }
 
 @test "promtool check rules accepts the rules file" {
@@ -118,7 +135,7 @@ YML
 		(.labels.severity == "critical" or .labels.severity == "warning") and
 		(.annotations.summary | length > 0) and
 		(.annotations.description | test("\\$labels")) and
-		.annotations.runbook_url == "man:ibv_eventwatch(1)#" + .name)' <<<"$output" ||
+		.annotations.runbook_url == "'"$RUNBOOK_URL"'/runbook.html#" + .name)' <<<"$output" ||
 		fail "an alert lacks a field: $(jq -c 'select(.type == "alerting") | {name, labels, annotations}' <<<"$output")"
 	# the runbooks: the subsections of ALERTS, one per alert, in order
 	subs=$(sed -n '/^\.Sh ALERTS$/,/^\.Sh /s/^\.Ss //p' "$TOP/man/ibv_eventwatch.1")
@@ -126,5 +143,49 @@ YML
 	# and each is named in the README's list
 	for a in $(alert_names); do
 		grep -q "^| \`$a\` |" "$TOP/README.md" || fail "README.md does not list $a"
+	done
+}
+
+@test "each alert's runbook_url is RUNBOOK_URL/runbook.html#ALERT, an anchor of the installed page, over its runbook" {
+	html=$INSTALLED/runbook.html
+	[ -s "$html" ] || fail "make install wrote no $html"
+	ids "$html" >"$BATS_TEST_TMPDIR/ids"
+	n=0
+	while read -r url; do
+		n=$((n + 1))
+		case $url in
+		"$RUNBOOK_URL/runbook.html#"?*) ;;
+		*) fail "runbook_url $url is not under $RUNBOOK_URL/runbook.html#" ;;
+		esac
+		grep -qxF "${url#*#}" "$BATS_TEST_TMPDIR/ids" || fail "$url: no such anchor in $html"
+	done < <(sed -n 's/^ *runbook_url: "\(.*\)"$/\1/p' "$RULES")
+	assert_equal "$n" "$(alert_names | wc -l)"
+	# the anchor heads the alert's own runbook: the man page's subsection
+	for a in $(alert_names); do
+		grep -q "<h2 class=\"Ss\" id=\"$a\">" "$html" || fail "$a is not a subsection of $html"
+	done
+	first=$(sed -n '/^\.Ss RdmaPortDown$/{n;p;q}' "$TOP/man/ibv_eventwatch.1")
+	grep -qF "$first" "$html" || fail "the runbook of RdmaPortDown lacks: $first"
+	# each section the runbook refers to is on the page
+	grep -o 'href="#[^"]*"' "$html" | sed 's/^href="#\(.*\)"$/\1/' | sort -u |
+		while read -r id; do
+			grep -qxF "$id" "$BATS_TEST_TMPDIR/ids" || fail "$html links to #$id, not on the page"
+		done
+}
+
+@test "by default the rules point at the installed page; RUNBOOK_URL must be an http(s) or file URL" {
+	env -u RUNBOOK_URL make -s -C "$TOP" install DESTDIR="$BATS_TEST_TMPDIR/root" \
+		PREFIX=/opt/ibve >/dev/null
+	run -0 sed -n 's/^ *runbook_url: "\(.*\)#RdmaPortDown"$/\1/p' \
+		"$BATS_TEST_TMPDIR/root/opt/ibve/share/ibvevent/ibvevent.rules.yml"
+	assert_output "file:///opt/ibve/share/ibvevent/runbook.html"
+	[ -s "$BATS_TEST_TMPDIR/root/opt/ibve/share/ibvevent/runbook.html" ]
+	for bad in ftp://x.example/rb https://x.example/rb/ 'https://x.example/a b' \
+		'https://x.example/a|b' runbooks; do
+		run --separate-stderr make -s -C "$TOP" install DESTDIR="$BATS_TEST_TMPDIR/bad" \
+			PREFIX=/usr RUNBOOK_URL="$bad"
+		assert_failure
+		assert_equal "${stderr%%$'\n'*}" "make: RUNBOOK_URL=$bad: not an http://, https:// or file:// URL without a trailing slash"
+		[ ! -e "$BATS_TEST_TMPDIR/bad" ] || fail "RUNBOOK_URL=$bad: installed $(find "$BATS_TEST_TMPDIR/bad" -type f)"
 	done
 }
