@@ -241,6 +241,14 @@ help_entry() {
 	assert_output ''
 }
 
+@test "no file git tracks holds a merge's conflict markers" {
+	cd "$TOP"
+	git rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	# a merge left one in the promtool tests once, and YAML took it
+	run -1 git grep -nE '^(<{7}|>{7})( |$)|^={7}$' -- ':!*.md'
+	assert_output ''
+}
+
 @test "tests start background programs through bg_start and tear down through the helper" {
 	cd "$TOP"
 	# a bare "CMD &" would escape the status and stderr checks
