@@ -15,10 +15,12 @@
 
 #define IBVE_BPF_FUNCS(X)               \
 	X(bpf_link__destroy)            \
+	X(bpf_map__delete_elem)         \
 	X(bpf_map__fd)                  \
 	X(bpf_map__get_next_key)        \
 	X(bpf_map__lookup_elem)         \
 	X(bpf_map__set_max_entries)     \
+	X(bpf_map__update_elem)         \
 	X(bpf_object__attach_skeleton)  \
 	X(bpf_object__destroy_skeleton) \
 	X(bpf_object__detach_skeleton)  \
@@ -43,10 +45,12 @@ extern struct ibve_dl ibve_bpf_dl;
 
 /* Every libbpf call goes through the table. */
 #define bpf_link__destroy	     (*ibve_bpf_fn.bpf_link__destroy)
+#define bpf_map__delete_elem	     (*ibve_bpf_fn.bpf_map__delete_elem)
 #define bpf_map__fd		     (*ibve_bpf_fn.bpf_map__fd)
 #define bpf_map__get_next_key	     (*ibve_bpf_fn.bpf_map__get_next_key)
 #define bpf_map__lookup_elem	     (*ibve_bpf_fn.bpf_map__lookup_elem)
 #define bpf_map__set_max_entries     (*ibve_bpf_fn.bpf_map__set_max_entries)
+#define bpf_map__update_elem	     (*ibve_bpf_fn.bpf_map__update_elem)
 #define bpf_object__attach_skeleton  (*ibve_bpf_fn.bpf_object__attach_skeleton)
 #define bpf_object__destroy_skeleton (*ibve_bpf_fn.bpf_object__destroy_skeleton)
 #define bpf_object__detach_skeleton  (*ibve_bpf_fn.bpf_object__detach_skeleton)
