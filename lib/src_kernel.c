@@ -485,12 +485,16 @@ static struct agg *agg_of(struct kernel *s, const struct ibve_kagg_key *key)
 }
 
 /* A summary record: N events of K's key since FROM (ns), at NOW. */
-static void summary(struct kernel *s, const struct ibve_kevent *k, uint64_t n,
+static void summary(struct kernel *s, struct ibve_kevent *k, uint64_t n,
 		    int64_t from, int64_t now)
 {
 	struct ibve_event *ev;
 	int64_t ns = now + s->mono2real;
 
+	k->device[sizeof(k->device) - 1] = '\0';
+	k->comm[sizeof(k->comm) - 1] = '\0';
+	k->kern[sizeof(k->kern) - 1] = '\0';
+	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
 	if (!ibve_names_want(&s->names, &s->h, k->device))
 		return;
 	ev = s->h.emit(s->h.ctx);
@@ -509,21 +513,35 @@ static void summary(struct kernel *s, const struct ibve_kevent *k, uint64_t n,
 					     : 0;
 }
 
+/* What V counted since A's last delivery, as a summary at NOW. */
+static void deliver(struct kernel *s, struct agg *a, struct ibve_kagg *v,
+		    int64_t now)
+{
+	if (v->count == a->said)
+		return;
+	/* since the last count, or the key's first event */
+	summary(s, &v->k, v->count - a->said, a->at ? a->at : (int64_t)v->made,
+		now);
+	a->said = v->count;
+	a->at = now;
+}
+
 /*
- * Every key's events counted since the last read, as summaries; keys
- * quiet for two intervals leave the map (a late event of one finds its
- * interval over and is sent, not counted: nothing is lost).
+ * Every key's events counted since the last read, as summaries. A key
+ * quiet for two intervals leaves the map, its last count taken as it
+ * goes; a late event of it finds no key and is sent, not counted.
  */
 static void drain(struct kernel *s, int64_t now)
 {
 	const struct bpf_map *m = s->skel->maps.agg;
 	struct ibve_kagg_key key, next, *gone = NULL;
 	const struct ibve_kagg_key *prev = NULL;
+	struct ibve_kagg v;
 	size_t ngone = 0;
 	bool kept = false;
 
 	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
-		struct ibve_kagg v;
+		uint64_t said;
 		struct agg *a;
 		void *g;
 
@@ -535,39 +553,31 @@ static void drain(struct kernel *s, int64_t now)
 			kept = true;
 			continue;
 		}
-		if (v.count != a->said) {
-			v.k.device[sizeof(v.k.device) - 1] = '\0';
-			v.k.comm[sizeof(v.k.comm) - 1] = '\0';
-			v.k.kern[sizeof(v.k.kern) - 1] = '\0';
-			v.k.pd_kern[sizeof(v.k.pd_kern) - 1] = '\0';
-			/* since the last count, or the key's first event */
-			summary(s, &v.k, v.count - a->said,
-				a->at ? a->at : (int64_t)v.made, now);
-			a->said = v.count;
-			a->at = now;
+		said = a->said;
+		deliver(s, a, &v, now);
+		if (v.count != said || now - (int64_t)v.start < 2 * AGG_NS ||
+		    !(g = realloc(gone, (ngone + 1) * sizeof(key)))) {
 			kept = true;
-		} else if (now - (int64_t)v.start < 2 * AGG_NS ||
-			   !(g = realloc(gone, (ngone + 1) * sizeof(key)))) {
-			kept = true;
-		} else {
-			gone = g;
-			gone[ngone++] = key;
+			continue;
 		}
+		gone = g;
+		gone[ngone++] = key;
 	}
 	/* after the walk: a key deleted under it would restart it */
 	for (size_t i = 0; i < ngone; i++) {
 		struct agg *a = bsearch(&gone[i], s->aggs, s->naggs, sizeof(*a),
 					agg_cmp);
 
-		if (bpf_map__delete_elem(m, &gone[i], sizeof(gone[i]), 0)) {
+		if (!a || bpf_map__lookup_and_delete_elem(m, &gone[i],
+							  sizeof(gone[i]), &v,
+							  sizeof(v), 0)) {
 			kept = true;
 			continue;
 		}
-		if (a) {
-			size_t at = (size_t)(a - s->aggs);
-
-			memmove(a, a + 1, (--s->naggs - at) * sizeof(*a));
-		}
+		/* what came since the walk (its interval began again) */
+		deliver(s, a, &v, now);
+		memmove(a, a + 1,
+			(--s->naggs - (size_t)(a - s->aggs)) * sizeof(*a));
 	}
 	free(gone);
 	if (kept)
