@@ -736,7 +736,10 @@ enum ibve_sink_flags {
  * ends (summary.end), instead of each event; 0 (the default): every event.
  * Intervals end by the records' time and, live, by the clock; every storm
  * ends when the run does. Counts (--count, --expect, metrics) are of
- * events, before summaries.
+ * events, before summaries. Set before ibve_pipeline_start(), a threshold
+ * above 0 also has the "kernel" source count each object's storm in the
+ * kernel: its first event of a second is a record, the rest of that second
+ * one summary record (count) read at most once a second, for every sink.
  */
 void ibve_pipeline_set_storm(struct ibve_pipeline *p, unsigned long threshold);
 

@@ -13,26 +13,28 @@
 
 #include "dl.h"
 
-#define IBVE_BPF_FUNCS(X)               \
-	X(bpf_link__destroy)            \
-	X(bpf_map__fd)                  \
-	X(bpf_map__get_next_key)        \
-	X(bpf_map__lookup_elem)         \
-	X(bpf_map__set_max_entries)     \
-	X(bpf_object__attach_skeleton)  \
-	X(bpf_object__destroy_skeleton) \
-	X(bpf_object__detach_skeleton)  \
-	X(bpf_object__load_skeleton)    \
-	X(bpf_object__open_skeleton)    \
-	X(bpf_program__attach)          \
-	X(bpf_program__set_autoload)    \
-	X(btf__find_by_name_kind)       \
-	X(btf__free)                    \
-	X(btf__load_vmlinux_btf)        \
-	X(btf__parse_split)             \
-	X(libbpf_set_print)             \
-	X(ring_buffer__consume)         \
-	X(ring_buffer__free)            \
+#define IBVE_BPF_FUNCS(X)                  \
+	X(bpf_link__destroy)               \
+	X(bpf_map__fd)                     \
+	X(bpf_map__get_next_key)           \
+	X(bpf_map__lookup_and_delete_elem) \
+	X(bpf_map__lookup_elem)            \
+	X(bpf_map__set_max_entries)        \
+	X(bpf_map__update_elem)            \
+	X(bpf_object__attach_skeleton)     \
+	X(bpf_object__destroy_skeleton)    \
+	X(bpf_object__detach_skeleton)     \
+	X(bpf_object__load_skeleton)       \
+	X(bpf_object__open_skeleton)       \
+	X(bpf_program__attach)             \
+	X(bpf_program__set_autoload)       \
+	X(btf__find_by_name_kind)          \
+	X(btf__free)                       \
+	X(btf__load_vmlinux_btf)           \
+	X(btf__parse_split)                \
+	X(libbpf_set_print)                \
+	X(ring_buffer__consume)            \
+	X(ring_buffer__free)               \
 	X(ring_buffer__new)
 
 struct ibve_bpf {
@@ -42,11 +44,14 @@ extern struct ibve_bpf ibve_bpf_fn;
 extern struct ibve_dl ibve_bpf_dl;
 
 /* Every libbpf call goes through the table. */
-#define bpf_link__destroy	     (*ibve_bpf_fn.bpf_link__destroy)
-#define bpf_map__fd		     (*ibve_bpf_fn.bpf_map__fd)
-#define bpf_map__get_next_key	     (*ibve_bpf_fn.bpf_map__get_next_key)
+#define bpf_link__destroy     (*ibve_bpf_fn.bpf_link__destroy)
+#define bpf_map__fd	      (*ibve_bpf_fn.bpf_map__fd)
+#define bpf_map__get_next_key (*ibve_bpf_fn.bpf_map__get_next_key)
+#define bpf_map__lookup_and_delete_elem \
+	(*ibve_bpf_fn.bpf_map__lookup_and_delete_elem)
 #define bpf_map__lookup_elem	     (*ibve_bpf_fn.bpf_map__lookup_elem)
 #define bpf_map__set_max_entries     (*ibve_bpf_fn.bpf_map__set_max_entries)
+#define bpf_map__update_elem	     (*ibve_bpf_fn.bpf_map__update_elem)
 #define bpf_object__attach_skeleton  (*ibve_bpf_fn.bpf_object__attach_skeleton)
 #define bpf_object__destroy_skeleton (*ibve_bpf_fn.bpf_object__destroy_skeleton)
 #define bpf_object__detach_skeleton  (*ibve_bpf_fn.bpf_object__detach_skeleton)

@@ -337,6 +337,18 @@ bool ibve_filter_has_identity(const struct ibve_filter *f)
 	return f->inc.n || f->exc.n || f->ndevices;
 }
 
+size_t ibve_filter_pids(const struct ibve_filter *f, const uint32_t **v)
+{
+	*v = f->pids;
+	return f->npids;
+}
+
+size_t ibve_filter_comms(const struct ibve_filter *f, const char (**v)[16])
+{
+	*v = f->comms;
+	return f->ncomms;
+}
+
 IBVE_EXPORT bool ibve_filter_match_port(const struct ibve_filter *f,
 					const char *device, uint32_t port)
 {

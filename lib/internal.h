@@ -89,6 +89,9 @@ struct ibve_port_attrs {
 bool ibve_filter_match_identity(const struct ibve_filter *f,
 				const struct ibve_event *ev);
 bool ibve_filter_has_identity(const struct ibve_filter *f);
+/* F's owner sets (--pid, --comm): how many, and where in *V. */
+size_t ibve_filter_pids(const struct ibve_filter *f, const uint32_t **v);
+size_t ibve_filter_comms(const struct ibve_filter *f, const char (**v)[16]);
 
 struct ibv_async_event;
 

@@ -195,6 +195,28 @@ static const struct ibve_filter *host_needed(void *ctx)
 	return observed(p) ? NULL : p->filter;
 }
 
+static const struct ibve_filter *host_owners(void *ctx)
+{
+	const struct ibve_pipeline *p = ctx;
+	const uint32_t *pids;
+	const char(*comms)[16];
+
+	if (!p->filter || (!ibve_filter_pids(p->filter, &pids) &&
+			   !ibve_filter_comms(p->filter, &comms)))
+		return NULL;
+	for (size_t i = 0; i < p->nsinks; i++)
+		if (p->sinks[i].flags & IBVE_SINK_ALL)
+			return NULL;
+	return p->filter;
+}
+
+static unsigned long host_storm(void *ctx)
+{
+	const struct ibve_pipeline *p = ctx;
+
+	return p->storm;
+}
+
 static struct ibve_event *host_emit(void *ctx)
 {
 	struct ibve_event *ev = next_slot(ctx);
@@ -382,6 +404,8 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 		.clock = host_clock,
 		.excluded = host_excluded,
 		.needed = host_needed,
+		.owners = host_owners,
+		.storm = host_storm,
 	};
 	return 0;
 }

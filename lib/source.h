@@ -51,6 +51,14 @@ struct ibve_host {
 	 * before each batch.
 	 */
 	const struct ibve_filter *(*needed)(void *ctx);
+	/*
+	 * The filter whose owner sets (--pid, --comm) may leave records
+	 * unmade, when no sink takes every record; else NULL. Fixed once the
+	 * pipeline starts.
+	 */
+	const struct ibve_filter *(*owners)(void *ctx);
+	/* The storm threshold (ibve_pipeline_set_storm()); 0: none. */
+	unsigned long (*storm)(void *ctx);
 };
 
 /* The devices a source was asked for (none: every one), copied. */

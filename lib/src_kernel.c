@@ -41,7 +41,16 @@
  */
 #define AFTER_WINDOW_S 5
 
-enum { C_RING, C_LOST, C_PAUSE }; /* what a watched fd is */
+enum { C_RING, C_LOST, C_PAUSE, C_DRAIN }; /* what a watched fd is */
+
+/*
+ * With a storm threshold, the programs send the first event of each key
+ * (object, owner, event) of an interval of AGG_NS through the ring and
+ * count the key's others; its counts are read from the map, each key's at
+ * most once an AGG_NS, as summary records. A key quiet for two intervals
+ * leaves the map, and with no key left the timer rests.
+ */
+#define AGG_NS 1000000000ll
 
 /*
  * In a storm the ring is read at most once a PAUSE_NS: after a read that
@@ -69,6 +78,13 @@ struct dev {
 	uint64_t lost; /* of lost_by_device, reported */
 };
 
+/* A key of the programs' counts: what of its count was delivered, when. */
+struct agg {
+	struct ibve_kagg_key key;
+	uint64_t said;
+	int64_t at; /* ns of the last delivery; 0: none */
+};
+
 /* cgroup v2 ids (inode numbers of its directories) and their paths. */
 struct cg {
 	uint64_t id;
@@ -94,6 +110,11 @@ struct kernel {
 	int timer_fd;	    /* the next report, when one waits */
 	bool timer_armed;
 	int pause_fd; /* the ring's pause: a one-shot timer */
+	int drain_fd; /* the next read of the counts, when armed */
+	bool drain_armed;
+	bool agg;	  /* the programs count storms */
+	struct agg *aggs; /* sorted by key */
+	size_t naggs;
 	bool ring_watched, got;
 	unsigned int batch; /* records in this ready() call */
 	int64_t mono2real;  /* ns: CLOCK_REALTIME - CLOCK_MONOTONIC */
@@ -191,7 +212,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 		      1000000000ull;
 #ifdef IBVE_HAVE_BPF
 	s->ring_fd = -1;
-	s->timer_fd = s->pause_fd = -1;
+	s->timer_fd = s->pause_fd = s->drain_fd = -1;
 #endif
 	return ibve_names_copy(&s->names, o);
 }
@@ -424,6 +445,145 @@ static void record(struct kernel *s, const struct ibve_kevent *k)
 	after(s, k, ev);
 }
 
+/* --- storms: the programs' counts ---------------------------------------- */
+
+/* The counts are read in an interval (unless that is planned already). */
+static void drain_arm(struct kernel *s)
+{
+	struct itimerspec t = { .it_value = { AGG_NS / 1000000000,
+					      AGG_NS % 1000000000 } };
+
+	if (s->agg && !s->drain_armed &&
+	    !timerfd_settime(s->drain_fd, 0, &t, NULL))
+		s->drain_armed = true;
+}
+
+static int agg_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct ibve_kagg_key));
+}
+
+/* KEY's entry, made when new; NULL: no memory. */
+static struct agg *agg_of(struct kernel *s, const struct ibve_kagg_key *key)
+{
+	struct agg *a =
+		s->naggs ? bsearch(key, s->aggs, s->naggs, sizeof(*a), agg_cmp)
+			 : NULL;
+	size_t i = 0;
+
+	if (a)
+		return a;
+	a = realloc(s->aggs, (s->naggs + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	s->aggs = a;
+	while (i < s->naggs && agg_cmp(&a[i].key, key) < 0)
+		i++;
+	memmove(&a[i + 1], &a[i], (s->naggs++ - i) * sizeof(*a));
+	a[i] = (struct agg){ .key = *key };
+	return &a[i];
+}
+
+/* A summary record: N events of K's key since FROM (ns), at NOW. */
+static void summary(struct kernel *s, struct ibve_kevent *k, uint64_t n,
+		    int64_t from, int64_t now)
+{
+	struct ibve_event *ev;
+	int64_t ns = now + s->mono2real;
+
+	k->device[sizeof(k->device) - 1] = '\0';
+	k->comm[sizeof(k->comm) - 1] = '\0';
+	k->kern[sizeof(k->kern) - 1] = '\0';
+	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
+	if (!ibve_names_want(&s->names, &s->h, k->device))
+		return;
+	ev = s->h.emit(s->h.ctx);
+	if (!ev)
+		return;
+	ibve_kevent_record(ev, k, node_guid(s, k->device));
+	ev->time.tv_sec = ns / 1000000000;
+	ev->time.tv_nsec = ns % 1000000000;
+	if (ev->fields & IBVE_FIELD_OWNER)
+		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
+			    sizeof(ev->kernel.cgroup));
+	after(s, k, ev);
+	ev->fields |= IBVE_FIELD_SUMMARY;
+	ev->summary.count = n;
+	ev->summary.interval_us = now > from ? (uint64_t)(now - from) / 1000
+					     : 0;
+}
+
+/* What V counted since A's last delivery, as a summary at NOW. */
+static void deliver(struct kernel *s, struct agg *a, struct ibve_kagg *v,
+		    int64_t now)
+{
+	if (v->count == a->said)
+		return;
+	/* since the last count, or the key's first event */
+	summary(s, &v->k, v->count - a->said, a->at ? a->at : (int64_t)v->made,
+		now);
+	a->said = v->count;
+	a->at = now;
+}
+
+/*
+ * Every key's events counted since the last read, as summaries. A key
+ * quiet for two intervals leaves the map, its last count taken as it
+ * goes; a late event of it finds no key and is sent, not counted.
+ */
+static void drain(struct kernel *s, int64_t now)
+{
+	const struct bpf_map *m = s->skel->maps.agg;
+	struct ibve_kagg_key key, next, *gone = NULL;
+	const struct ibve_kagg_key *prev = NULL;
+	struct ibve_kagg v;
+	size_t ngone = 0;
+	bool kept = false;
+
+	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+		uint64_t said;
+		struct agg *a;
+		void *g;
+
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), &v, sizeof(v),
+					 0) ||
+		    !(a = agg_of(s, &key))) {
+			kept = true;
+			continue;
+		}
+		said = a->said;
+		deliver(s, a, &v, now);
+		if (v.count != said || now - (int64_t)v.start < 2 * AGG_NS ||
+		    !(g = realloc(gone, (ngone + 1) * sizeof(key)))) {
+			kept = true;
+			continue;
+		}
+		gone = g;
+		gone[ngone++] = key;
+	}
+	/* after the walk: a key deleted under it would restart it */
+	for (size_t i = 0; i < ngone; i++) {
+		struct agg *a = bsearch(&gone[i], s->aggs, s->naggs, sizeof(*a),
+					agg_cmp);
+
+		if (!a || bpf_map__lookup_and_delete_elem(m, &gone[i],
+							  sizeof(gone[i]), &v,
+							  sizeof(v), 0)) {
+			kept = true;
+			continue;
+		}
+		/* what came since the walk (its interval began again) */
+		deliver(s, a, &v, now);
+		memmove(a, a + 1,
+			(--s->naggs - (size_t)(a - s->aggs)) * sizeof(*a));
+	}
+	free(gone);
+	if (kept)
+		drain_arm(s);
+}
+
 /* libbpf's ring buffer callback: one event; < 0 stops for this batch. */
 static int sample(void *ctx, void *data, size_t size)
 {
@@ -432,10 +592,12 @@ static int sample(void *ctx, void *data, size_t size)
 
 	if (!ibve_kevent_from_ring(&k, data, size))
 		return 0;
-	if (k.hook == IBVE_KHOOK_PORT)
+	if (k.hook == IBVE_KHOOK_PORT) {
 		port_event(s, &k);
-	else
+	} else {
 		record(s, &k);
+		drain_arm(s);
+	}
 	s->got = true;
 	return ++s->batch < BATCH ? 0 : -EAGAIN;
 }
@@ -488,6 +650,7 @@ static void lost_check(struct kernel *s, int64_t now)
 	s->lost_seen = lost;
 	s->lost_said = now;
 	lost_say(s);
+	drain_arm(s); /* a key whose first event was lost counts the rest */
 }
 
 /* Now on CLOCK_MONOTONIC, and the offset to wall time. */
@@ -532,6 +695,11 @@ static bool ready(void *arg, uint32_t cookie)
 		if (read(s->timer_fd, &ticks, sizeof(ticks)) < 0)
 			return false;
 		s->timer_armed = false;
+	} else if (cookie == C_DRAIN) {
+		if (read(s->drain_fd, &ticks, sizeof(ticks)) < 0)
+			return false;
+		s->drain_armed = false;
+		drain(s, now);
 	} else {
 		/*
 		 * The pause is over: clear its timer. A drain's later calls
@@ -658,10 +826,36 @@ static int load_failed(int err)
 			  libbpf_said[0] ? libbpf_said : "");
 }
 
+/* The owners asked for, into the programs' maps. */
+static int want_owners(struct kernel *s, const uint32_t *pids, size_t npids,
+		       const char (*comms)[16], size_t ncomms)
+{
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < npids; i++)
+		if (bpf_map__update_elem(s->skel->maps.pids, &pids[i],
+					 sizeof(pids[i]), &one, sizeof(one), 0))
+			return ibve_error(errno, "eBPF: --pid %u: %s", pids[i],
+					  strerror(errno));
+	for (size_t i = 0; i < ncomms; i++) {
+		char key[16] = { 0 };
+
+		ibve_strcpy(key, comms[i], sizeof(key));
+		if (bpf_map__update_elem(s->skel->maps.comms, key, sizeof(key),
+					 &one, sizeof(one), 0))
+			return ibve_error(errno, "eBPF: --comm %s: %s", key,
+					  strerror(errno));
+	}
+	return 0;
+}
+
 static int attach(struct kernel *s)
 {
 	libbpf_print_fn_t old = libbpf_set_print(libbpf_print);
 	unsigned int want = plan(s, &s->kprobe);
+	const struct ibve_filter *owners;
+	const uint32_t *pids = NULL;
+	const char(*comms)[16] = NULL;
 	int r = 0;
 
 	libbpf_said[0] = '\0';
@@ -677,10 +871,22 @@ static int attach(struct kernel *s)
 					  s->kprobe && want & 1u << i);
 	}
 	bpf_map__set_max_entries(s->skel->maps.events, RING_BYTES);
+	owners = s->h.owners(s->h.ctx);
+	if (owners) {
+		s->skel->rodata->want_pids =
+			(uint32_t)ibve_filter_pids(owners, &pids);
+		s->skel->rodata->want_comms =
+			(uint32_t)ibve_filter_comms(owners, &comms);
+	}
+	s->agg = s->h.storm(s->h.ctx) > 0;
+	s->skel->rodata->agg_ns = s->agg ? AGG_NS : 0;
 	if ((r = ibve_kbpf__load(s->skel))) {
 		r = load_failed(-r);
 		goto out;
 	}
+	if ((r = want_owners(s, pids, s->skel->rodata->want_pids, comms,
+			     s->skel->rodata->want_comms)))
+		goto out;
 	for (int i = 0; i < IBVE_KHOOK_COUNT; i++) {
 		struct bpf_program *p = prog_of(
 			s->skel, s->kprobe ? hooks[i].kprobe : hooks[i].fentry);
@@ -715,13 +921,16 @@ static int attach(struct kernel *s)
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	s->pause_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->timer_fd < 0 || s->pause_fd < 0) {
+	s->drain_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->timer_fd < 0 || s->pause_fd < 0 || s->drain_fd < 0) {
 		r = ibve_error(errno, "timerfd: %s", strerror(errno));
 		goto out;
 	}
 	if ((r = s->h.watch(s->h.ctx, s->ring_fd, s, C_RING)) ||
 	    (r = s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST)) ||
-	    (r = s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE))) {
+	    (r = s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE)) ||
+	    (r = s->h.watch(s->h.ctx, s->drain_fd, s, C_DRAIN))) {
 		r = ibve_error(r, "eBPF ring: %s", strerror(-r));
 		goto out;
 	}
@@ -838,6 +1047,9 @@ static void destroy(void *arg)
 		close(s->timer_fd);
 	if (s->pause_fd >= 0)
 		close(s->pause_fd);
+	if (s->drain_fd >= 0)
+		close(s->drain_fd);
+	free(s->aggs);
 	free(s->devs);
 	free(s->causes);
 	cg_free(s->cgs, s->ncgs);

@@ -142,6 +142,46 @@ struct {
 	__type(value, __u64);
 } lost_by_device SEC(".maps");
 
+/*
+ * Storms: an interval in ns set before loading (0: every event through the
+ * ring). The first event of a key's interval goes through the ring, the
+ * key's others are counted in its entry; user space reads the counts at
+ * most once an interval. An event is sent or counted, never both.
+ */
+const volatile __u64 agg_ns = 0;
+const struct ibve_kagg agg_empty = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct ibve_kagg_key);
+	__type(value, struct ibve_kagg);
+} agg SEC(".maps");
+
+/*
+ * --pid, --comm: how many of each, set before loading, the values in the
+ * maps (user space fills them before attaching). A process not asked for
+ * costs no ring record.
+ */
+const volatile __u32 want_pids = 0, want_comms = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, char[16]);
+	__type(value, __u8);
+} comms SEC(".maps");
+
+/* Records sent through the ring; events of processes not asked for. */
+__u64 sent = 0, filtered = 0;
+
 static __always_inline void count_lost(struct ib_event *e)
 {
 	struct ib_device *dev = BPF_CORE_READ(e, device);
@@ -189,17 +229,12 @@ static __always_inline void pd_owner(struct ibve_kevent *k, struct ib_pd *pd)
 		bpf_probe_read_kernel_str(k->pd_kern, sizeof(k->pd_kern), kern);
 }
 
-static __always_inline int seen(struct ib_event *e, __u32 hook)
+/* K: what E is, seen by HOOK. */
+static __always_inline void fill(struct ibve_kevent *k, struct ib_event *e,
+				 __u32 hook)
 {
-	struct ibve_kevent *k;
 	struct ib_device *dev;
 
-	k = bpf_ringbuf_reserve(&events, sizeof(*k), 0);
-	if (!k) {
-		if (hook != IBVE_KHOOK_PORT)
-			count_lost(e);
-		return 0;
-	}
 	__builtin_memset(k, 0, sizeof(*k));
 	k->ns = bpf_ktime_get_ns();
 	k->hook = hook;
@@ -287,8 +322,73 @@ static __always_inline int seen(struct ib_event *e, __u32 hook)
 		k->port = BPF_CORE_READ(e, element.port_num);
 		break;
 	}
-	bpf_ringbuf_submit(k, 0);
+}
+
+/* K through the ring, or counted lost. */
+static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
+				__u32 hook)
+{
+	if (bpf_ringbuf_output(&events, k, sizeof(*k), 0)) {
+		if (hook != IBVE_KHOOK_PORT)
+			count_lost(e);
+		return 0;
+	}
+	__sync_fetch_and_add(&sent, 1);
 	return 0;
+}
+
+/* Whether K's owner is one asked for (--pid, --comm). */
+static __always_inline int wanted(struct ibve_kevent *k)
+{
+	if (!want_pids && !want_comms)
+		return 1;
+	if (!(k->flags & IBVE_KF_OWNER))
+		return 0;
+	if (want_pids && !bpf_map_lookup_elem(&pids, &k->tgid))
+		return 0;
+	return !want_comms || bpf_map_lookup_elem(&comms, k->comm);
+}
+
+static __always_inline int seen(struct ib_event *e, __u32 hook)
+{
+	struct ibve_kagg_key key = {};
+	struct ibve_kevent k;
+	struct ibve_kagg *v;
+
+	fill(&k, e, hook);
+	if (hook == IBVE_KHOOK_PORT)
+		return send(&k, e, hook);
+	if (!wanted(&k)) {
+		__sync_fetch_and_add(&filtered, 1);
+		return 0;
+	}
+	if (!agg_ns)
+		return send(&k, e, hook);
+	key.obj = (__u64)BPF_CORE_READ(e, element.qp);
+	key.tgid = k.tgid;
+	key.event = k.event;
+	key.hook = hook;
+	v = bpf_map_lookup_elem(&agg, &key);
+	if (!v && !bpf_map_update_elem(&agg, &key, &agg_empty, BPF_NOEXIST)) {
+		/* a key of its own: this event starts its interval */
+		v = bpf_map_lookup_elem(&agg, &key);
+		if (!v)
+			return send(&k, e, hook);
+		v->made = k.ns;
+		goto first;
+	}
+	if (!v) /* made meanwhile on another CPU, or the map is full */
+		v = bpf_map_lookup_elem(&agg, &key);
+	if (!v)
+		return send(&k, e, hook);
+	if (k.ns - v->start < agg_ns) {
+		__sync_fetch_and_add(&v->count, 1);
+		return 0;
+	}
+first:
+	v->start = k.ns;
+	__builtin_memcpy(&v->k, &k, sizeof(k));
+	return send(&k, e, hook);
 }
 
 /* fentry: where the kernel's BTF allows a trampoline. */

@@ -44,4 +44,24 @@ struct ibve_kevent {
 	char device[64];
 };
 
+/*
+ * Storms (a threshold above 0): events are counted per key in a map, the
+ * first of each key's interval sent through the ring at once. The key is
+ * the object (its kernel address), its owner, the event and the hook.
+ */
+struct ibve_kagg_key {
+	__u64 obj;
+	__u32 tgid;
+	__u32 event;
+	__u32 hook;
+	__u32 pad;
+};
+
+struct ibve_kagg {
+	__u64 made;  /* ns of the key's first event */
+	__u64 start; /* ns of the interval's first event, which was sent */
+	__u64 count; /* the key's events not sent, since it was made */
+	struct ibve_kevent k; /* the interval's first event */
+};
+
 #endif
