@@ -183,8 +183,21 @@ static bool ready(void *arg, uint32_t cookie)
 }
 
 /*
- * A port event of one of its ports carries the peer as last looked up;
- * after a PORT_ACTIVE the next lookup is now, once the record went out.
+ * The peer a record carries: the last known. lldpd forgets a neighbour
+ * when the link goes down, so a lookup that found none since says nothing
+ * of the cable (none only before any was known).
+ */
+static const struct ibve_peer *shown(const struct lldp_port *p)
+{
+	return p->peer.state == IBVE_PEER_KNOWN ||
+			       p->known.state != IBVE_PEER_KNOWN
+		       ? &p->peer
+		       : &p->known;
+}
+
+/*
+ * A port event of one of its ports carries its peer (shown()); after a
+ * PORT_ACTIVE the next lookup is now, once the record went out.
  * (It observes no record: that would keep the kernel's prefilter off.)
  */
 static void annotate(void *arg, struct ibve_event *ev)
@@ -197,7 +210,7 @@ static void annotate(void *arg, struct ibve_event *ev)
 	for (size_t i = 0; i < l->nports; i++)
 		if (l->ports[i].port == ev->port &&
 		    strcmp(l->ports[i].device, ev->device) == 0) {
-			ev->verbs.peer = l->ports[i].peer;
+			ev->verbs.peer = *shown(&l->ports[i]);
 			ev->fields |= IBVE_FIELD_PEER;
 			if (ev->desc && strcmp(ev->name, "PORT_ACTIVE") == 0)
 				arm(l, true);
