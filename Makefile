@@ -83,6 +83,15 @@ BASE_CFLAGS += -DIBVE_HAVE_MLX5
 PKGS += libmlx5
 endif
 
+# The LLDP peers of RoCE ports need liblldpctl's header; LLDPCTL=0 leaves
+# them out (every RoCE port's peer then stays unknown).
+LLDPCTL ?= $(shell printf '\043include <lldpctl.h>\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+LLDPCTL := $(LLDPCTL)
+ifeq ($(LLDPCTL),1)
+BASE_CFLAGS += -DIBVE_HAVE_LLDPCTL
+endif
+
 # The eBPF "kernel" source (--all-processes): clang for the bpf target,
 # bpftool for the skeleton, libbpf. BPF=0 leaves it out.
 BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
@@ -120,7 +129,8 @@ JSONC_SONAME := $(call soname,libjson-c)
 UMAD_SONAME := $(call soname,libibumad)
 MLX5_SONAME := $(if $(filter 1,$(MLX5)),$(call soname,libmlx5))
 BPF_SONAME := $(if $(filter 1,$(BPF)),$(call soname,libbpf))
-DL_CFLAGS := $(foreach l,JSONC UMAD MLX5 BPF,$(if $($(l)_SONAME),-DIBVE_SONAME_$(l)='"$($(l)_SONAME)"'))
+LLDPCTL_SONAME := $(if $(filter 1,$(LLDPCTL)),$(call soname,liblldpctl))
+DL_CFLAGS := $(foreach l,JSONC UMAD MLX5 BPF LLDPCTL,$(if $($(l)_SONAME),-DIBVE_SONAME_$(l)='"$($(l)_SONAME)"'))
 MHD_SONAME := $(call soname,libmicrohttpd)
 YAML_SONAME := $(call soname,libyaml)
 CRYPT_SONAME := $(call soname,libcrypt)
@@ -162,7 +172,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	libbpf-dev bpftool \
 	jq strace libmicrohttpd-dev prometheus prometheus-node-exporter \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
-	libibumad-dev ibsim-utils opensm infiniband-diags \
+	libibumad-dev ibsim-utils opensm infiniband-diags lldpd liblldpctl-dev \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
 	python3-jsonschema slurmctld slurmd slurm-client munge \
 	debhelper dpkg-dev lintian libgnutls28-dev

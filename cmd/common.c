@@ -393,6 +393,9 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 	o.flags = bpf_flags();
 	if (s->all && (r = ibve_pipeline_add_source(p, "kernel", &o)))
 		return r;
+	o.flags = 0;
+	if ((r = ibve_pipeline_add_source(p, "lldp", &o)))
+		return r;
 	o.flags = devices;
 	return ibve_pipeline_add_source(p, "devices", &o);
 }

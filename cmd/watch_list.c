@@ -31,7 +31,8 @@ bool watch_selected(const char *dev, void *arg)
 /*
  * -l: every device (or those named) with its ports, text or JSON; with
  * --sm each InfiniBand port's peer, asked of the subnet administrator, and
- * the devices only libibumad offers (a simulator's).
+ * the devices only libibumad offers (a simulator's); each RoCE port's LLDP
+ * neighbour, asked of lldpd.
  */
 int watch_list(const struct cmd_shared *sel, bool json)
 {
@@ -39,7 +40,7 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	size_t nnames = sel->nnames;
 	struct ibve_device_info *list;
 	int n = ibve_device_list_select(&list, watch_selected, (void *)sel);
-	int status = EXIT_OK;
+	int status = EXIT_OK, lldp;
 
 	/* no verbs at all, but management devices (a simulator's) */
 	if (n == -ENOSYS && sel->sm) {
@@ -58,6 +59,10 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	}
 	if (n < 0)
 		return cmd_fail();
+	/* each RoCE port's LLDP neighbour, when lldpd can say it */
+	lldp = ibve_device_list_lldp(list, (size_t)n);
+	if (lldp && lldp != -ELIBACC && lldp != -ENOTSUP && lldp != -ENOENT)
+		cmd_error("peers of RoCE ports are unknown: %s", ibve_errmsg());
 	for (size_t k = 0; k < nnames; k++) {
 		int i;
 

@@ -50,7 +50,7 @@ static const struct cmd_opt opts[] = {
 	  "also append every event to FILE as JSON Lines" },
 	CMD_SHARED('r'),
 	{ 'l', "list", no_argument, NULL,
-	  "list devices and ports (with --sm: each port's\npeer, from the subnet administrator), then exit" },
+	  "list devices and ports (each RoCE port's peer from\nlldpd; with --sm each InfiniBand port's, from the\nsubnet administrator), then exit" },
 	{ OPT_LIST_EVENTS, "list-events", no_argument, NULL,
 	  "list every event: name, source, class, severity and\nmeaning (with -j: JSON Lines), then exit" },
 	{ OPT_CHECK, "check", no_argument, NULL,

@@ -541,6 +541,14 @@ int ibve_device_list_peers(struct ibve_device_info **list, size_t count,
 			   bool (*want)(const char *name, void *arg),
 			   void *arg);
 /*
+ * Ask lldpd (through liblldpctl, loaded now) the LLDP neighbour of the
+ * netdev of every RoCE port of LIST (COUNT devices): known, or none and
+ * why. 0 (also with no RoCE port); else -errno, why in ibve_errmsg()
+ * (-ELIBACC: no liblldpctl; -ENOENT: no lldpd socket, lldpd not started;
+ * -ECONNREFUSED: its socket refuses), the peers left unknown.
+ */
+int ibve_device_list_lldp(struct ibve_device_info *list, size_t count);
+/*
  * From now on, before the library lists devices, load only the libibverbs
  * providers the present devices need (the kernel names each device's), not
  * every one libibverbs knows of. It relies on libibverbs' private ABI:

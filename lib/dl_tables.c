@@ -6,6 +6,9 @@
 #include "internal.h"
 #include "dl_jsonc.h"
 #include "dl_umad.h"
+#ifdef IBVE_HAVE_LLDPCTL
+#include "dl_lldpctl.h"
+#endif
 #ifdef IBVE_HAVE_MLX5
 #include "dl_mlx5.h"
 #endif
@@ -19,6 +22,9 @@
 #endif
 #ifndef IBVE_SONAME_UMAD
 #define IBVE_SONAME_UMAD "libibumad.so.3"
+#endif
+#ifndef IBVE_SONAME_LLDPCTL
+#define IBVE_SONAME_LLDPCTL "liblldpctl.so.4"
 #endif
 #ifndef IBVE_SONAME_MLX5
 #define IBVE_SONAME_MLX5 "libmlx5.so.1"
@@ -40,6 +46,10 @@ LIBRARY(jsonc, IBVE_JSONC_FUNCS, IBVE_SONAME_JSONC, "to read JSON",
 	"libjson-c5");
 LIBRARY(umad, IBVE_UMAD_FUNCS, IBVE_SONAME_UMAD, "for subnet events",
 	"libibumad3");
+#ifdef IBVE_HAVE_LLDPCTL
+LIBRARY(lldpctl, IBVE_LLDPCTL_FUNCS, IBVE_SONAME_LLDPCTL,
+	"for the LLDP peers of RoCE ports", "liblldpctl4");
+#endif
 #ifdef IBVE_HAVE_MLX5
 LIBRARY(mlx5, IBVE_MLX5_FUNCS, IBVE_SONAME_MLX5, "for mlx5 DEVX events",
 	"ibverbs-providers");

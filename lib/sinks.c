@@ -285,8 +285,9 @@ static int ports_flush(struct ibve_sink *base)
 	w->nsources = 0;
 	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
 	     i++) {
-		if (ibve_sources[i]->records < 0)
-			continue; /* a replay: its records say whose they are */
+		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
+			continue; /* a replay: its records say whose they are;
+				   * lldp: it adds to verbs records */
 		w->sources[w->nsources].records = ibve_sources[i]->records;
 		w->sources[w->nsources++].runs =
 			ibve_pipeline_runs(p, ibve_sources[i]);

@@ -13,6 +13,7 @@ extern const struct ibve_source_ops ibve_source_sm;
 extern const struct ibve_source_ops ibve_source_hotplug;
 extern const struct ibve_source_ops ibve_source_replay;
 extern const struct ibve_source_ops ibve_source_kernel;
+extern const struct ibve_source_ops ibve_source_lldp;
 
 __attribute__((weak)) const struct ibve_source_ops *const ibve_sources[] = {
 	&ibve_source_devices,
@@ -21,6 +22,7 @@ __attribute__((weak)) const struct ibve_source_ops *const ibve_sources[] = {
 	&ibve_source_hotplug,
 	&ibve_source_kernel,
 	&ibve_source_replay,
+	&ibve_source_lldp, /* no records: adds peers to verbs ones */
 	NULL,
 };
 

@@ -13,6 +13,9 @@
 #include "ibvevent.h"
 #include "dl_jsonc.h"
 #include "dl_umad.h"
+#ifdef IBVE_HAVE_LLDPCTL
+#include "dl_lldpctl.h"
+#endif
 #ifdef IBVE_HAVE_MLX5
 #include "dl_mlx5.h"
 #endif
@@ -131,6 +134,10 @@ static void test_tables(void)
 #ifdef IBVE_HAVE_BPF
 	is_int(ibve_dl_load(&ibve_bpf_dl), 0, "libbpf loads: %s",
 	       ibve_bpf_dl.soname);
+#endif
+#ifdef IBVE_HAVE_LLDPCTL
+	is_int(ibve_dl_load(&ibve_lldpctl_dl), 0, "liblldpctl loads: %s",
+	       ibve_lldpctl_dl.soname);
 #endif
 }
 
