@@ -347,7 +347,7 @@ check: all
 		echo "check: the late guest suite's output ($(B)/guest-late.log):"; cat $(B)/guest-late.log; fi; \
 	wait $$guest || rc=1; \
 	echo "check: the guest suites' output ($(B)/guest.log):"; cat $(B)/guest.log; \
-	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS),ASan and UBSan); \
+	$(call reports_tap,$(B)/asan/tap/reports/reports.tap,$(ASAN_REPORTS) $(ASAN_GUEST_REPORTS) $(ASAN_LATE_REPORTS),ASan and UBSan); \
 	exit $$rc
 
 check-unit: $(UNIT_BINS)
@@ -489,7 +489,10 @@ ASAN_MAKE = $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(SAN_FLAGS)" \
 TSAN_MAKE = $(MAKE) --no-print-directory B=$(B)/tsan CFLAGS="$(TSAN_FLAGS)" \
 	LDFLAGS="$(TSAN_FLAGS)"
 ASAN_REPORTS := $(abspath $(B)/asan/reports)
-ASAN_GUEST_REPORTS := $(abspath $(B)/asan/tap/rxe-$(ASAN_KERNEL)/reports)
+# under the guest's results share (VM_TAP), the only place it may write;
+# make check's late guest (VM_PART=-late) has its own
+ASAN_GUEST_REPORTS := $(abspath $(B)/asan/tap/rxe-$(ASAN_KERNEL)$(VM_PART)/reports)
+ASAN_LATE_REPORTS := $(abspath $(B)/asan/tap/rxe-$(ASAN_KERNEL)-late/reports)
 TSAN_REPORTS := $(abspath $(B)/tsan/reports)
 # Programs run under ibsim's LD_PRELOAD need the sanitizer's runtime too
 # (test/sm/fabric.bash says where in the list).

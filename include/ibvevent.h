@@ -544,8 +544,9 @@ int ibve_device_list_peers(struct ibve_device_info **list, size_t count,
  * Ask lldpd (through liblldpctl, loaded now) the LLDP neighbour of the
  * netdev of every RoCE port of LIST (COUNT devices): known, or none and
  * why. 0 (also with no RoCE port); else -errno, why in ibve_errmsg()
- * (-ELIBACC: no liblldpctl; -ENOENT: no lldpd socket, lldpd not started;
- * -ECONNREFUSED: its socket refuses), the peers left unknown.
+ * (-ELIBACC: no liblldpctl; -ENOTSUP: built without it; -ENOENT: no lldpd
+ * socket, lldpd not started; -ECONNREFUSED: its socket refuses), the peers
+ * left unknown.
  */
 int ibve_device_list_lldp(struct ibve_device_info *list, size_t count);
 /*

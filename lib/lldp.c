@@ -32,7 +32,8 @@ static void str(char *dst, size_t size, lldpctl_atom_t *a, lldpctl_key_t key)
 {
 	const char *s = a ? lldpctl_atom_get_str(a, key) : NULL;
 
-	ibve_strcpy(dst, s ? s : "", size);
+	/* a neighbour's text is anyone's bytes: written as it reads back */
+	ibve_utf8_copy(dst, s ? s : "", size);
 }
 
 /* P := the first neighbour of local port PORT (an interface's). */

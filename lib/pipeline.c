@@ -999,7 +999,8 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	if (r < 0 && r == p->err && p->fail[0])
 		ibve_error(r, "%s", p->fail);
 	/* what is buffered is written, whatever stopped the run: every
-	 * storm ends with its summary, nothing it counted is left out */
+	 * storm ends with its summary, nothing it counted is left out (the
+	 * kernel's counts not read yet are: ibv_eventwatch(1), STORMS) */
 	if (r >= 0 || r == p->err) {
 		int f = storm_tick(p, NULL);
 

@@ -44,15 +44,18 @@ static int ask(struct query *q, uint8_t *buf, enum ibve_sm_kind kind,
 		clock_gettime(CLOCK_MONOTONIC, &end);
 		ibve_ts_add_ms(&end, wait);
 		for (;;) {
-			int len = IBVE_MAD_SIZE, left;
+			int len = IBVE_MAD_SIZE, left, r;
 
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (!ibve_ts_before(&now, &end))
 				break;
 			left = (int)(ibve_ts_secs(&now, &end) * 1000) + 1;
 			memset(in, 0, sizeof(in));
-			if (umad_recv(q->fd, in, &len, left) < 0)
-				continue;    /* timed out, or interrupted */
+			r = umad_recv(q->fd, in, &len, left);
+			if (r == -ETIMEDOUT || r == -EINTR || r == -EAGAIN)
+				continue;
+			if (r < 0) /* would fail again at once: no spinning */
+				return -EIO;
 			if (umad_status(in)) /* the kernel gave up on it */
 				break;
 			if (ibve_sm_mad_decode(umad_get_mad(in), (size_t)len,

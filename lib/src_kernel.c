@@ -877,6 +877,11 @@ static int attach(struct kernel *s)
 			(uint32_t)ibve_filter_pids(owners, &pids);
 		s->skel->rodata->want_comms =
 			(uint32_t)ibve_filter_comms(owners, &comms);
+		/* room for every one asked for (a map holds at least one) */
+		bpf_map__set_max_entries(s->skel->maps.pids,
+					 s->skel->rodata->want_pids + 1);
+		bpf_map__set_max_entries(s->skel->maps.comms,
+					 s->skel->rodata->want_comms + 1);
 	}
 	s->agg = s->h.storm(s->h.ctx) > 0;
 	s->skel->rodata->agg_ns = s->agg ? AGG_NS : 0;

@@ -96,7 +96,7 @@ static int start(void *arg)
 				     IBV_LINK_LAYER_ETHERNET &&
 			     list[d].ports[p].netdev[0];
 	if (k && !(l->ports = calloc(k, sizeof(*l->ports)))) {
-		ibve_device_list_free(list, (size_t)n);
+		ibve_device_list_free(list, n > 0 ? (size_t)n : 0);
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	for (int d = 0; d < n; d++)
@@ -114,8 +114,8 @@ static int start(void *arg)
 			lp->peer.kind = lp->known.kind = IBVE_PEER_LLDP;
 			l->nports++;
 		}
-	if (n > 0)
-		ibve_device_list_free(list, (size_t)n);
+	/* the list is allocated even when it holds no device */
+	ibve_device_list_free(list, n > 0 ? (size_t)n : 0);
 	if (!l->nports)
 		return 0;
 	l->timer_fd =

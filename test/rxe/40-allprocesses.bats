@@ -228,8 +228,10 @@ STORM=${IBVEVENT_STORM:-100000}
 	assert_output ""
 }
 
-@test "--comm of the owner: its events pass, counted by the ring" {
-	start_watch -A -j --storm 0 --comm ibv_eventinject
+@test "--comm of the owner among 100 names: its events pass, counted by the ring" {
+	# more names than the programs' maps held by default (64)
+	# shellcheck disable=SC2046 # one word per option and name
+	start_watch -A -j --storm 0 $(printf -- '--comm x%d ' $(seq 99)) --comm ibv_eventinject
 	inject cq-overflow --events 100
 	wait_records 100
 	assert_equal "$(bss filtered)" 0
