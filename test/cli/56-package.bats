@@ -121,6 +121,8 @@ in_sandbox() {
 	echo "run: $(env -i /usr/bin/ibv_eventwatch -V 2>&1 | head -n 1)"
 	echo "run: $(realpath "$(ldd /usr/bin/ibv_eventwatch | awk '$1 == "libibvevent.so.0" { print $3 }')")"
 	echo "run: $(readelf -d /usr/bin/ibv_eventwatch | grep -cE 'RPATH|RUNPATH') rpath"
+	# the optional libraries it loads by name: LLDP peers built in
+	echo "run: loads $(grep -ao 'liblldpctl\.so\.[0-9]*' "$(realpath /usr/lib/*/libibvevent.so.0)" | head -n 1)"
 	echo "run: pkg-config $(pkg-config --modversion libibvevent 2>&1)"
 	# shellcheck disable=SC2046 # pkg-config's words
 	echo "run: $(printf '#include <ibvevent.h>\n' |
@@ -175,6 +177,7 @@ in_sandbox() {
 	assert_line "run: ibv_eventwatch $VERSION (libibvevent $VERSION; mlx5 DEVX events: yes, all processes (eBPF): yes)"
 	assert_line "run: /usr/lib/$MULTIARCH/libibvevent.so.0"
 	assert_line "run: 0 rpath"
+	assert_line "run: loads liblldpctl.so.4"
 	assert_line "run: pkg-config $VERSION"
 	assert_line "run: header compiles"
 	assert_line "run: enabled /lib/systemd/system/ibv_eventwatch.service"
