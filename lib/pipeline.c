@@ -798,10 +798,9 @@ static int pass(struct ibve_pipeline *p, struct ibve_event *ev)
  * kept, so that no other path hands out what is left. Every source having
  * ended is no reason to keep records back.
  */
-static int dispatch(struct ibve_pipeline *p)
+/* The queue's records through the filter to the sinks: 0, or why not. */
+static int pass_queue(struct ibve_pipeline *p)
 {
-	if (!flowing(p))
-		return status(p);
 	while (p->qlen) {
 		struct ibve_event *ev = &p->q[p->qhead];
 		int r;
@@ -810,11 +809,40 @@ static int dispatch(struct ibve_pipeline *p)
 		p->qlen--;
 		if (!p->qlen)
 			p->qhead = 0;
-		r = pass(p, ev);
-		if (r)
-			return halt(p, r);
+		if ((r = pass(p, ev)))
+			return r;
 	}
 	return 0;
+}
+
+static int dispatch(struct ibve_pipeline *p)
+{
+	int r;
+
+	if (!flowing(p))
+		return status(p);
+	r = pass_queue(p);
+	return r ? halt(p, r) : 0;
+}
+
+/*
+ * The run ended with WHY: what the sources hold back reaches the sinks
+ * (the kernel's counts not read yet), whatever stopped it but a count or
+ * an expected record, which nothing may follow. 0 or -errno.
+ */
+static int finish_sources(struct ibve_pipeline *p, int why)
+{
+	int r = 0;
+
+	if (why == IBVE_STOP_COUNT || why == IBVE_STOP_EXPECT)
+		return 0;
+	for (size_t i = 0; i < p->nin && r <= 0; i++)
+		if (p->in[i].ops->finish && p->in[i].started) {
+			p->in[i].ops->finish(p->in[i].src);
+			r = pass_queue(p);
+		}
+	p->qlen = p->qhead = 0; /* past a count: not written */
+	return r < 0 ? r : 0;
 }
 
 IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
@@ -998,11 +1026,13 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	/* a failing source's reason, said again: others may have spoken */
 	if (r < 0 && r == p->err && p->fail[0])
 		ibve_error(r, "%s", p->fail);
-	/* what is buffered is written, whatever stopped the run: every
-	 * storm ends with its summary, nothing it counted is left out (the
-	 * kernel's counts not read yet are: ibv_eventwatch(1), STORMS) */
+	/* what is buffered is written, whatever stopped the run: what the
+	 * sources held back, then every storm ends with its summary */
 	if (r >= 0 || r == p->err) {
-		int f = storm_tick(p, NULL);
+		int f = finish_sources(p, r);
+
+		if (!f)
+			f = storm_tick(p, NULL);
 
 		if (!f)
 			f = flush_sinks(p);

@@ -129,6 +129,9 @@ struct ibve_source_ops {
 	 * the subnet source: a port's peer). Quick, and never blocking.
 	 */
 	void (*annotate)(void *src, struct ibve_event *ev);
+	/* The run ends: emit what it holds back (optional; the kernel
+	 * source: the counts its programs kept that were not read yet). */
+	void (*finish)(void *src);
 	/* Its part of the "watching ..." line; 0 when none (optional). */
 	size_t (*describe)(const void *src, char *buf, size_t size);
 	/* Release everything at once. */

@@ -684,6 +684,15 @@ static void pause_or_watch(struct kernel *s)
 	s->got = false;
 }
 
+/* The run ends: every count the programs kept, read now. */
+static void finish(void *arg)
+{
+	struct kernel *s = arg;
+
+	if (s->agg)
+		drain(s, set_clock(s));
+}
+
 static bool ready(void *arg, uint32_t cookie)
 {
 	struct kernel *s = arg;
@@ -1108,6 +1117,7 @@ const struct ibve_source_ops ibve_source_kernel = {
 	.empty = empty,
 	.ready = ready,
 	.observe = observe,
+	.finish = finish,
 	.describe = describe,
 #endif
 };

@@ -210,8 +210,13 @@ static void annotate(void *arg, struct ibve_event *ev)
 	for (size_t i = 0; i < l->nports; i++)
 		if (l->ports[i].port == ev->port &&
 		    strcmp(l->ports[i].device, ev->device) == 0) {
-			ev->verbs.peer = *shown(&l->ports[i]);
-			ev->fields |= IBVE_FIELD_PEER;
+			const struct ibve_peer *peer = shown(&l->ports[i]);
+
+			/* nothing known (no lldpd): the record as before */
+			if (peer->state != IBVE_PEER_UNKNOWN) {
+				ev->verbs.peer = *peer;
+				ev->fields |= IBVE_FIELD_PEER;
+			}
 			if (ev->desc && strcmp(ev->name, "PORT_ACTIVE") == 0)
 				arm(l, true);
 			return;

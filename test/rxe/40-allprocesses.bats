@@ -212,6 +212,21 @@ STORM=${IBVEVENT_STORM:-100000}
 		fail "${#lines[@]} lines in $((last - first + 1)) s"
 }
 
+@test "a watcher stopped just after a storm still writes every count the kernel kept" {
+	start_watch -A -j
+	inject cq-overflow --events 20000
+	# every record the programs sent through the ring is read (their own
+	# word, bpftool's) before the stop; the counts since the last read
+	# are still in the kernel's map
+	local end=$((SECONDS + 30))
+	until [ "$(jq -c "select(.pid == $IPID and (.count | not))" "$WOUT" | grep -c .)" -ge "$(bss sent)" ]; do
+		[ $SECONDS -lt $end ] || fail "$(bss sent) sent, not all read after 30 s"
+		sleep 0.1
+	done
+	bg_stop watch 0
+	assert_equal "$(counted "$WOUT")" 20000
+}
+
 @test "--pid of another process: the ring carries none of its events" {
 	start_watch -A -j --pid $$
 	inject cq-overflow --events 1000
