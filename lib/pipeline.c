@@ -836,7 +836,7 @@ static int finish_sources(struct ibve_pipeline *p, int why)
 
 	if (why == IBVE_STOP_COUNT || why == IBVE_STOP_EXPECT)
 		return 0;
-	for (size_t i = 0; i < p->nin && r <= 0; i++)
+	for (size_t i = 0; i < p->nin && !r; i++)
 		if (p->in[i].ops->finish && p->in[i].started) {
 			p->in[i].ops->finish(p->in[i].src);
 			r = pass_queue(p);
