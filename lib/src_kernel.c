@@ -425,24 +425,26 @@ static uint64_t node_guid(struct kernel *s, const char *device)
 	return g ? g->guid : ibve_sysfs_node_guid(device);
 }
 
-static void record(struct kernel *s, const struct ibve_kevent *k)
+/* K's record, of its time MONO (ns, monotonic); NULL: not wanted, no room. */
+static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
+				 int64_t mono)
 {
 	struct ibve_event *ev;
-	int64_t ns;
+	int64_t ns = mono + s->mono2real;
 
 	if (!ibve_names_want(&s->names, &s->h, k->device))
-		return;
+		return NULL;
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
-		return;
+		return NULL;
 	ibve_kevent_record(ev, k, node_guid(s, k->device));
-	ns = (int64_t)k->ns + s->mono2real;
 	ev->time.tv_sec = ns / 1000000000;
 	ev->time.tv_nsec = ns % 1000000000;
 	if (ev->fields & IBVE_FIELD_OWNER)
 		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
 			    sizeof(ev->kernel.cgroup));
 	after(s, k, ev);
+	return ev;
 }
 
 /* --- storms: the programs' counts ---------------------------------------- */
@@ -484,29 +486,17 @@ static struct agg *agg_of(struct kernel *s, const struct ibve_kagg_key *key)
 	return &a[i];
 }
 
-/* A summary record: N events of K's key since FROM (ns), at NOW. */
-static void summary(struct kernel *s, struct ibve_kevent *k, uint64_t n,
+/* A summary record: N events of KEY's key since FROM (ns), at NOW. */
+static void summary(struct kernel *s, const struct ibve_kevent *key, uint64_t n,
 		    int64_t from, int64_t now)
 {
+	struct ibve_kevent k;
 	struct ibve_event *ev;
-	int64_t ns = now + s->mono2real;
 
-	k->device[sizeof(k->device) - 1] = '\0';
-	k->comm[sizeof(k->comm) - 1] = '\0';
-	k->kern[sizeof(k->kern) - 1] = '\0';
-	k->pd_kern[sizeof(k->pd_kern) - 1] = '\0';
-	if (!ibve_names_want(&s->names, &s->h, k->device))
+	/* the map's copy of the key's first event, read as the ring's are */
+	if (!ibve_kevent_from_ring(&k, key, sizeof(*key)) ||
+	    !(ev = record(s, &k, now)))
 		return;
-	ev = s->h.emit(s->h.ctx);
-	if (!ev)
-		return;
-	ibve_kevent_record(ev, k, node_guid(s, k->device));
-	ev->time.tv_sec = ns / 1000000000;
-	ev->time.tv_nsec = ns % 1000000000;
-	if (ev->fields & IBVE_FIELD_OWNER)
-		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
-			    sizeof(ev->kernel.cgroup));
-	after(s, k, ev);
 	ev->fields |= IBVE_FIELD_SUMMARY;
 	ev->summary.count = n;
 	ev->summary.interval_us = now > from ? (uint64_t)(now - from) / 1000
@@ -595,7 +585,7 @@ static int sample(void *ctx, void *data, size_t size)
 	if (k.hook == IBVE_KHOOK_PORT) {
 		port_event(s, &k);
 	} else {
-		record(s, &k);
+		record(s, &k, (int64_t)k.ns);
 		drain_arm(s);
 	}
 	s->got = true;
