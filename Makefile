@@ -390,11 +390,14 @@ soak: all
 
 # BUILD tells the suites which build to test (test/test_helper.bash).
 # The sanitizer and memcheck runs leave out the suites that test the
-# harness, the demo and the Debian package: they run no command of this
-# build.
+# harness, the demo and the Debian package, which run no command of this
+# build, and those that check the tree (conventions, the library's
+# symbols and install, the generated files), whose commands run only
+# their --help and -V paths (over a minute under memcheck).
 CLI_TESTS ?= test/cli
 CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats \
-	test/cli/56-package.bats, \
+	test/cli/56-package.bats test/cli/01-conventions.bats \
+	test/cli/02-library.bats test/cli/03-generated.bats, \
 	$(wildcard test/cli/*.bats))
 # test/sm: subnet events from OpenSM on an ibsim fabric, on the host.
 # A test client, never sanitized: it runs under ibsim's preload alone.

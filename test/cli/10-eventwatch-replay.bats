@@ -213,10 +213,18 @@ both() {
 }
 
 @test "the prefilter: the same records as the full parse; a malformed line it skips is not named" {
+	local terms=(PORT_ERR qp 'severity>=error' kernel mlx5 'UNKNOWN(21)' device) i=0 f
 	for cap in "$FABRIC" "$CAPTURES"/*.jsonl; do
-		for f in PORT_ERR qp 'severity>=error' kernel mlx5 'UNKNOWN(21)' device; do
+		for f in "${terms[@]}"; do
+			# under memcheck (a second a run) each capture with two of
+			# the terms, each term still on several captures: the
+			# paths, not every pair again
+			if [ "${IBVEVENT_VALGRIND:-}" = 1 ]; then
+				case $f in "${terms[i % 7]}" | "${terms[(i + 3) % 7]}") ;; *) continue ;; esac
+			fi
 			both -r "$cap" -j -e "$f" || fail "$cap -e $f: not the same"
 		done
+		i=$((i + 1))
 		both -r "$cap" -j -d mlx5_1 -x port || fail "$cap -d mlx5_1 -x port: not the same"
 	done
 	bad=$BATS_TEST_TMPDIR/bad.jsonl

@@ -16,7 +16,8 @@ setup() {
 	ibve_setup
 	node_setup
 	PORTS=$BUILD/share/npd/ibvevent-ports.json
-	[ "$(jq -r '.rules[0].path' "$PORTS")" = /usr/local/bin/ibv_eventwatch ] ||
+	npd_load "$PORTS"
+	[ "${RULE_PATH[0]}" = /usr/local/bin/ibv_eventwatch ] ||
 		skip "built for another prefix than /usr/local: the node holds /usr/local"
 }
 
@@ -28,26 +29,41 @@ teardown() {
 	return $rc
 }
 
-# npd_rule CONFIG I: rule I of CONFIG run as the node problem detector runs
-# it: its path with its args, killed at its timeout (the plugin's without one)
-npd_rule() {
-	local t argv
-	t=$(jq -r ".rules[$2].timeout // .pluginConfig.timeout" "$1")
-	[[ $t =~ ^[0-9]+s$ ]] || fail "rule $2: timeout '$t' is not whole seconds"
-	mapfile -t argv < <(jq -r ".rules[$2] | .path, .args[]" "$1")
-	node timeout -k 1 "$t" "${argv[@]}"
+# npd_load CONFIG: the plugin monitor's rules, read with one jq (each jq
+# costs most of a second under the guest's emulation): for rule I,
+# RULE_REASON[I], RULE_TIMEOUT[I] (its own or the plugin's), RULE_PATH[I]
+# and RULE_ARGS[I] (its args, shell-quoted by jq); MAX_OUTPUT, the
+# plugin's max_output_length
+npd_load() {
+	local reason t path args
+	RULE_REASON=() RULE_TIMEOUT=() RULE_PATH=() RULE_ARGS=()
+	{
+		read -r MAX_OUTPUT
+		while IFS=$'\t' read -r reason t path args; do
+			RULE_REASON+=("$reason") RULE_TIMEOUT+=("$t")
+			RULE_PATH+=("$path") RULE_ARGS+=("$args")
+		done
+	} < <(jq -r '.pluginConfig as $p | $p.max_output_length,
+		(.rules[] | [.reason, (.timeout // $p.timeout), .path, (.args | @sh)] | @tsv)' "$1")
+	[ "${#RULE_REASON[@]}" -gt 0 ] || fail "$1: no rules read"
 }
 
-# rules_ok WANT...: each rule of $PORTS, by reason, exits as WANT says
-# (REASON=0: healthy, nothing printed; REASON=1: one line of
-# max_output_length characters at most, matching the ERE after a colon
-# if given)
+# npd_rule I: rule I run as the node problem detector runs it: its path
+# with its args, killed at its timeout
+npd_rule() {
+	local t=${RULE_TIMEOUT[$1]} argv
+	[[ $t =~ ^[0-9]+s$ ]] || fail "rule $1: timeout '$t' is not whole seconds"
+	eval "argv=(${RULE_ARGS[$1]})"
+	node timeout -k 1 "$t" "${RULE_PATH[$1]}" "${argv[@]}"
+}
+
+# rules_ok WANT...: each rule, by reason, exits as WANT says (REASON=0:
+# healthy, nothing printed; REASON=1: one line of max_output_length
+# characters at most, matching the ERE after a colon if given)
 rules_ok() {
-	local ri rn w reason want msg max
-	rn=$(jq '.rules | length' "$PORTS")
-	max=$(jq '.pluginConfig.max_output_length' "$PORTS")
-	for ((ri = 0; ri < rn; ri++)); do # not i, n: bats' run changes them
-		reason=$(jq -r ".rules[$ri].reason" "$PORTS")
+	local ri w reason want msg
+	for ((ri = 0; ri < ${#RULE_REASON[@]}; ri++)); do # not i: bats' run changes it
+		reason=${RULE_REASON[ri]}
 		want='' msg=''
 		for w; do
 			if [ "${w%%=*}" = "$reason" ]; then
@@ -57,7 +73,7 @@ rules_ok() {
 			fi
 		done
 		[ -n "$want" ] || fail "rule $reason: no expectation"
-		run --separate-stderr npd_rule "$PORTS" "$ri"
+		run --separate-stderr npd_rule "$ri"
 		[ "$status" -eq "$want" ] ||
 			fail "rule $reason: status $status, expected $want: $output $stderr"
 		assert_equal "$stderr" ''
@@ -65,7 +81,7 @@ rules_ok() {
 			assert_equal "$output" ''
 		else
 			[[ $output != *$'\n'* ]] || fail "more than one line: $output"
-			[ "${#output}" -le "$max" ] || fail "more than $max characters: $output"
+			[ "${#output}" -le "$MAX_OUTPUT" ] || fail "more than $MAX_OUTPUT characters: $output"
 			[ -z "$msg" ] || assert_output --regexp "^$msg\$"
 		fi
 	done
@@ -105,10 +121,10 @@ rules_ok() {
 	# the watcher's state cannot be read: unknown (neither 0 nor 1)
 	bg_stop watch 0
 	echo garbage >"$STATE"
-	run --separate-stderr npd_rule "$PORTS" 0
+	run --separate-stderr npd_rule 0
 	assert_failure 3
 	assert_output ''
-	run --separate-stderr npd_rule "$PORTS" 1
+	run --separate-stderr npd_rule 1
 	assert_failure 3
 	assert_output ''
 }
