@@ -259,7 +259,7 @@ not_output() {
 collect() {
 	local name=${BATS_TEST_FILENAME%/*}
 	name=${name##*/}-${BATS_TEST_FILENAME##*/}
-	mkdir -p "$COLLECT"
+	[ -d "$COLLECT" ] || mkdir -p "$COLLECT"
 	{
 		printf '@ %s: %s\n' "$BATS_TEST_DESCRIPTION" "${1//$'\n'/ }"
 		LC_ALL=C grep -an '^{.' -- "${2:--}"
@@ -278,7 +278,9 @@ ours() {
 
 # bats' own run, as ibve_bats_run; run is it, then keeps what one of the
 # suite's programs printed.
-eval "ibve_bats_run() $(declare -f run | tail -n +2)"
+ibve_def=$(declare -f run)
+eval "ibve_bats_run() ${ibve_def#*$'\n'}"
+unset ibve_def
 run() {
 	local rc=0 separate='' a cmd
 	ibve_bats_run "$@" || rc=$?
