@@ -336,6 +336,70 @@ row_order() {
 	assert_output --partial "--sm is for watching devices"
 }
 
+# --- the far end of each port (peer), from a capture that has it ---
+
+@test "peers replayed: a PEER column in the watcher's words, a changed one marked" {
+	P=$CAPTURES/peers.jsonl
+	run -0 ibv_eventtop -b -r "$P"
+	assert_line --regexp '^DEVICE +PORT .* LID/GID +PEER +DOWN SINCE '
+	# each port's last known peer, as the watcher writes it; "now" where
+	# the port's last record says it changed
+	for k in $(jq -r 'select(.peer.state == "known") | "\(.device)/\(.port)"' "$P" | sort -u); do
+		d=${k%/*} p=${k#*/}
+		words=$(ibv_eventwatch -r - <<<"$(jq -c "select(.device == \"$d\" and .port == $p and .peer.state == \"known\")" "$P" | tail -n 1)" |
+			sed -nE 's/.*\(peer (now )?(.*)\)$/\1\2/p')
+		[ -n "$words" ] || fail "no peer in the watcher's text of $k"
+		assert_line --regexp "^$d +$p .* ${words//[/\\[} "
+	done
+	assert_line --regexp '^mlx5_0 +1 .* now SwitchL\[5\] '
+	assert_line --regexp '^rxe0 +1 .* leaf1\[Ethernet7\] '
+	# a port whose lookup found none has no peer: -
+	assert_line --regexp '^mlx5_0 +2 +DOWN +- +- +- +- +- +[0-9]'
+	# without a known peer, no such column (the stored tables keep theirs)
+	run -0 ibv_eventtop -b -r "$FABRIC"
+	refute_output --partial PEER
+}
+
+@test "peers in JSON: each row's last known peer, as its records have it; null when none" {
+	P=$CAPTURES/peers.jsonl
+	run -0 ibv_eventtop -b -j -r "$P"
+	got=$(jq -c '[.rows[] | {device, port, peer}]' <<<"$output")
+	want=$(jq -sc 'map(select(.port)) | group_by([.device, .port]) |
+		map({device: .[0].device, port: .[0].port,
+			peer: (map(select(.peer.state == "known")) | last | .peer // null)})' "$P")
+	assert_equal "$got" "$want"
+	# not only nulls: a changed IB peer and an LLDP one
+	assert_equal "$(jq -c '[.rows[].peer | select(.) | [.kind, .name, .changed]]' <<<"$output")" \
+		'[["ib","SwitchL",true],["lldp","leaf1",false]]'
+	"$TOP/test/schema-check" --kind top-report - <<<"$output"
+	run -0 ibv_eventtop -b -j -r "$FABRIC"
+	assert_equal "$(jq -c '[.rows[].peer] | unique' <<<"$output")" '[null]'
+}
+
+@test "screen: PEER a Right away at 80 columns, shown on a wider one" {
+	P=$CAPTURES/peers.jsonl
+	TM_COLS=80 TM_LINES=24 start_screen "$P" '^rxe0 +1 DOWN'
+	screen_whole
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL EV/MIN *$'
+	! has_title PEER || fail "PEER on 80 columns"
+	# Right, a column at a time, until it shows
+	for _ in $(seq 10); do
+		! has_title PEER || break
+		prev=$(tm_line 4)
+		tm send-keys -t 0 Right
+		tm_wait_gone "^$prev\$"
+	done
+	tm_wait '^DEVICE +PORT .* PEER'
+	tm_wait '^mlx5_0 +1 .* now SwitchL\[5\]'
+	screen_whole
+	for _ in $(seq 10); do tm send-keys -t 0 Left; done
+	tm resize-window -t 0 -x 120 -y 24
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL EV/MIN PEER +DOWN '
+	tm_wait '^mlx5_0 +1 .* 2 +2 now SwitchL\[5\] '
+	tm_wait '^rxe0 +1 .* leaf1\[Ethernet7\] '
+	screen_whole
+}
+
 # --- every process's events (-A), from a capture recorded with it ---
 
 @test "processes: a table of the owners after the ports, one row per process and device" {
