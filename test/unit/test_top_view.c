@@ -323,6 +323,75 @@ static void test_procs(void)
 	teardown(&v);
 }
 
+/* A storm of one key (CQ_ERR of one CQ of one process): one row, its
+ * events counted and its rate the same whether its records were one per
+ * event or summaries. */
+static void test_procs_storm(void)
+{
+	struct view v[2];
+	struct timespec t0 = { 1000, 0 }, t1 = { 1002, 0 };
+	char cell[64];
+
+	for (int k = 0; k < 2; k++) {
+		struct ibve_event e = owned(217, "ib_write_bw", 0, 999);
+
+		setup(&v[k]);
+		top_procs_add(&v[k].procs, &e); /* the first, alone */
+		top_procs_sample(&v[k].procs, &t0);
+		e.time.tv_sec = 1001;
+		if (k) { /* a summary a second */
+			e.fields |= IBVE_FIELD_SUMMARY;
+			e.summary.count = 4000;
+			e.summary.interval_us = 1000000;
+			top_procs_add(&v[k].procs, &e);
+			e.time.tv_sec = 1002;
+			e.summary.count = 2000;
+			top_procs_add(&v[k].procs, &e);
+		} else {
+			for (int i = 0; i < 6000; i++)
+				top_procs_add(&v[k].procs, &e);
+		}
+		top_procs_sample(&v[k].procs, &t1);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct top_proc *p = &v[k].procs.v[0];
+
+		ok(v[k].procs.n == 1 && p->cq == 6001 && p->total == 6001,
+		   "%s: one row, every event counted",
+		   k ? "summaries" : "a record per event");
+		top_proc_cell(&v[k], p, PCOL_RATE, cell, sizeof(cell));
+		is_str(cell, "3000", "  its rate over the last interval");
+	}
+	top_procs_sample(&v[0].procs, &(struct timespec){ 1004, 0 });
+	top_proc_cell(&v[0], &v[0].procs.v[0], PCOL_RATE, cell, sizeof(cell));
+	is_str(cell, "0.0", "the storm over: 0.0 at the next interval");
+	v[1].procs.v[0].per_second = 2.5;
+	top_proc_cell(&v[1], &v[1].procs.v[0], PCOL_RATE, cell, sizeof(cell));
+	is_str(cell, "2.5", "a slow rate with its tenths");
+	top_procs_sample(&v[1].procs, &t1); /* no time passed: no rate */
+	ok(v[1].procs.v[0].per_second == 0, "  and none over no time");
+	v[1].procs.v[0].per_second = 3000;
+	ok(strstr(printed_json(&v[1]),
+		  "\"total\":6001,\"per_second\":3000.000,") != NULL,
+	   "JSON: its rate after its total");
+	/* another process's three events in the next interval */
+	for (int i = 0; i < 3; i++) {
+		struct ibve_event e = owned(301, "ibv_rc_pingpong", 0, 1004);
+
+		top_procs_add(&v[0].procs, &e);
+	}
+	top_procs_sample(&v[0].procs, &(struct timespec){ 1005, 0 });
+	v[0].psort = PCOL_RATE;
+	top_procs_order(&v[0]);
+	ok(v[0].nporder == 2 && v[0].procs.v[v[0].porder[0]].pid == 217 &&
+		   v[0].procs.v[v[0].porder[1]].pid == 301,
+	   "sorted by EV/S: the storm over (0/s) before 3/s");
+	for (int k = 0; k < 2; k++) {
+		top_procs_free(&v[k].procs);
+		teardown(&v[k]);
+	}
+}
+
 /* Processes coming and going for hours: the table keeps the newest. */
 static void test_procs_bounded(void)
 {
@@ -422,7 +491,7 @@ static void test_layout(void)
 	v.procs_view = true;
 	v.hscroll = 0;
 	is_str(laid_out(&v, 200, &more),
-	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|LAST|AGE",
+	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|EV/S|LAST|AGE",
 	       "the process view's own columns");
 	teardown(&v);
 }
@@ -525,6 +594,7 @@ int main(void)
 	test_columns();
 	test_print();
 	test_procs();
+	test_procs_storm();
 	test_procs_bounded();
 	test_layout();
 	test_peer();
