@@ -118,6 +118,7 @@ static int refresh_view(struct top *t, const struct timespec *at)
 	struct view *v = &t->v;
 
 	ibve_ports_sample(v->ports, at);
+	top_procs_sample(&v->procs, at);
 	v->refreshes++;
 	if (v->batch && !top_print(v)) {
 		t->error = errno;
@@ -210,6 +211,8 @@ static int on_stdin(int fd, short revents, void *arg)
 		clock_gettime(CLOCK_REALTIME, &now);
 		ibve_ports_sample(t->v.ports,
 				  t->v.clock_set ? &t->v.clock : &now);
+		top_procs_sample(&t->v.procs,
+				 t->v.clock_set ? &t->v.clock : &now);
 	}
 	if (want & K_REDRAW)
 		top_draw(&t->v);

@@ -23,6 +23,7 @@ enum top_col {
 	COL_LINK,
 	COL_RATE,
 	COL_ADDRESS,
+	COL_PEER,
 	COL_DOWN_SINCE,
 	COL_FLAPS,
 	COL_DOWN,
@@ -56,6 +57,7 @@ enum top_pcol {
 	PCOL_SRQ,
 	PCOL_WQ,
 	PCOL_TOTAL,
+	PCOL_RATE,
 	PCOL_LAST,
 	PCOL_AGE,
 	PCOL_COUNT
@@ -68,6 +70,8 @@ struct top_proc {
 	char job[96];  /* "slurm job 12", "pod ...", "" */
 	char device[IBVE_NAME_MAX];
 	uint64_t qp, cq, srq, wq, total;
+	uint64_t sampled;  /* total at the last sample */
+	double per_second; /* events over the last interval */
 	char last[IBVE_EVENT_NAME_MAX];
 	struct timespec last_time;
 };
@@ -81,6 +85,8 @@ struct top_proc {
 struct top_procs {
 	struct top_proc *v;
 	size_t n, cap;
+	struct timespec prev; /* the last sample */
+	bool sampled;
 };
 
 struct view {
@@ -160,6 +166,9 @@ void top_put_age(struct ibve_buf *b, double s);
 
 /* top_procs.c: the process view (records of the kernel source) */
 void top_procs_add(struct top_procs *t, const struct ibve_event *ev);
+/* Each row's events per second since the last sample, as of NOW (as
+ * ibve_ports_sample() does the ports'). */
+void top_procs_sample(struct top_procs *t, const struct timespec *now);
 void top_procs_reset(struct top_procs *t);
 void top_procs_free(struct top_procs *t);
 const char *top_pcol_title(enum top_pcol col);

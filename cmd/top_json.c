@@ -25,6 +25,10 @@ static void json_row(struct ibve_json *j, const struct ibve_port_row *p)
 	ibve_json_str(j, "link_layer", p->link_layer);
 	ibve_json_str(j, "rate", p->rate);
 	ibve_json_str(j, "address", p->address);
+	if (p->peer.state == IBVE_PEER_KNOWN)
+		ibve_json_peer(j, "peer", &p->peer);
+	else
+		ibve_json_null(j, "peer");
 	ibve_json_open(j, "counts");
 	for (size_t k = 0; k < sizeof(json_kinds) / sizeof(json_kinds[0]); k++)
 		ibve_json_uint(j, ibve_kind_name(json_kinds[k]),

@@ -10,14 +10,15 @@
 #include "top.h"
 
 /* The screen's order of the ports' columns: what went wrong and when
- * first, then the counts by kind, then what the port is. */
+ * first, then where the cable goes, the counts by kind, then what the
+ * port is. */
 static const enum top_col screen_cols[] = {
-	COL_DEVICE,  COL_PORT,	   COL_STATE,  COL_DOWN_SINCE, COL_FLAPS,
-	COL_LAST,    COL_AGE,	   COL_TOTAL,  COL_PER_MIN,    COL_DOWN,
-	COL_UP,	     COL_LID,	   COL_PKEY,   COL_SM,	       COL_GID,
-	COL_REREG,   COL_FATAL,	   COL_MODULE, COL_TEMP,       COL_SUBNET,
-	COL_OTHER,   COL_COUNTERS, COL_PHYS,   COL_LINK,       COL_RATE,
-	COL_ADDRESS,
+	COL_DEVICE, COL_PORT,	 COL_STATE,    COL_DOWN_SINCE, COL_FLAPS,
+	COL_LAST,   COL_AGE,	 COL_TOTAL,    COL_PER_MIN,    COL_PEER,
+	COL_DOWN,   COL_UP,	 COL_LID,      COL_PKEY,       COL_SM,
+	COL_GID,    COL_REREG,	 COL_FATAL,    COL_MODULE,     COL_TEMP,
+	COL_SUBNET, COL_OTHER,	 COL_COUNTERS, COL_PHYS,       COL_LINK,
+	COL_RATE,   COL_ADDRESS,
 };
 
 /* A count column that is zero on every row shown. */
@@ -69,21 +70,26 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 /* Its width on the screen (negative: left-aligned). */
 static int top_table_width(const struct view *v, int col)
 {
-	size_t w = strlen(top_col_title(COL_COUNTERS));
+	size_t w = strlen(top_col_title((enum top_col)col)), max;
 	char cell[512];
 
 	if (v->procs_view)
 		return top_pcol_width(v, (enum top_pcol)col);
-	if (col != COL_COUNTERS)
+	/* the counters that moved and the peers: as wide as the widest,
+	 * within reason */
+	if (col == COL_COUNTERS)
+		max = 80;
+	else if (col == COL_PEER)
+		max = 32;
+	else
 		return top_col_width((enum top_col)col);
-	/* the counters that moved: as wide as the widest, within reason */
-	for (size_t i = 0; i < v->norder && w < 80; i++) {
+	for (size_t i = 0; i < v->norder && w < max; i++) {
 		size_t n = top_table_cell(v, i, col, cell, sizeof(cell));
 
 		if (n > w)
 			w = n;
 	}
-	return -(int)(w < 80 ? w : 80);
+	return -(int)(w < max ? w : max);
 }
 
 size_t top_nrows(const struct view *v)

@@ -75,6 +75,29 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	p->last_time = ev->time;
 }
 
+static double secs(const struct timespec *from, const struct timespec *to)
+{
+	return (double)(to->tv_sec - from->tv_sec) +
+	       (double)(to->tv_nsec - from->tv_nsec) / 1e9;
+}
+
+void top_procs_sample(struct top_procs *t, const struct timespec *now)
+{
+	double dt = t->sampled ? secs(&t->prev, now) : 0;
+
+	/* a storm's row: its rate, whether its records were one per event
+	 * or summaries */
+	for (size_t i = 0; i < t->n; i++) {
+		struct top_proc *p = &t->v[i];
+
+		p->per_second = dt > 0 ? (double)(p->total - p->sampled) / dt
+				       : 0;
+		p->sampled = p->total;
+	}
+	t->prev = *now;
+	t->sampled = true;
+}
+
 void top_procs_reset(struct top_procs *t)
 {
 	t->n = 0;
@@ -94,8 +117,8 @@ static const struct {
 	[PCOL_JOB] = { "JOB", 0 },     [PCOL_DEVICE] = { "DEVICE", -10 },
 	[PCOL_QP] = { "QP", 5 },       [PCOL_CQ] = { "CQ", 5 },
 	[PCOL_SRQ] = { "SRQ", 5 },     [PCOL_WQ] = { "WQ", 5 },
-	[PCOL_TOTAL] = { "TOTAL", 6 }, [PCOL_LAST] = { "LAST", -20 },
-	[PCOL_AGE] = { "AGE", -6 },
+	[PCOL_TOTAL] = { "TOTAL", 6 }, [PCOL_RATE] = { "EV/S", 7 },
+	[PCOL_LAST] = { "LAST", -20 }, [PCOL_AGE] = { "AGE", -6 },
 };
 
 const char *top_pcol_title(enum top_pcol col)
@@ -122,9 +145,7 @@ int top_pcol_width(const struct view *v, enum top_pcol col)
 
 static double age(const struct view *v, const struct top_proc *p)
 {
-	const struct timespec *now = &ibve_ports_summary(v->ports)->now;
-	double a = (double)(now->tv_sec - p->last_time.tv_sec) +
-		   (double)(now->tv_nsec - p->last_time.tv_nsec) / 1e9;
+	double a = secs(&p->last_time, &ibve_ports_summary(v->ports)->now);
 
 	return a > 0 ? a : 0;
 }
@@ -159,6 +180,10 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 		break;
 	case PCOL_TOTAL:
 		ibve_buf_printf(&b, "%" PRIu64, p->total);
+		break;
+	case PCOL_RATE:
+		ibve_buf_printf(&b, p->per_second < 100 ? "%.1f" : "%.0f",
+				p->per_second);
 		break;
 	case PCOL_LAST:
 		ibve_buf_puts(&b, p->last);
@@ -219,6 +244,10 @@ static int compare(const struct top_proc *x, const struct top_proc *y,
 		break;
 	case PCOL_TOTAL:
 		c = cmp_u64(x->total, y->total);
+		break;
+	case PCOL_RATE:
+		c = (x->per_second > y->per_second) -
+		    (x->per_second < y->per_second);
 		break;
 	case PCOL_LAST:
 		c = strcmp(x->last, y->last);
@@ -350,6 +379,7 @@ void top_procs_json(const struct view *v, struct ibve_json *j)
 		ibve_json_uint(j, "wq", p->wq);
 		ibve_json_close(j);
 		ibve_json_uint(j, "total", p->total);
+		ibve_json_double(j, "per_second", "%.3f", p->per_second);
 		ibve_json_str(j, "last_event", p->last);
 		ibve_time_format(&p->last_time, when, sizeof(when));
 		ibve_json_str(j, "last_time", when);

@@ -86,7 +86,7 @@ static void draw_header(struct view *v)
 	clrtoeol();
 }
 
-/* Cell attributes that carry meaning: state, errors, fresh counters. */
+/* Cell attributes that carry meaning: state, errors, a changed peer. */
 static int cell_pair(const struct ibve_port_row *p, int col)
 {
 	switch (col) {
@@ -102,6 +102,10 @@ static int cell_pair(const struct ibve_port_row *p, int col)
 		return p->counts[IBVE_KIND_MODULE] ? C_WARN : 0;
 	case COL_TEMP:
 		return p->counts[IBVE_KIND_TEMP] ? C_BAD : 0;
+	case COL_PEER:
+		return p->peer.state == IBVE_PEER_KNOWN && p->peer.changed
+			       ? C_WARN
+			       : 0;
 	}
 	return 0;
 }

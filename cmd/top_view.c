@@ -27,6 +27,7 @@ static const struct {
 	[COL_LINK] = { "LINK", -4 },
 	[COL_RATE] = { "RATE", 6 },
 	[COL_ADDRESS] = { "LID/GID", -26 },
+	[COL_PEER] = { "PEER", -22 }, /* a GUID and its port */
 	[COL_DOWN_SINCE] = { "DOWN SINCE", 10 },
 	[COL_FLAPS] = { "FLAPS", 5 },
 	[COL_DOWN] = { "DOWN", 5, IBVE_KIND_LINK_DOWN, true },
@@ -65,11 +66,19 @@ int top_col_kind(enum top_col col)
 		       : -1;
 }
 
-/* MODULE, TEMP and SUBNET only once such events exist. */
+/* MODULE, TEMP and SUBNET only once such events exist; PEER once a
+ * port's far end is known. */
 bool top_col_visible(const struct view *v, enum top_col col)
 {
 	if (col == COL_MODULE || col == COL_TEMP || col == COL_SUBNET)
 		return ibve_ports_summary(v->ports)->kinds[columns[col].kind];
+	if (col == COL_PEER) {
+		for (size_t i = 0; i < ibve_ports_count(v->ports); i++)
+			if (ibve_ports_at(v->ports, i)->peer.state ==
+			    IBVE_PEER_KNOWN)
+				return true;
+		return false;
+	}
 	return (size_t)col < COL_COUNT;
 }
 
@@ -95,6 +104,22 @@ static int by_delta(const void *a, const void *b)
 	if (x->delta != y->delta)
 		return x->delta < y->delta ? 1 : -1;
 	return strcmp(x->name, y->name);
+}
+
+/* The last known far end, in the watcher's words; "now " when the port's
+ * last record said it changed (a re-cable or a bad patch). */
+static void put_peer(struct ibve_buf *b, const struct ibve_peer *p)
+{
+	char words[256];
+
+	if (p->state != IBVE_PEER_KNOWN) {
+		ibve_buf_putc(b, '-');
+		return;
+	}
+	ibve_peer_format(p, words, sizeof(words));
+	if (p->changed)
+		ibve_buf_puts(b, "now ");
+	ibve_buf_text_str(b, words);
 }
 
 /* The counters that moved, most first: "link_downed+2 symbol_error+1". */
@@ -162,6 +187,9 @@ static void put_cell(struct ibve_buf *b, const struct ibve_port_row *p,
 	case COL_ADDRESS:
 		ibve_buf_puts(b, p->address);
 		break;
+	case COL_PEER:
+		put_peer(b, &p->peer);
+		break;
 	case COL_DOWN_SINCE:
 		/* how long a port that is not up has been so; ">": at least */
 		if (!p->state_num || p->state_num == 4 || p->state_num == 5 ||
@@ -216,6 +244,19 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
+/* By the peer's words; ports with none after the others. */
+static int compare_peers(const struct ibve_peer *a, const struct ibve_peer *b)
+{
+	char x[256], y[256];
+	bool ka = a->state == IBVE_PEER_KNOWN, kb = b->state == IBVE_PEER_KNOWN;
+
+	if (!ka || !kb)
+		return (ka < kb) - (ka > kb);
+	ibve_peer_format(a, x, sizeof(x));
+	ibve_peer_format(b, y, sizeof(y));
+	return strcmp(x, y);
+}
+
 /* Order of two rows by COL (ties by device and port). */
 static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		   enum top_col col)
@@ -238,6 +279,9 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		break;
 	case COL_ADDRESS:
 		c = strcmp(a->address, b->address);
+		break;
+	case COL_PEER:
+		c = compare_peers(&a->peer, &b->peer);
 		break;
 	case COL_DOWN_SINCE:
 		c = (a->since_age > b->since_age) -

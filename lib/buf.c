@@ -260,3 +260,31 @@ void ibve_json_raw(struct ibve_json *j, const char *key, const char *text)
 	ibve_json_key(j, key);
 	ibve_buf_puts(j->b, text);
 }
+
+/* A port's peer: the record's, a listed port's and the dashboard's. */
+void ibve_json_peer(struct ibve_json *j, const char *key,
+		    const struct ibve_peer *p)
+{
+	char guid[32];
+
+	ibve_json_open(j, key);
+	ibve_json_str(j, "kind", ibve_peer_kind_name(p->kind));
+	ibve_json_str(j, "state", ibve_peer_state_name(p->state));
+	if (p->state == IBVE_PEER_NONE) {
+		ibve_json_str(j, "reason", p->reason);
+	} else if (p->state == IBVE_PEER_KNOWN && p->kind == IBVE_PEER_LLDP) {
+		ibve_json_str(j, "chassis", p->chassis);
+		ibve_json_str(j, "port_id", p->port_id);
+		ibve_json_str(j, "name", p->name);
+		ibve_json_str(j, "port_desc", p->port_desc);
+	} else if (p->state == IBVE_PEER_KNOWN) {
+		ibve_guid_format(p->guid, guid, sizeof(guid));
+		ibve_json_str(j, "guid", guid);
+		ibve_json_uint(j, "port", p->port);
+		ibve_json_str(j, "name", p->name);
+		ibve_json_str(j, "node_type",
+			      ibve_peer_node_name(p->node_type));
+	}
+	ibve_json_bool(j, "changed", p->changed);
+	ibve_json_close(j);
+}

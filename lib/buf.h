@@ -174,5 +174,13 @@ void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,
 		      double v);
 /* Something already JSON (a number printed elsewhere). */
 void ibve_json_raw(struct ibve_json *j, const char *key, const char *text);
+/*
+ * P as the object KEY: a record's "peer", a listed port's, a row of
+ * ibv_eventtop's (the commands link this object, not the library's
+ * internals).
+ */
+struct ibve_peer;
+void ibve_json_peer(struct ibve_json *j, const char *key,
+		    const struct ibve_peer *p);
 
 #endif

@@ -146,9 +146,6 @@ void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev);
 void ibve_buf_event_text(struct ibve_buf *b, const struct ibve_event *ev);
 /* Its optional fields as JSON members. */
 void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev);
-/* P as the object KEY: a record's "peer", a listed port's (fields.c). */
-void ibve_json_peer(struct ibve_json *j, const char *key,
-		    const struct ibve_peer *p);
 
 /* An mlx5 record's decoded fields: for text, and as JSON members. */
 void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);

@@ -336,13 +336,77 @@ row_order() {
 	assert_output --partial "--sm is for watching devices"
 }
 
+# --- the far end of each port (peer), from a capture that has it ---
+
+@test "peers replayed: a PEER column in the watcher's words, a changed one marked" {
+	P=$CAPTURES/peers.jsonl
+	run -0 ibv_eventtop -b -r "$P"
+	assert_line --regexp '^DEVICE +PORT .* LID/GID +PEER +DOWN SINCE '
+	# each port's last known peer, as the watcher writes it; "now" where
+	# the port's last record says it changed
+	for k in $(jq -r 'select(.peer.state == "known") | "\(.device)/\(.port)"' "$P" | sort -u); do
+		d=${k%/*} p=${k#*/}
+		words=$(ibv_eventwatch -r - <<<"$(jq -c "select(.device == \"$d\" and .port == $p and .peer.state == \"known\")" "$P" | tail -n 1)" |
+			sed -nE 's/.*\(peer (now )?(.*)\)$/\1\2/p')
+		[ -n "$words" ] || fail "no peer in the watcher's text of $k"
+		assert_line --regexp "^$d +$p .* ${words//[/\\[} "
+	done
+	assert_line --regexp '^mlx5_0 +1 .* now SwitchL\[5\] '
+	assert_line --regexp '^rxe0 +1 .* leaf1\[Ethernet7\] '
+	# a port whose lookup found none has no peer: -
+	assert_line --regexp '^mlx5_0 +2 +DOWN +- +- +- +- +- +[0-9]'
+	# without a known peer, no such column (the stored tables keep theirs)
+	run -0 ibv_eventtop -b -r "$FABRIC"
+	refute_output --partial PEER
+}
+
+@test "peers in JSON: each row's last known peer, as its records have it; null when none" {
+	P=$CAPTURES/peers.jsonl
+	run -0 ibv_eventtop -b -j -r "$P"
+	got=$(jq -c '[.rows[] | {device, port, peer}]' <<<"$output")
+	want=$(jq -sc 'map(select(.port)) | group_by([.device, .port]) |
+		map({device: .[0].device, port: .[0].port,
+			peer: (map(select(.peer.state == "known")) | last | .peer // null)})' "$P")
+	assert_equal "$got" "$want"
+	# not only nulls: a changed IB peer and an LLDP one
+	assert_equal "$(jq -c '[.rows[].peer | select(.) | [.kind, .name, .changed]]' <<<"$output")" \
+		'[["ib","SwitchL",true],["lldp","leaf1",false]]'
+	"$TOP/test/schema-check" --kind top-report - <<<"$output"
+	run -0 ibv_eventtop -b -j -r "$FABRIC"
+	assert_equal "$(jq -c '[.rows[].peer] | unique' <<<"$output")" '[null]'
+}
+
+@test "screen: PEER a Right away at 80 columns, shown on a wider one" {
+	P=$CAPTURES/peers.jsonl
+	TM_COLS=80 TM_LINES=24 start_screen "$P" '^rxe0 +1 DOWN'
+	screen_whole
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL EV/MIN *$'
+	! has_title PEER || fail "PEER on 80 columns"
+	# Right, a column at a time, until it shows
+	for _ in $(seq 10); do
+		! has_title PEER || break
+		prev=$(tm_line 4)
+		tm send-keys -t 0 Right
+		tm_wait_gone "^$prev\$"
+	done
+	tm_wait '^DEVICE +PORT .* PEER'
+	tm_wait '^mlx5_0 +1 .* now SwitchL\[5\]'
+	screen_whole
+	for _ in $(seq 10); do tm send-keys -t 0 Left; done
+	tm resize-window -t 0 -x 120 -y 24
+	tm_wait '^DEVICE +PORT STATE +DOWN SINCE FLAPS LAST EVENT +AGE +TOTAL EV/MIN PEER +DOWN '
+	tm_wait '^mlx5_0 +1 .* 2 +2 now SwitchL\[5\] '
+	tm_wait '^rxe0 +1 .* leaf1\[Ethernet7\] '
+	screen_whole
+}
+
 # --- every process's events (-A), from a capture recorded with it ---
 
 @test "processes: a table of the owners after the ports, one row per process and device" {
 	K=$CAPTURES/kernel.jsonl
 	run ibv_eventtop -b -r "$K"
 	assert_success
-	assert_line --regexp '^ +PID COMM +JOB +DEVICE +QP +CQ +SRQ +WQ +TOTAL LAST +AGE$'
+	assert_line --regexp '^ +PID COMM +JOB +DEVICE +QP +CQ +SRQ +WQ +TOTAL +EV/S LAST +AGE$'
 	# independent of the program: each owner's records counted by class
 	for pid in $(jq -r 'select(.pid) | .pid' "$K" | sort -u); do
 		c() { jq -s "map(select(.pid == $pid and .class == \"$1\")) | length" "$K"; }
@@ -352,7 +416,7 @@ row_order() {
 			(capture(\"-pod(?<u>[0-9a-f_]+)[.]slice\") | \"pod \" + (.u | gsub(\"_\"; \"-\"))) //
 			\"-\"" "$K" | head -n 1)
 		last=$(jq -r "select(.pid == $pid) | .event" "$K" | tail -n 1)
-		assert_line --regexp "^ +$pid ibv_eventinject +$job +rxe0 +$(c qp) +$(c cq) +$(c srq) +$(c wq) +$(jq -s "map(select(.pid == $pid)) | length" "$K") $last +[0-9]+s$"
+		assert_line --regexp "^ +$pid ibv_eventinject +$job +rxe0 +$(c qp) +$(c cq) +$(c srq) +$(c wq) +$(jq -s "map(select(.pid == $pid)) | length" "$K") +0\\.0 $last +[0-9]+s$"
 	done
 	# newest first
 	assert_equal "$(grep -oE '^ +[0-9]+ ibv_eventinject' <<<"$output" | awk '{ print $1 }' | paste -sd' ')" \
@@ -374,13 +438,62 @@ row_order() {
 	assert_equal "$(jq 'has("processes")' <<<"$output")" false
 }
 
+# storm_steps CAPTURE: ib_write_bw's row at each one-second step of
+# ibv_eventtop -b -j --follow: "TIME TOTAL PER_SECOND" per line (0 0
+# before it has one).
+storm_steps() {
+	ibv_eventtop -b -j -r "$1" --follow -s 1 |
+		jq -r '.time as $t | .processes // [] | map(select(.pid == 217)) |
+			if length > 1 then error("\(length) rows of pid 217")
+			else .[0] // {total: 0, per_second: 0} end |
+			"\($t) \(.total) \(.per_second)"'
+}
+
+# captured_steps CAPTURE STEPS: the events of pid 217 the capture holds in
+# each step of STEPS (after the time of the step before, up to its own;
+# a summary stands for its count), and their sum so far.
+captured_steps() {
+	jq -rn --slurpfile c "$1" --rawfile s "$2" '
+		($s | split("\n") | map(select(. != "") | split(" ")[0])) as $t |
+		reduce range(0; $t | length) as $i ({n: 0, out: []};
+			($c | map(select(.pid == 217 and .time <= $t[$i] and
+				($i == 0 or .time > $t[$i - 1])) | .count // 1) | add // 0) as $k |
+			.n += $k | .out += ["\($t[$i]) \(.n) \(if $i == 0 then 0 else $k end)"]) |
+		.out[]'
+}
+
+@test "a storm: one row with its rate, the same counts from its summaries" {
+	STORM=$BATS_TEST_TMPDIR/storm.jsonl SUM=$BATS_TEST_TMPDIR/sum.jsonl
+	"$TOP/test/captures/storm.sh" >"$STORM"
+	ibv_eventwatch -r "$STORM" -j --storm-json >"$SUM"
+	# the storm and its summaries: records of one key, and their events
+	storming=$(jq -c 'select(.event == "CQ_ERR" and .pid == 217)' "$STORM" | grep -c .)
+	[ "$storming" -eq 10000 ] || fail "the capture has $storming storming records"
+	[ "$(jq -s 'map(select(.pid == 217)) | length' "$SUM")" -lt 20 ] || fail "no summaries in $SUM"
+	events=$(jq -s 'map(select(.pid == 217)) | length' "$STORM")
+	for c in "$STORM" "$SUM"; do
+		# the batch table: one row, its events (not its records)
+		run -0 ibv_eventtop -b -r "$c"
+		run -0 grep -E '^ +217 ' <<<"$output"
+		assert_equal "${#lines[@]}" 1
+		assert_output --regexp "^ +217 ib_write_bw +slurm job 4712 +rxe0 +0 +$storming +1 +0 +$events +0\\.0 CQ_ERR "
+		# its rate at each step: the events the capture has in that
+		# second, however its records stand for them
+		storm_steps "$c" >"$BATS_TEST_TMPDIR/steps"
+		diff -u <(captured_steps "$c" "$BATS_TEST_TMPDIR/steps") "$BATS_TEST_TMPDIR/steps"
+		assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/steps" | cut -d' ' -f2)" "$events"
+		# a whole second of the storm: its 4,000 events a second
+		grep -q ' 4000$' "$BATS_TEST_TMPDIR/steps" || fail "no step of 4000/s: $(cat "$BATS_TEST_TMPDIR/steps")"
+	done
+}
+
 @test "screen: p switches to the processes and back" {
 	tm_start "TZ=UTC ibv_eventtop -r '$CAPTURES/kernel.jsonl'"
 	tm_wait '^rxe0 +1 '
 	tm_wait 'p Procs'
 	tm send-keys -t 0 p
 	tm_wait '^ +PID COMM +JOB'
-	tm_wait '^ +212 ibv_eventinject slurm job 4711 +rxe0 +0 +5 +0 +0 +5 CQ_ERR'
+	tm_wait '^ +212 ibv_eventinject slurm job 4711 +rxe0 +0 +5 +0 +0 +5 +[0-9.]+ CQ_ERR'
 	tm send-keys -t 0 p
 	tm_wait '^DEVICE +PORT STATE'
 	tm_wait_gone 'PID COMM'

@@ -74,6 +74,16 @@ static const char *printed(struct view *v)
 	return s;
 }
 
+static const char *printed_json(struct view *v)
+{
+	const char *s;
+
+	v->json = true;
+	s = printed(v);
+	v->json = false;
+	return s;
+}
+
 static void setup(struct view *v)
 {
 	struct ibve_event e;
@@ -313,6 +323,75 @@ static void test_procs(void)
 	teardown(&v);
 }
 
+/* A storm of one key (CQ_ERR of one CQ of one process): one row, its
+ * events counted and its rate the same whether its records were one per
+ * event or summaries. */
+static void test_procs_storm(void)
+{
+	struct view v[2];
+	struct timespec t0 = { 1000, 0 }, t1 = { 1002, 0 };
+	char cell[64];
+
+	for (int k = 0; k < 2; k++) {
+		struct ibve_event e = owned(217, "ib_write_bw", 0, 999);
+
+		setup(&v[k]);
+		top_procs_add(&v[k].procs, &e); /* the first, alone */
+		top_procs_sample(&v[k].procs, &t0);
+		e.time.tv_sec = 1001;
+		if (k) { /* a summary a second */
+			e.fields |= IBVE_FIELD_SUMMARY;
+			e.summary.count = 4000;
+			e.summary.interval_us = 1000000;
+			top_procs_add(&v[k].procs, &e);
+			e.time.tv_sec = 1002;
+			e.summary.count = 2000;
+			top_procs_add(&v[k].procs, &e);
+		} else {
+			for (int i = 0; i < 6000; i++)
+				top_procs_add(&v[k].procs, &e);
+		}
+		top_procs_sample(&v[k].procs, &t1);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct top_proc *p = &v[k].procs.v[0];
+
+		ok(v[k].procs.n == 1 && p->cq == 6001 && p->total == 6001,
+		   "%s: one row, every event counted",
+		   k ? "summaries" : "a record per event");
+		top_proc_cell(&v[k], p, PCOL_RATE, cell, sizeof(cell));
+		is_str(cell, "3000", "  its rate over the last interval");
+	}
+	top_procs_sample(&v[0].procs, &(struct timespec){ 1004, 0 });
+	top_proc_cell(&v[0], &v[0].procs.v[0], PCOL_RATE, cell, sizeof(cell));
+	is_str(cell, "0.0", "the storm over: 0.0 at the next interval");
+	v[1].procs.v[0].per_second = 2.5;
+	top_proc_cell(&v[1], &v[1].procs.v[0], PCOL_RATE, cell, sizeof(cell));
+	is_str(cell, "2.5", "a slow rate with its tenths");
+	top_procs_sample(&v[1].procs, &t1); /* no time passed: no rate */
+	ok(v[1].procs.v[0].per_second == 0, "  and none over no time");
+	v[1].procs.v[0].per_second = 3000;
+	ok(strstr(printed_json(&v[1]),
+		  "\"total\":6001,\"per_second\":3000.000,") != NULL,
+	   "JSON: its rate after its total");
+	/* another process's three events in the next interval */
+	for (int i = 0; i < 3; i++) {
+		struct ibve_event e = owned(301, "ibv_rc_pingpong", 0, 1004);
+
+		top_procs_add(&v[0].procs, &e);
+	}
+	top_procs_sample(&v[0].procs, &(struct timespec){ 1005, 0 });
+	v[0].psort = PCOL_RATE;
+	top_procs_order(&v[0]);
+	ok(v[0].nporder == 2 && v[0].procs.v[v[0].porder[0]].pid == 217 &&
+		   v[0].procs.v[v[0].porder[1]].pid == 301,
+	   "sorted by EV/S: the storm over (0/s) before 3/s");
+	for (int k = 0; k < 2; k++) {
+		top_procs_free(&v[k].procs);
+		teardown(&v[k]);
+	}
+}
+
 /* Processes coming and going for hours: the table keeps the newest. */
 static void test_procs_bounded(void)
 {
@@ -358,6 +437,21 @@ static const char *laid_out(struct view *v, int width, bool *more)
 	return s;
 }
 
+/* The width of COL laid out on WIDTH columns; -1: not laid out. */
+static int span_width(struct view *v, int width, int col)
+{
+	struct top_span sp[TOP_MAX_COLS];
+	bool more;
+	size_t k;
+
+	top_order(v);
+	k = top_layout(v, width, sp, &more);
+	for (size_t i = 0; i < k; i++)
+		if (sp[i].col == col)
+			return sp[i].w;
+	return -1;
+}
+
 static void test_layout(void)
 {
 	struct view v;
@@ -397,8 +491,97 @@ static void test_layout(void)
 	v.procs_view = true;
 	v.hscroll = 0;
 	is_str(laid_out(&v, 200, &more),
-	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|LAST|AGE",
+	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|EV/S|LAST|AGE",
 	       "the process view's own columns");
+	teardown(&v);
+}
+
+/* A port event of DEV/PORT whose record names its peer NAME[PEER_PORT]. */
+static struct ibve_event peered(const char *dev, uint32_t port,
+				const char *name, uint32_t peer_port,
+				bool changed, time_t t)
+{
+	struct ibve_event e = ev(dev, port, 9, t); /* PORT_ACTIVE */
+
+	e.fields |= IBVE_FIELD_PEER;
+	e.verbs.peer.kind = IBVE_PEER_IB;
+	e.verbs.peer.state = IBVE_PEER_KNOWN;
+	e.verbs.peer.node_type = IBVE_PEER_NODE_SWITCH;
+	e.verbs.peer.guid = 0x0002c903000000a1ull;
+	e.verbs.peer.port = peer_port;
+	e.verbs.peer.changed = changed;
+	snprintf(e.verbs.peer.name, sizeof(e.verbs.peer.name), "%s", name);
+	return e;
+}
+
+static void test_peer(void)
+{
+	struct view v;
+	struct ibve_event e;
+	struct timespec now = { 1000, 0 };
+	char cell[128], want[128];
+	const char *s;
+	bool more;
+
+	setup(&v);
+	ok(!top_col_visible(&v, COL_PEER) && !strstr(printed(&v), "PEER"),
+	   "no peer known: no PEER column");
+	s = printed_json(&v);
+	ok(strstr(s, "\"address\":\"-\",\"peer\":null,") != NULL,
+	   "JSON: peer null while none is known");
+	e = peered("mlx5_1", 2, "SwitchL", 2, false, 996);
+	ibve_ports_event(v.ports, &e);
+	e = peered("mlx5_2", 1, "", 7, false, 997); /* no NodeDescription */
+	ibve_ports_event(v.ports, &e);
+	e = peered("mlx5_0", 1, "", 0, false, 997);
+	e.verbs.peer.state = IBVE_PEER_NONE; /* looked up: no SM */
+	ibve_ports_event(v.ports, &e);
+	ibve_ports_sample(v.ports, &now);
+	ok(top_col_visible(&v, COL_PEER), "a peer known: PEER shows");
+	top_cell(row(&v, "mlx5_1", 2), COL_PEER, cell, sizeof(cell));
+	is_str(cell, "SwitchL[2]", "the peer in the watcher's words");
+	top_cell(row(&v, "mlx5_2", 1), COL_PEER, cell, sizeof(cell));
+	is_str(cell, "0x0002c903000000a1[7]", "  its GUID without a name");
+	top_cell(row(&v, "mlx5_0", 1), COL_PEER, cell, sizeof(cell));
+	is_str(cell, "-", "  none known: -");
+	/* the port comes back on another switch port */
+	e = peered("mlx5_1", 2, "SwitchL", 5, true, 998);
+	ibve_ports_event(v.ports, &e);
+	ibve_ports_sample(v.ports, &now);
+	top_cell(row(&v, "mlx5_1", 2), COL_PEER, cell, sizeof(cell));
+	is_str(cell, "now SwitchL[5]", "a changed peer is marked");
+	s = printed(&v);
+	snprintf(want, sizeof(want), " %-26s %-22s %10s ", "LID/GID", "PEER",
+		 "DOWN SINCE");
+	snprintf(cell, sizeof(cell), " %-26s %-22s %10s ", "-",
+		 "now SwitchL[5]", "-");
+	ok(strstr(s, want) && strstr(s, cell),
+	   "batch text: PEER after LID/GID");
+	s = printed_json(&v);
+	ok(strstr(s, "\"peer\":{\"kind\":\"ib\",\"state\":\"known\","
+		     "\"guid\":\"0002:c903:0000:00a1\",\"port\":5,"
+		     "\"name\":\"SwitchL\",\"node_type\":\"switch\","
+		     "\"changed\":true}") != NULL,
+	   "JSON: the peer as records have it");
+	is_str(laid_out(&v, 80, &more),
+	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN",
+	       "80 columns: PEER is off to the right");
+	ok(more, "  a Right away");
+	is_str(laid_out(&v, 120, &more),
+	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN|"
+	       "PEER|DOWN|UP|SM",
+	       "120: PEER after EV/MIN");
+	is_int(span_width(&v, 120, COL_PEER), 21,
+	       "  as wide as its widest cell (a GUID's)");
+	v.sort = COL_PEER;
+	top_order(&v);
+	is_str(shown(&v), "mlx5_2/1 mlx5_1/2 mlx5_0/1",
+	       "sorted by peer: ports with none last");
+	e = peered("mlx5_1", 2, "SwitchL", 5, false, 999);
+	ibve_ports_event(v.ports, &e);
+	top_cell(row(&v, "mlx5_1", 2), COL_PEER, cell, sizeof(cell));
+	is_str(cell, "SwitchL[5]",
+	       "the next record with the same peer: no mark");
 	teardown(&v);
 }
 
@@ -411,7 +594,9 @@ int main(void)
 	test_columns();
 	test_print();
 	test_procs();
+	test_procs_storm();
 	test_procs_bounded();
 	test_layout();
+	test_peer();
 	return done_testing();
 }
