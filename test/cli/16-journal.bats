@@ -7,8 +7,7 @@
 # own JSON, never against the watcher's other outputs.
 
 load ../test_helper
-
-JOURNALD=/lib/systemd/systemd-journald
+load ../journald
 
 setup_file() {
 	# the catalog as make install puts it (PREFIX=/usr: where journalctl reads)
@@ -30,60 +29,6 @@ teardown() {
 	ibve_teardown || rc=1
 	exec 5>&- 2>/dev/null || true
 	return $rc
-}
-
-need_ns() {
-	[ "$(id -u)" = 0 ] || skip "a journald of the test's own needs root (mount namespaces)"
-	if ! command -v unshare >/dev/null || ! command -v nsenter >/dev/null; then
-		skip "unshare and nsenter are not installed (util-linux)"
-	fi
-}
-
-need_journald() {
-	need_ns
-	[ -x "$JOURNALD" ] || skip "systemd-journald is not installed (make deps installs systemd)"
-	command -v journalctl >/dev/null || skip "journalctl is not installed (make deps installs systemd)"
-}
-
-# Run a command in the journal's mount namespace.
-in_ns() {
-	nsenter -t "$JPID" -m -- "$@"
-}
-
-# journal_start: systemd-journald in a mount namespace of its own (JPID);
-# ready when its socket is there. bg_stop journald stops it (status 0).
-journal_start() {
-	local end=$((SECONDS + 30))
-	need_journald
-	# shellcheck disable=SC2016 # expanded by that shell
-	bg_start journald 0 unshare -m --propagation private -- sh -c '
-		mount -t tmpfs tmpfs /run/systemd &&
-		mkdir -p /run/log && mount -t tmpfs tmpfs /run/log &&
-		{ [ ! -d /var/log/journal ] || mount -t tmpfs tmpfs /var/log/journal; } &&
-		exec "$0"' "$JOURNALD" </dev/null >/dev/null
-	JPID=$BG_LAST
-	# journald itself (the mounts are made) with its socket
-	until [ "$(cat "/proc/$JPID/comm" 2>/dev/null)" = systemd-journal ] &&
-		in_ns test -S /run/systemd/journal/socket; do
-		running "$JPID" || fail "journald ended: $(cat "${BG_ERR[journald]}")"
-		[ $SECONDS -lt $end ] || fail "journald made no socket in 30 s"
-		sleep 0.05
-	done
-}
-
-# entries FILE N: the watcher's entries, as JSON Lines, into FILE once
-# there are N of them (30 s).
-entries() {
-	local end=$((SECONDS + 30)) n
-	while :; do
-		in_ns journalctl --sync 2>/dev/null || true
-		in_ns journalctl -a -o json --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch >"$1"
-		n=$(grep -c . "$1" || true)
-		[ "$n" -lt "$2" ] || break
-		[ $SECONDS -lt $end ] || fail "$n journal entries in 30 s, not $2"
-		sleep 0.1
-	done
-	assert_equal "$n" "$2"
 }
 
 # The MESSAGE_ID of each event name in the installed catalog

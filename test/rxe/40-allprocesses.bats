@@ -6,6 +6,7 @@
 # reference each record is held to.
 
 load ../test_helper
+load ../journald
 
 setup() {
 	ibve_setup
@@ -174,10 +175,12 @@ bss() {
 # The storm is large; the emulator's pace sets how long it takes.
 STORM=${IBVEVENT_STORM:-100000}
 
-@test "a storm: text a few lines a second, -j counts add up, the ring a record a second" {
+@test "a storm: text a few lines a second, the journal an entry a line, -j counts add up, the ring a record a second" {
+	# the text watcher writes the journal too, a journald of the test's own
+	journal_start
 	# two watchers attaching at once take a while under TCG
 	WOUT=$BATS_TEST_TMPDIR/watch.out
-	bg_start watch 0 ibv_eventwatch -A >"$WOUT"
+	bg_start watch 0 "${IN_NS[@]}" ibv_eventwatch -A --journal >"$WOUT"
 	bg_start json 0 ibv_eventwatch -A -j >"$BATS_TEST_TMPDIR/json.out"
 	wait_for "${BG_ERR[watch]}" '^ibv_eventwatch: watching' 120
 	wait_for "${BG_ERR[json]}" '^ibv_eventwatch: watching' 120
@@ -210,6 +213,20 @@ STORM=${IBVEVENT_STORM:-100000}
 	last=$(date -d "$(cut -c1-29 <<<"${lines[-1]}")" +%s)
 	[ "${#lines[@]}" -le $((2 * (last - first + 2))) ] ||
 		fail "${#lines[@]} lines in $((last - first + 1)) s"
+	# the journal: an entry a line, their counts the storm's, none of
+	# them suppressed by journald's rate limit (its own log says when)
+	local jj=$BATS_TEST_TMPDIR/journal.json
+	not_output "$jj"
+	in_ns journalctl --sync
+	in_ns journalctl -a -o json --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch >"$jj"
+	assert_equal "$(jq -c "select(.RDMA_EVENT == \"CQ_ERR\" and .RDMA_PID == \"$IPID\")" "$jj" | grep -c .)" \
+		"${#lines[@]}"
+	run -0 jq -s --arg pid "$IPID" '(map(select(.RDMA_EVENT == "CQ_ERR" and .RDMA_PID == $pid) |
+		.RDMA_COUNT // "1" | tonumber) | add // 0) +
+		(map(select(.RDMA_EVENT == "EVENTS_LOST") | .RDMA_LOST // "0" | tonumber) | add // 0)' "$jj"
+	assert_output "$STORM"
+	run -0 in_ns journalctl -a --no-pager -o cat _PID="$JPID"
+	refute_output --partial Suppressed
 }
 
 @test "a watcher stopped just after a storm still writes every count the kernel kept" {
