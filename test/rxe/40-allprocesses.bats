@@ -221,6 +221,7 @@ STORM=${IBVEVENT_STORM:-100000}
 	in_ns journalctl -a -o json --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch >"$jj"
 	assert_equal "$(jq -c "select(.RDMA_EVENT == \"CQ_ERR\" and .RDMA_PID == \"$IPID\")" "$jj" | grep -c .)" \
 		"${#lines[@]}"
+	# shellcheck disable=SC2016 # jq's variable
 	run -0 jq -s --arg pid "$IPID" '(map(select(.RDMA_EVENT == "CQ_ERR" and .RDMA_PID == $pid) |
 		.RDMA_COUNT // "1" | tonumber) | add // 0) +
 		(map(select(.RDMA_EVENT == "EVENTS_LOST") | .RDMA_LOST // "0" | tonumber) | add // 0)' "$jj"
