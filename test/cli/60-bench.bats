@@ -35,6 +35,8 @@ load ../test_helper
 	assert_line --regexp "^\| hooks held, the watcher stopped \(its ring full, drops counted\) \| $num \|$"
 	assert_line --regexp "^\| system calls over [0-9]+ idle seconds \| $num \|$"
 	assert_line --regexp "^\| start-up to \"watching\" \(BPF load and attach\), ms \| $num \|$"
+	assert_line --regexp "^\| CPU seconds per 100,000 storm events \(attached, median\) \| $num \|$"
+	assert_line --regexp "^\| a lone event, the kernel's handler to its line, ms \(median\) \| $num \|$"
 	# the start-up's profile: what loading costs, ours and the anchor's
 	assert_line --regexp "^[0-9]+ instructions \(ibv_eventwatch -V\) against [0-9]+\$"
 	# and the providers each loaded: the watcher, rxe's alone
