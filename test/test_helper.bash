@@ -35,12 +35,14 @@ EXPECTED=$TOP/test/expected
 
 # wait_for FILE REGEX [SECONDS]: wait until a line of FILE matches REGEX
 # (grep -E). Tests may poll; the tools under test never do.
-# Timeouts are in real seconds: under emulation each check costs more.
+# Timeouts are in real seconds: under emulation each check costs more,
+# and a deadline only ends a wait that failed, so the defaults (30 s) are
+# far above what a loaded CI machine takes.
 wait_for() {
-	local file=$1 re=$2 end=$((SECONDS + ${3:-10}))
+	local file=$1 re=$2 end=$((SECONDS + ${3:-30}))
 	while ! grep -Eq -- "$re" "$file" 2>/dev/null; do
 		if [ $SECONDS -ge $end ]; then
-			echo "# timed out after ${3:-10} s waiting for /$re/ in $file:" >&3
+			echo "# timed out after ${3:-30} s waiting for /$re/ in $file:" >&3
 			sed 's/^/#   /' "$file" >&3 2>/dev/null
 			return 1
 		fi
@@ -50,7 +52,7 @@ wait_for() {
 
 # wait_count FILE REGEX N [SECONDS]: until N lines of FILE match REGEX.
 wait_count() {
-	local end=$((SECONDS + ${4:-10}))
+	local end=$((SECONDS + ${4:-30}))
 	until [ "$(count_lines "$1" "$2")" -ge "$3" ]; do
 		if [ $SECONDS -ge $end ]; then
 			echo "# timed out waiting for $3 lines /$2/ in $1 ($(count_lines "$1" "$2") seen)" >&3
@@ -83,7 +85,7 @@ port_state() {
 
 # wait_port_state STATE [DEV]: e.g. wait_port_state ACTIVE
 wait_port_state() {
-	local end=$((SECONDS + 10))
+	local end=$((SECONDS + 30))
 	until [ "$(port_state "${2:-rxe0}")" = "$1" ]; do
 		[ $SECONDS -lt $end ] || return 1
 		sleep 0.05
@@ -350,7 +352,9 @@ start_watch() {
 	bg_start watch 0 ibv_eventwatch "$@" >"$WOUT"
 	WPID=$BG_LAST
 	WERR=${BG_ERR[watch]}
-	wait_for "$WERR" '^ibv_eventwatch: watching'
+	# -A loads and attaches eBPF programs: under ASan, emulation and a
+	# loaded host that took over 10 s
+	wait_for "$WERR" '^ibv_eventwatch: watching' 120
 }
 
 # start_asyncwatch: rdma-core's ibv_asyncwatch on rxe0 as the reference

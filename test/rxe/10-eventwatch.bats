@@ -23,8 +23,8 @@ teardown() {
 # counting then is exact, and nothing late can be missed.
 mark() {
 	ip addr add 2001:db8::ff/64 dev dummy0 nodad
-	wait_for "$WOUT" GID_CHANGE 10
-	[ -z "${AOUT:-}" ] || wait_for "$AOUT" GID_CHANGE 10
+	wait_for "$WOUT" GID_CHANGE
+	[ -z "${AOUT:-}" ] || wait_for "$AOUT" GID_CHANGE
 }
 
 flap() {
@@ -68,8 +68,8 @@ flap() {
 	wait_count "$AOUT" GID_CHANGE 2
 	# a flap after it: once its PORT_ACTIVE is in, every GID_CHANGE is
 	flap 1
-	wait_for "$WOUT" PORT_ACTIVE 10
-	wait_for "$AOUT" PORT_ACTIVE 10
+	wait_for "$WOUT" PORT_ACTIVE
+	wait_for "$AOUT" PORT_ACTIVE
 	n=$(count_lines "$WOUT" GID_CHANGE)
 	[ "$n" -ge 2 ]
 	assert_equal "$n" "$(count_lines "$AOUT" GID_CHANGE)"
@@ -169,7 +169,7 @@ removal_cycle() {
 	# told to detach (SIGINT), strace ends as that signal would: 130
 	bg_start strace 130 strace -f -s 256 -p "$WPID" -o "$trace"
 	# the window starts once strace has attached to every thread
-	wait_for "${BG_ERR[strace]}" "Process $WPID attached" 10
+	wait_for "${BG_ERR[strace]}" "Process $WPID attached"
 	sleep 3
 	cp "$trace" "$trace.idle"
 	# then one event, to prove strace was attached and seeing

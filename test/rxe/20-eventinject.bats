@@ -38,10 +38,10 @@ objects() {
 
 # wait_objects PID: until the process has its queue pairs (10 s).
 wait_objects() {
-	local end=$((SECONDS + 10))
+	local end=$((SECONDS + 30))
 	until rdma resource show qp pid "$1" | grep -q .; do
 		running "$1" || fail "process $1 ended before its objects were seen"
-		[ $SECONDS -lt $end ] || fail "no queue pair of process $1 after 10 s"
+		[ $SECONDS -lt $end ] || fail "no queue pair of process $1 after 30 s"
 		sleep 0.02
 	done
 }
@@ -158,7 +158,7 @@ inject() {
 	ip link set dummy0 down
 	wait_port_state DOWN
 	ip link set dummy0 up
-	wait_for "$WOUT" PORT_ACTIVE 10
+	wait_for "$WOUT" PORT_ACTIVE
 	run -0 jq -r .event "$WOUT"
 	refute_output --regexp 'CQ_ERR|SRQ_LIMIT|SQ_DRAINED|QP_'
 	assert_line GID_CHANGE

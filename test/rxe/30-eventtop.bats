@@ -22,14 +22,14 @@ teardown() {
 @test "batch: rxe0 port 1 ACTIVE; a link flap counts one down, one up; link_downed moves" {
 	out=$BATS_TEST_TMPDIR/top.json
 	bg_start top 0 ibv_eventtop -b -j -s 0.5 >"$out"
-	wait_for "$out" '"device":"rxe0"' 10
+	wait_for "$out" '"device":"rxe0"'
 	before=$(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/link_downed)
 	ip link set dummy0 down
-	wait_for "$out" '"state":"DOWN"' 10
+	wait_for "$out" '"state":"DOWN"'
 	ip link set dummy0 up
-	wait_for "$out" '"link_up":1' 10
+	wait_for "$out" '"link_up":1'
 	# a refresh that shows the port back
-	wait_for "$out" '"state":"ACTIVE".*"link_up":1' 10
+	wait_for "$out" '"state":"ACTIVE".*"link_up":1'
 	bg_stop top 0
 	run jq -c 'select(.rows[0].counts.link_up == 1) | .rows[0] | [.device, .port, .state, .phys_state, .link_layer, .counts.link_down, .counts.link_up, .total, .last_event]' "$out"
 	assert_line --index -1 '["rxe0",1,"ACTIVE","LinkUp","Ethernet",1,1,2,"PORT_ACTIVE"]'
@@ -48,17 +48,17 @@ teardown() {
 @test "batch text: the moved counter is named in its column" {
 	out=$BATS_TEST_TMPDIR/top.txt
 	bg_start top 0 ibv_eventtop -b -s 0.5 >"$out"
-	wait_for "$out" '^rxe0 ' 10
+	wait_for "$out" '^rxe0 '
 	ip link set dummy0 down
-	wait_for "$out" '^rxe0 +1 DOWN +Disabled .* link_downed\+1$' 10
+	wait_for "$out" '^rxe0 +1 DOWN +Disabled .* link_downed\+1$'
 }
 
 @test "rows come and go with the device; its removal never waits for the view" {
 	out=$BATS_TEST_TMPDIR/top.json
 	bg_start top 0 ibv_eventtop -b -j -s 0.3 >"$out"
-	wait_for "$out" '"device":"rxe0"' 10
+	wait_for "$out" '"device":"rxe0"'
 	timeout 5 rdma link delete rxe0 || fail "rdma link delete rxe0 blocked"
-	wait_for "$out" '"ports":0' 10
+	wait_for "$out" '"ports":0'
 	rdma link add rxe0 type rxe netdev dummy0
 	wait_port_state ACTIVE
 	before=$(count_lines "$out" '"device":"rxe0"')

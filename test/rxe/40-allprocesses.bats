@@ -446,7 +446,7 @@ BOOT=/run/ibvevent-modules/boot
 	rdma link add rxe0 type rxe netdev dummy0
 	wait_port_state ACTIVE
 	# hooked as the device is announced, before its record is written
-	wait_for "$WOUT" DEVICE_ADDED 10
+	wait_for "$WOUT" DEVICE_ADDED
 	inject srq-limit
 	wait_records 1
 	run -0 kernel '[.event, .handle] | join(" ")'

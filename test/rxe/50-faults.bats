@@ -45,7 +45,7 @@ end() {
 	top=$BATS_TEST_TMPDIR/top.json
 	bg_start top 0 ibv_eventtop -b -j -s 0.2 >"$top"
 	TPID=$BG_LAST
-	wait_for "$top" '"device":"rxe0"' 10
+	wait_for "$top" '"device":"rxe0"'
 	w0=$(fds "$WPID") t0=$(fds "$TPID")
 	for i in $(seq 20); do
 		timeout 60 rdma link delete rxe0 || fail "cycle $i: rdma link delete blocked"
@@ -60,7 +60,7 @@ end() {
 	wait_port_state DOWN
 	ip link set dummy0 up
 	wait_port_state ACTIVE
-	wait_for "$WOUT" '"event":"PORT_ACTIVE"' 10
+	wait_for "$WOUT" '"event":"PORT_ACTIVE"'
 	n=$(count_lines "$top" '"device":"rxe0"')
 	wait_count "$top" '"device":"rxe0"' $((n + 2)) 10
 	w1=$(fds "$WPID") t1=$(fds "$TPID")

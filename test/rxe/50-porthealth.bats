@@ -29,7 +29,7 @@ metric() {
 }
 
 wait_metric() {
-	local end=$((SECONDS + 10))
+	local end=$((SECONDS + 30))
 	until [ "$(metric "$1")" = "$2" ]; do
 		[ $SECONDS -lt $end ] || fail "$1 is '$(metric "$1")', not $2"
 		sleep 0.05

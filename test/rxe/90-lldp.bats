@@ -147,7 +147,7 @@ $NEIGHBOUR"
 socket.socket(socket.AF_UNIX).bind(sys.argv[1])' /run/lldpd.socket
 	start_watch -j -d rxel
 	want='ibv_eventwatch: peers of RoCE ports are unknown: lldpd at /run/lldpd.socket: Unable to connect to lldpd daemon'
-	wait_for "$WERR" 'peers of RoCE ports' 10
+	wait_for "$WERR" 'peers of RoCE ports'
 	# a PORT_ACTIVE asks again, and is not said again
 	ip link set lldp0 down
 	wait_for "$WOUT" '"event":"PORT_ERR"' 30
