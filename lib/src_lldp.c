@@ -5,7 +5,8 @@
  * to the port events of that port (annotate()), as last looked up.
  *
  * A lookup is a timer's tick in the pipeline's poll loop, never inline
- * with a record: the first right after the pipeline starts, one after a
+ * with a record: the first right after the pipeline starts (the RoCE
+ * ports are listed then, after the "watching" line), one after a
  * PORT_ACTIVE of one of its ports (the record goes out first),
  * and one every LOOKUP_S, since lldpd learns neighbours when they speak,
  * not when a link comes up (and may start later). (liblldpctl's change notifications would need
@@ -44,7 +45,8 @@ struct lldp {
 	struct ibve_host h;
 	struct ibve_names names;
 	int timer_fd;
-	bool said; /* that lldpd cannot be asked, since the last answer */
+	bool said;   /* that lldpd cannot be asked, since the last answer */
+	bool listed; /* the RoCE ports found (at the first tick) */
 	unsigned int soon; /* lookups left a second apart */
 	size_t nports;
 	struct lldp_port *ports;
@@ -83,9 +85,8 @@ static bool want(const char *name, void *arg)
 }
 
 /* The RoCE ports of the devices present now; none is no failure. */
-static int start(void *arg)
+static int list_ports(struct lldp *l)
 {
-	struct lldp *l = arg;
 	struct ibve_device_info *list = NULL;
 	int n = ibve_device_list_select(&list, want, l);
 	size_t k = 0;
@@ -116,14 +117,33 @@ static int start(void *arg)
 		}
 	/* the list is allocated even when it holds no device */
 	ibve_device_list_free(list, n > 0 ? (size_t)n : 0);
-	if (!l->nports)
-		return 0;
+	return 0;
+}
+
+/*
+ * A timer whose first tick is now: the ports are listed then, after the
+ * "watching" line (listing opens every device), not here.
+ */
+static int start(void *arg)
+{
+	struct lldp *l = arg;
+
 	l->timer_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (l->timer_fd < 0)
 		return ibve_error(errno, "LLDP peers: timerfd");
 	arm(l, true);
 	return l->h.watch(l->h.ctx, l->timer_fd, l, 0);
+}
+
+/* No more lookups: no RoCE port, or no liblldpctl. */
+static void stop_timer(struct lldp *l)
+{
+	struct itimerspec off = { 0 };
+
+	l->h.unwatch(l->h.ctx, l->timer_fd);
+	timerfd_settime(l->timer_fd, 0, &off, NULL);
+	l->soon = 0;
 }
 
 static void lookup(struct lldp *l)
@@ -139,11 +159,7 @@ static void lookup(struct lldp *l)
 		r = ibve_lldp_lookup(names, next, l->nports);
 	if (r == -ELIBACC || r == -ENOTSUP) {
 		/* no liblldpctl: as before it, peers unknown and unsaid */
-		struct itimerspec off = { 0 };
-
-		l->h.unwatch(l->h.ctx, l->timer_fd);
-		timerfd_settime(l->timer_fd, 0, &off, NULL);
-		l->soon = 0;
+		stop_timer(l);
 	} else if (r && r != -ENOENT && !l->said) {
 		l->said = true;
 		ibve_host_note(&l->h, IBVE_NOTE,
@@ -177,8 +193,23 @@ static bool ready(void *arg, uint32_t cookie)
 	uint64_t ticks;
 
 	(void)cookie;
-	if (read(l->timer_fd, &ticks, sizeof(ticks)) == sizeof(ticks))
-		lookup(l);
+	if (read(l->timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return false;
+	if (!l->listed) {
+		int r = list_ports(l);
+
+		l->listed = true;
+		if (r || !l->nports) {
+			if (r) /* its records go on without peers */
+				ibve_host_note(
+					&l->h, IBVE_NOTE,
+					"peers of RoCE ports are unknown: %s",
+					ibve_errmsg());
+			stop_timer(l);
+			return false;
+		}
+	}
+	lookup(l);
 	return false;
 }
 

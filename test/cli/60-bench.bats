@@ -42,8 +42,12 @@ load ../test_helper
 	# and the providers each loaded: the watcher, rxe's alone
 	assert_line --regexp "^\(([2-9]|[1-9][0-9]+) libraries opened, strace\); the watcher asks the kernel which\$"
 	assert_line --regexp "^loads no other \(1 opened\)\. With one device the watcher makes\$"
+	# the peers: start-up with an LLDP neighbour known, and its lookup
+	assert_line --regexp "^\| [0-9]+, one with an LLDP peer \| $num \| $num \| $num \|$"
+	assert_line --regexp "^\| lldpd's socket, connect to close, ms \| $num \|$"
+	assert_line '| requests to lldpd | 2 |'
 	# every goal is judged, one way or the other
-	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 7 ]
+	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 8 ]
 	# and the figures above are numbers, not empty cells
 	run grep -E '[^|] \|  *\|' "$out"
 	assert_failure

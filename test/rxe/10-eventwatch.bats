@@ -182,6 +182,17 @@ removal_cycle() {
 	assert_output ''
 }
 
+@test "before its \"watching\" line the watcher opens each device once: peers are asked after it" {
+	trace=$BATS_TEST_TMPDIR/start.trace
+	# the LLDP source lists the devices' ports again, at its first tick
+	run -0 strace -f -o "$trace" -e trace=openat,write ibv_eventwatch -t 0.1
+	run -0 grep -c 'write(2, .*watching' "$trace"
+	assert_output 1
+	run -0 awk '/write\(2, .*watching/ { exit }
+		/openat\(.*"\/dev\/infiniband\/uverbs0"/ { n++ } END { print n + 0 }' "$trace"
+	assert_output 1
+}
+
 @test "SIGTERM and SIGINT end the watcher at once with status 0" {
 	# Nothing happens in the guest meanwhile: a watcher that noticed a
 	# signal only at its next event, or never, would not end at all.
