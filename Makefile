@@ -321,8 +321,8 @@ deps:
 # ends first, so it takes ASAN_VM_LATE, the ASan guest's longest files,
 # in a guest of its own (build/guest-late.log), and the two chains end
 # close together.
-ASAN_VM_LATE := test/rxe/40-allprocesses.bats test/rxe/80-slurm.bats \
-	test/rxe/81-schedulers.bats
+ASAN_VM_LATE := test/rxe/20-eventinject.bats test/rxe/40-allprocesses.bats \
+	test/rxe/80-slurm.bats test/rxe/81-schedulers.bats
 ASAN_VM_EARLY := $(filter-out $(ASAN_VM_LATE),$(sort $(wildcard test/rxe/*.bats)))
 check: all
 	@rm -rf $(B)/tap $(B)/asan/tap $(ASAN_REPORTS) $(ASAN_GUEST_REPORTS); rc=0; \

@@ -398,11 +398,15 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 {
 	const struct view *v = arg;
 	struct ibve_buf b = { buf, size, 0 };
+	bool visible[COL_COUNT];
 
+	/* once a table, not a row: PEER's looks at every port */
+	for (int c = 0; c < COL_COUNT; c++)
+		visible[c] = top_col_visible(v, (enum top_col)c);
 	put_header(&b, ibve_ports_summary(v->ports));
 	ibve_buf_putc(&b, '\n');
 	for (int c = 0; c < COL_COUNT; c++) {
-		if (!top_col_visible(v, (enum top_col)c))
+		if (!visible[c])
 			continue;
 		if (c)
 			ibve_buf_putc(&b, ' ');
@@ -419,7 +423,7 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 		for (int c = 0; c < COL_COUNT; c++) {
 			char cell[512];
 
-			if (!top_col_visible(v, (enum top_col)c))
+			if (!visible[c])
 				continue;
 			if (c)
 				ibve_buf_putc(&b, ' ');
