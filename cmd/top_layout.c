@@ -70,7 +70,7 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 /* Its width on the screen (negative: left-aligned). */
 static int top_table_width(const struct view *v, int col)
 {
-	size_t w = strlen(top_col_title((enum top_col)col)), max;
+	size_t w, max;
 	char cell[512];
 
 	if (v->procs_view)
@@ -83,6 +83,7 @@ static int top_table_width(const struct view *v, int col)
 		max = 32;
 	else
 		return top_col_width((enum top_col)col);
+	w = strlen(top_col_title((enum top_col)col));
 	for (size_t i = 0; i < v->norder && w < max; i++) {
 		size_t n = top_table_cell(v, i, col, cell, sizeof(cell));
 

@@ -47,9 +47,9 @@ setup() {
 }
 
 @test "a guest that does not finish is killed after VM_TIMEOUT with a clear message" {
-	VM_TIMEOUT=10 run "$VMRUN" sleep 600
+	VM_TIMEOUT=20 run "$VMRUN" sleep 600
 	assert_failure 124
-	assert_output --partial 'guest did not finish within 10 s (VM_TIMEOUT); killed'
+	assert_output --partial 'guest did not finish within 20 s (VM_TIMEOUT); killed'
 }
 
 @test "test/vm/run true exits 0; the boot-time line is printed unless VM_QUIET=1" {

@@ -267,11 +267,11 @@ compare() {
 	fifo=$BATS_TEST_TMPDIR/events
 	mkfifo "$fifo"
 	exec 5<>"$fifo"
-	bg_start watch 0 nsenter -t "$JPID" -m -- ibv_eventwatch -q -r - --journal \
+	bg_start watch 0 "${IN_NS[@]}" ibv_eventwatch -q -r - --journal \
 		--metrics-file "$M" <"$fifo" >"$BATS_TEST_TMPDIR/out" 5>&-
 	head -n 1 "$FABRIC" >&5
 	entries "$BATS_TEST_TMPDIR/got" 1
-	wait_for "$M" '^ibvevent_log_send_failures_total\{sink="journal"\} 0$' 10
+	wait_for "$M" '^ibvevent_log_send_failures_total\{sink="journal"\} 0$'
 	bg_stop journald 0
 	sed -n 2,4p "$FABRIC" >&5
 	wait_for "$M" '^ibvevent_log_send_failures_total\{sink="journal"\} 3$' 30
@@ -307,7 +307,7 @@ compare() {
 	# with --journal it is there
 	journal_start
 	exec 5<>"$fifo"
-	bg_start watch 0 nsenter -t "$JPID" -m -- ibv_eventwatch -q -r - --journal <"$fifo" >/dev/null 5>&-
+	bg_start watch 0 "${IN_NS[@]}" ibv_eventwatch -q -r - --journal <"$fifo" >/dev/null 5>&-
 	head -n 1 "$FABRIC" >&5
 	entries "$BATS_TEST_TMPDIR/got" 1
 	grep -q '/libsystemd\.so\.0' "/proc/$(bg_pid watch)/maps"

@@ -79,7 +79,7 @@ need() {
 			echo "{\"time\":\"2026-03-02T08:00:00Z\",\"device\":\"mlx5_$((i % 4))\",\"port\":1,\"event\":\"PORT_ERR\"}"
 		done >&5
 		# each chunk makes a new version of the file before the next
-		end=$((SECONDS + 10))
+		end=$((SECONDS + 30))
 		until [ "$(sum_events "$M")" = $((i * 5)) ]; do
 			[ $SECONDS -lt $end ] || fail "chunk $i: the file says $(sum_events "$M") events"
 			sleep 0.001
@@ -333,7 +333,7 @@ YML
 	run -0 curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics"
 	assert_output 405
 	head -n 2 "$FABRIC" >&5
-	end=$((SECONDS + 10))
+	end=$((SECONDS + 30))
 	until curl -fs "http://127.0.0.1:$port/metrics" | grep -q 'event="PORT_ACTIVE"'; do
 		[ $SECONDS -lt $end ] || fail "the endpoint never counted the lines"
 		sleep 0.05

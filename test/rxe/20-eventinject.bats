@@ -36,7 +36,7 @@ objects() {
 	echo "${out% }"
 }
 
-# wait_objects PID: until the process has its queue pairs (10 s).
+# wait_objects PID: until the process has its queue pairs (30 s).
 wait_objects() {
 	local end=$((SECONDS + 30))
 	until rdma resource show qp pid "$1" | grep -q .; do

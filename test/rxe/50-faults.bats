@@ -49,9 +49,9 @@ end() {
 	w0=$(fds "$WPID") t0=$(fds "$TPID")
 	for i in $(seq 20); do
 		timeout 60 rdma link delete rxe0 || fail "cycle $i: rdma link delete blocked"
-		wait_count "$WOUT" '"event":"DEVICE_REMOVED"' "$i" 10
+		wait_count "$WOUT" '"event":"DEVICE_REMOVED"' "$i"
 		rdma link add rxe0 type rxe netdev dummy0
-		wait_count "$WOUT" '"event":"DEVICE_ADDED"' "$i" 10
+		wait_count "$WOUT" '"event":"DEVICE_ADDED"' "$i"
 	done
 	wait_port_state ACTIVE
 	# both still see the device: a flap reaches the watcher, and the
@@ -62,7 +62,7 @@ end() {
 	wait_port_state ACTIVE
 	wait_for "$WOUT" '"event":"PORT_ACTIVE"'
 	n=$(count_lines "$top" '"device":"rxe0"')
-	wait_count "$top" '"device":"rxe0"' $((n + 2)) 10
+	wait_count "$top" '"device":"rxe0"' $((n + 2))
 	w1=$(fds "$WPID") t1=$(fds "$TPID")
 	echo "# open descriptors: watcher $w0 -> $w1, dashboard $t0 -> $t1" >&3
 	assert_equal "$w1" "$w0"
@@ -76,7 +76,7 @@ end() {
 	err=${BG_ERR[watch]}
 	wait_for "$err" '^ibv_eventwatch: watching'
 	ip link set dummy0 down
-	bg_wait watch 3 10
+	bg_wait watch 3 30
 	assert_equal "$(tail -n 1 "$err")" \
 		"ibv_eventwatch: write to standard output: No space left on device"
 }

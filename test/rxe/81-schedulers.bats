@@ -32,19 +32,26 @@ teardown() {
 # npd_load CONFIG: the plugin monitor's rules, read with one jq (each jq
 # costs most of a second under the guest's emulation): for rule I,
 # RULE_REASON[I], RULE_TIMEOUT[I] (its own or the plugin's), RULE_PATH[I]
-# and RULE_ARGS[I] (its args, shell-quoted by jq); MAX_OUTPUT, the
-# plugin's max_output_length
+# and RULE_ARGS[I] (its args, a line each); MAX_OUTPUT, the plugin's
+# max_output_length
 npd_load() {
-	local reason t path args
+	local reason t path n a k args
 	RULE_REASON=() RULE_TIMEOUT=() RULE_PATH=() RULE_ARGS=()
 	{
-		read -r MAX_OUTPUT
-		while IFS=$'\t' read -r reason t path args; do
+		IFS= read -r MAX_OUTPUT
+		while IFS= read -r reason && IFS= read -r t && IFS= read -r path &&
+			IFS= read -r n; do
+			args=''
+			for ((k = 0; k < n; k++)); do
+				IFS= read -r a
+				args+=$a$'\n'
+			done
 			RULE_REASON+=("$reason") RULE_TIMEOUT+=("$t")
 			RULE_PATH+=("$path") RULE_ARGS+=("$args")
 		done
 	} < <(jq -r '.pluginConfig as $p | $p.max_output_length,
-		(.rules[] | [.reason, (.timeout // $p.timeout), .path, (.args | @sh)] | @tsv)' "$1")
+		(.rules[] | .reason, (.timeout // $p.timeout), .path, (.args | length),
+			(.args[] | if test("\n") then error("an argument holds a newline") else . end))' "$1")
 	[ "${#RULE_REASON[@]}" -gt 0 ] || fail "$1: no rules read"
 }
 
@@ -53,7 +60,8 @@ npd_load() {
 npd_rule() {
 	local t=${RULE_TIMEOUT[$1]} argv
 	[[ $t =~ ^[0-9]+s$ ]] || fail "rule $1: timeout '$t' is not whole seconds"
-	eval "argv=(${RULE_ARGS[$1]})"
+	argv=()
+	[ -z "${RULE_ARGS[$1]}" ] || mapfile -t argv <<<"${RULE_ARGS[$1]%$'\n'}"
 	node timeout -k 1 "$t" "${RULE_PATH[$1]}" "${argv[@]}"
 }
 
