@@ -337,57 +337,114 @@ static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
 	return 0;
 }
 
-/* Whether K's owner is one asked for (--pid, --comm). */
-static __always_inline int wanted(struct ibve_kevent *k)
+/*
+ * The restrack entry naming the owner of E's object OBJ, as fill() takes it:
+ * an SRQ's own or its PD's, a WQ's PD's.
+ */
+static __always_inline struct rdma_restrack_entry *
+owner_res(void *obj, __u32 hook)
 {
-	if (!want_pids && !want_comms)
-		return 1;
-	if (!(k->flags & IBVE_KF_OWNER))
-		return 0;
-	if (want_pids && !bpf_map_lookup_elem(&pids, &k->tgid))
-		return 0;
-	return !want_comms || bpf_map_lookup_elem(&comms, k->comm);
+	switch (hook) {
+	case IBVE_KHOOK_QP:
+	case IBVE_KHOOK_CORE_QP:
+		return &((struct ib_qp *)obj)->res;
+	case IBVE_KHOOK_CQ:
+		return &((struct ib_cq *)obj)->res;
+	case IBVE_KHOOK_SRQ: {
+		struct ib_srq *srq = obj;
+		struct ib_pd *pd;
+
+		if (BPF_CORE_READ(srq, res.task))
+			return &srq->res;
+		pd = BPF_CORE_READ(srq, pd);
+		return pd ? &pd->res : NULL;
+	}
+	case IBVE_KHOOK_WQ: {
+		struct ib_pd *pd = BPF_CORE_READ((struct ib_wq *)obj, pd);
+
+		return pd ? &pd->res : NULL;
+	}
+	}
+	return NULL;
 }
 
+/* Whether TASK, the owner, is one asked for (--pid, --comm). */
+static __always_inline int wanted(struct task_struct *task, __u32 tgid)
+{
+	char comm[16] = {};
+
+	if (!want_pids && !want_comms)
+		return 1;
+	if (!task)
+		return 0;
+	if (want_pids && !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	if (!want_comms)
+		return 1;
+	BPF_CORE_READ_STR_INTO(&comm, task, group_leader, comm);
+	return bpf_map_lookup_elem(&comms, comm) != NULL;
+}
+
+/*
+ * An event of a storm costs the few reads its key needs and one lookup:
+ * the record is filled only when it goes through the ring.
+ */
 static __always_inline int seen(struct ib_event *e, __u32 hook)
 {
 	struct ibve_kagg_key key = {};
+	struct rdma_restrack_entry *res = NULL;
+	struct task_struct *task = NULL;
 	struct ibve_kevent k;
 	struct ibve_kagg *v;
+	__u64 ns;
+	void *obj;
 
-	fill(&k, e, hook);
-	if (hook == IBVE_KHOOK_PORT)
+	if (hook == IBVE_KHOOK_PORT) {
+		fill(&k, e, hook);
 		return send(&k, e, hook);
-	if (!wanted(&k)) {
+	}
+	obj = BPF_CORE_READ(e, element.qp);
+	if (obj)
+		res = owner_res(obj, hook);
+	if (res)
+		task = BPF_CORE_READ(res, task);
+	if (task)
+		key.tgid = BPF_CORE_READ(task, tgid);
+	if (!wanted(task, key.tgid)) {
 		__sync_fetch_and_add(&filtered, 1);
 		return 0;
 	}
-	if (!agg_ns)
+	if (!agg_ns) {
+		fill(&k, e, hook);
 		return send(&k, e, hook);
-	key.obj = (__u64)BPF_CORE_READ(e, element.qp);
-	key.tgid = k.tgid;
-	key.event = k.event;
+	}
+	ns = bpf_ktime_get_ns();
+	key.obj = (__u64)obj;
+	key.event = BPF_CORE_READ(e, event);
 	key.hook = hook;
 	v = bpf_map_lookup_elem(&agg, &key);
-	if (!v && !bpf_map_update_elem(&agg, &key, &agg_empty, BPF_NOEXIST)) {
-		/* a key of its own: this event starts its interval */
-		v = bpf_map_lookup_elem(&agg, &key);
-		if (!v)
-			return send(&k, e, hook);
-		v->made = k.ns;
-		goto first;
-	}
-	if (!v) /* made meanwhile on another CPU, or the map is full */
-		v = bpf_map_lookup_elem(&agg, &key);
-	if (!v)
-		return send(&k, e, hook);
-	if (k.ns - v->start < agg_ns) {
+	if (v && ns - v->start < agg_ns) {
 		__sync_fetch_and_add(&v->count, 1);
 		return 0;
 	}
-first:
-	v->start = k.ns;
-	__builtin_memcpy(&v->k, &k, sizeof(k));
+	fill(&k, e, hook);
+	if (!v && !bpf_map_update_elem(&agg, &key, &agg_empty, BPF_NOEXIST)) {
+		/* a key of its own: this event starts its interval */
+		v = bpf_map_lookup_elem(&agg, &key);
+		if (v)
+			v->made = k.ns;
+	} else if (!v) {
+		/* made meanwhile on another CPU, or the map is full */
+		v = bpf_map_lookup_elem(&agg, &key);
+		if (v && k.ns - v->start < agg_ns) {
+			__sync_fetch_and_add(&v->count, 1);
+			return 0;
+		}
+	}
+	if (v) {
+		v->start = k.ns;
+		__builtin_memcpy(&v->k, &k, sizeof(k));
+	}
 	return send(&k, e, hook);
 }
 
