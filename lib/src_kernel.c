@@ -674,11 +674,24 @@ static void pause_or_watch(struct kernel *s)
 	s->got = false;
 }
 
-/* The run ends: every count the programs kept, read now. */
+/*
+ * The run ends: what the ring holds (at most a full ring's records, not a
+ * storm that goes on), the losses, then every count the programs kept.
+ */
 static void finish(void *arg)
 {
 	struct kernel *s = arg;
+	size_t rounds = RING_BYTES / sizeof(struct ibve_kevent) / BATCH + 1;
+	uint64_t lost;
 
+	do
+		s->batch = 0;
+	while (ring_buffer__consume(s->rb) == -EAGAIN && --rounds);
+	lost = __atomic_load_n(&s->skel->bss->lost, __ATOMIC_ACQUIRE);
+	if (lost != s->lost_seen) {
+		s->lost_seen = lost;
+		lost_say(s);
+	}
 	if (s->agg)
 		drain(s, set_clock(s));
 }
