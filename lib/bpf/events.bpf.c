@@ -337,46 +337,41 @@ static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
 	return 0;
 }
 
-/*
- * The restrack entry naming the owner of E's object OBJ, as fill() takes it:
- * an SRQ's own or its PD's, a WQ's PD's.
- */
-static __always_inline struct rdma_restrack_entry *
-owner_res(void *obj, __u32 hook)
+/* The task owning OBJ, the object of an event HOOK saw, as fill() finds it. */
+static __always_inline struct task_struct *owner_task(void *obj, __u32 hook)
 {
+	struct task_struct *t = NULL;
+	struct ib_pd *pd = NULL;
+
 	switch (hook) {
 	case IBVE_KHOOK_QP:
 	case IBVE_KHOOK_CORE_QP:
-		return &((struct ib_qp *)obj)->res;
+		return BPF_CORE_READ((struct ib_qp *)obj, res.task);
 	case IBVE_KHOOK_CQ:
-		return &((struct ib_cq *)obj)->res;
-	case IBVE_KHOOK_SRQ: {
-		struct ib_srq *srq = obj;
-		struct ib_pd *pd;
-
-		if (BPF_CORE_READ(srq, res.task))
-			return &srq->res;
-		pd = BPF_CORE_READ(srq, pd);
-		return pd ? &pd->res : NULL;
+		return BPF_CORE_READ((struct ib_cq *)obj, res.task);
+	case IBVE_KHOOK_SRQ:
+		t = BPF_CORE_READ((struct ib_srq *)obj, res.task);
+		if (!t)
+			pd = BPF_CORE_READ((struct ib_srq *)obj, pd);
+		break;
+	case IBVE_KHOOK_WQ:
+		pd = BPF_CORE_READ((struct ib_wq *)obj, pd);
+		break;
 	}
-	case IBVE_KHOOK_WQ: {
-		struct ib_pd *pd = BPF_CORE_READ((struct ib_wq *)obj, pd);
-
-		return pd ? &pd->res : NULL;
-	}
-	}
-	return NULL;
+	return pd ? BPF_CORE_READ(pd, res.task) : t;
 }
 
 /* Whether TASK, the owner, is one asked for (--pid, --comm). */
-static __always_inline int wanted(struct task_struct *task, __u32 tgid)
+static __always_inline int wanted(struct task_struct *task)
 {
 	char comm[16] = {};
+	__u32 tgid;
 
 	if (!want_pids && !want_comms)
 		return 1;
 	if (!task)
 		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
 	if (want_pids && !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
 	if (!want_comms)
@@ -386,17 +381,17 @@ static __always_inline int wanted(struct task_struct *task, __u32 tgid)
 }
 
 /*
- * An event of a storm costs the few reads its key needs and one lookup:
- * the record is filled only when it goes through the ring.
+ * An event of a storm costs the reads its key needs (the object, its
+ * owner's task, the event), the clock and one lookup: the record is filled
+ * only when it goes through the ring. (The coarse clock would be cheaper;
+ * tracing programs may not call it.)
  */
 static __always_inline int seen(struct ib_event *e, __u32 hook)
 {
 	struct ibve_kagg_key key = {};
-	struct rdma_restrack_entry *res = NULL;
-	struct task_struct *task = NULL;
+	struct task_struct *task;
 	struct ibve_kevent k;
 	struct ibve_kagg *v;
-	__u64 ns;
 	void *obj;
 
 	if (hook == IBVE_KHOOK_PORT) {
@@ -404,13 +399,8 @@ static __always_inline int seen(struct ib_event *e, __u32 hook)
 		return send(&k, e, hook);
 	}
 	obj = BPF_CORE_READ(e, element.qp);
-	if (obj)
-		res = owner_res(obj, hook);
-	if (res)
-		task = BPF_CORE_READ(res, task);
-	if (task)
-		key.tgid = BPF_CORE_READ(task, tgid);
-	if (!wanted(task, key.tgid)) {
+	task = obj ? owner_task(obj, hook) : NULL;
+	if (!wanted(task)) {
 		__sync_fetch_and_add(&filtered, 1);
 		return 0;
 	}
@@ -418,12 +408,12 @@ static __always_inline int seen(struct ib_event *e, __u32 hook)
 		fill(&k, e, hook);
 		return send(&k, e, hook);
 	}
-	ns = bpf_ktime_get_ns();
 	key.obj = (__u64)obj;
+	key.task = (__u64)task;
 	key.event = BPF_CORE_READ(e, event);
 	key.hook = hook;
 	v = bpf_map_lookup_elem(&agg, &key);
-	if (v && ns - v->start < agg_ns) {
+	if (v && bpf_ktime_get_ns() - v->start < agg_ns) {
 		__sync_fetch_and_add(&v->count, 1);
 		return 0;
 	}

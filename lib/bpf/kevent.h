@@ -47,14 +47,13 @@ struct ibve_kevent {
 /*
  * Storms (a threshold above 0): events are counted per key in a map, the
  * first of each key's interval sent through the ring at once. The key is
- * the object (its kernel address), its owner, the event and the hook.
+ * the object and its owner (their kernel addresses), the event and the hook.
  */
 struct ibve_kagg_key {
 	__u64 obj;
-	__u32 tgid;
+	__u64 task; /* the owner's task_struct (its address), 0: none */
 	__u32 event;
 	__u32 hook;
-	__u32 pad;
 };
 
 struct ibve_kagg {
