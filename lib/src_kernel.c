@@ -677,6 +677,7 @@ static void pause_or_watch(struct kernel *s)
 /*
  * The run ends: what the ring holds (at most a full ring's records, not a
  * storm that goes on), the losses, then every count the programs kept.
+ * Nothing, while it waits for the RDMA modules: no programs, no ring.
  */
 static void finish(void *arg)
 {
@@ -684,6 +685,8 @@ static void finish(void *arg)
 	size_t rounds = RING_BYTES / sizeof(struct ibve_kevent) / BATCH + 1;
 	uint64_t lost;
 
+	if (!s->rb)
+		return;
 	do
 		s->batch = 0;
 	while (ring_buffer__consume(s->rb) == -EAGAIN && --rounds);

@@ -443,6 +443,10 @@ BOOT=/run/ibvevent-modules/boot
 	start_watch -A -j
 	assert_equal "$(grep -c 'waiting for kernel module ib_uverbs: hooked when RDMA devices appear' "$WERR")" 1
 	[[ $(cat "$WERR") == *"(every process: waiting for the RDMA modules)" ]]
+	# one ended while it waits has no ring to read: it ends cleanly
+	bg_start waiter 0 ibv_eventwatch -A -j >/dev/null
+	wait_for "${BG_ERR[waiter]}" 'waiting for the RDMA modules'
+	bg_stop waiter 0
 	insmod "$BOOT/ib_uverbs.ko"
 	insmod "$BOOT/rdma_rxe.ko"
 	rdma link add rxe0 type rxe netdev dummy0
