@@ -683,20 +683,18 @@ static void finish(void *arg)
 {
 	struct kernel *s = arg;
 	size_t rounds = RING_BYTES / sizeof(struct ibve_kevent) / BATCH + 1;
-	uint64_t lost;
+	int64_t now;
 
 	if (!s->rb)
 		return;
 	do
 		s->batch = 0;
 	while (ring_buffer__consume(s->rb) == -EAGAIN && --rounds);
-	lost = __atomic_load_n(&s->skel->bss->lost, __ATOMIC_ACQUIRE);
-	if (lost != s->lost_seen) {
-		s->lost_seen = lost;
-		lost_say(s);
-	}
+	now = set_clock(s);
+	s->lost_said = 0; /* the last word is not held back a second */
+	lost_check(s, now);
 	if (s->agg)
-		drain(s, set_clock(s));
+		drain(s, now);
 }
 
 static bool ready(void *arg, uint32_t cookie)
