@@ -16,6 +16,7 @@ setup() {
 teardown() {
 	local rc=0
 	watch_stop || rc=1
+	[ -z "${BG_PID[mcg]:-}" ] || bg_stop mcg 143 || rc=1
 	fabric_stop || rc=1
 	ibve_teardown || rc=1
 	return $rc
@@ -133,10 +134,19 @@ teardown() {
 	bg_start gdb 0 gdb -nx -batch -iex 'set debuginfod enabled off' \
 		-p "$WPID" -x "$BATS_TEST_TMPDIR/recv.gdb" </dev/null >"$gout"
 	wait_for "$gout" '^READY' 120
-	sim 'Unlink "HostPeer"'
+	# One MAD wakes the receiver: the Report of the group's creation, which
+	# it answers before its next umad_recv(). No other comes after it. A
+	# MAD that comes for a port once it is closed crashes umad2sim's own
+	# receiver thread (a NULL queue, a SIGSEGV no sanitizer sees), as one
+	# did when an Unlink here made OpenSM resend Reports the dead receiver
+	# did not answer.
+	bg_start mcg 143 env -C "$FAB" SIM_HOST=HostMcast LD_PRELOAD="$UMAD2SIM" \
+		"$BUILD/sm/mcg" ff12:e017::4545 600 </dev/null >"$BATS_TEST_TMPDIR/mcg.out"
 	bg_wait gdb 0 120
 	grep -q '^BROKE 1272$' "$gout" || fail "gdb did not give umad_recv() the descriptor"
 	bg_wait watch 3 60
+	grep -q '^join status 0$' "$BATS_TEST_TMPDIR/mcg.out" || fail "mcg did not create the group"
+	bg_stop mcg 143
 	run cat "${BG_ERR[watch]}"
 	assert_success
 	assert_line "ibv_eventwatch: ibsim0 port 1: subnet events stopped: cannot receive: Input/output error"
