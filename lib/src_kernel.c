@@ -45,10 +45,11 @@ enum { C_RING, C_LOST, C_PAUSE, C_DRAIN }; /* what a watched fd is */
 
 /*
  * With a storm threshold, the programs send the first event of each key
- * (object, owner, event) of an interval of AGG_NS through the ring and
- * count the key's others; its counts are read from the map, each key's at
- * most once an AGG_NS, as summary records. A key quiet for two intervals
- * leaves the map, and with no key left the timer rests.
+ * (object, owner, event) of an interval through the ring and count the
+ * key's others; its counts are read from the map at most once an AGG_NS,
+ * as summary records, and each read begins a new interval (the programs'
+ * epoch: they read no clock for a counted event). A key quiet for two
+ * AGG_NS leaves the map, and with no key left the timer rests.
  */
 #define AGG_NS 1000000000ll
 
@@ -530,6 +531,8 @@ static void drain(struct kernel *s, int64_t now)
 	size_t ngone = 0;
 	bool kept = false;
 
+	/* a new interval: each key's next event is sent, not counted */
+	__atomic_add_fetch(&s->skel->bss->epoch, 1, __ATOMIC_RELAXED);
 	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
 		uint64_t said;
 		struct agg *a;

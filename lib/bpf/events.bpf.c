@@ -151,6 +151,13 @@ struct {
 const volatile __u64 agg_ns = 0;
 const struct ibve_kagg agg_empty = {};
 
+/*
+ * The interval now: user space advances it each time it reads the counts
+ * (at most once an agg_ns, and while any key is in the map). A key counts
+ * while its entry's epoch is this one, so a storm's event reads no clock.
+ */
+__u64 epoch = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -337,8 +344,23 @@ static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
 	return 0;
 }
 
-/* The task owning OBJ, the object of an event HOOK saw, as fill() finds it. */
-static __always_inline struct task_struct *owner_task(void *obj, __u32 hook)
+/*
+ * R(direct, p, field): a field through kernel pointer P. DIRECT (fentry,
+ * P typed by the kernel's BTF): a plain load, far cheaper than the helper
+ * call of BPF_CORE_READ (kprobe). Both are relocated to the running
+ * kernel's layout.
+ */
+#define R(direct, p, field)                                                    \
+	((direct) ? __builtin_preserve_access_index((p)->field)              \
+		  : BPF_CORE_READ(p, field))
+
+/*
+ * The task owning OBJ, the object of an event HOOK saw, as fill() finds it.
+ * The verifier types a pointer read from ib_event's union as its first
+ * member, the CQ: only a CQ's fields can be plain loads (DIRECT).
+ */
+static __always_inline struct task_struct *owner_task(void *obj, __u32 hook,
+						      const int direct)
 {
 	struct task_struct *t = NULL;
 	struct ib_pd *pd = NULL;
@@ -348,7 +370,7 @@ static __always_inline struct task_struct *owner_task(void *obj, __u32 hook)
 	case IBVE_KHOOK_CORE_QP:
 		return BPF_CORE_READ((struct ib_qp *)obj, res.task);
 	case IBVE_KHOOK_CQ:
-		return BPF_CORE_READ((struct ib_cq *)obj, res.task);
+		return R(direct, (struct ib_cq *)obj, res.task);
 	case IBVE_KHOOK_SRQ:
 		t = BPF_CORE_READ((struct ib_srq *)obj, res.task);
 		if (!t)
@@ -382,24 +404,26 @@ static __always_inline int wanted(struct task_struct *task)
 
 /*
  * An event of a storm costs the reads its key needs (the object, its
- * owner's task, the event), the clock and one lookup: the record is filled
- * only when it goes through the ring. (The coarse clock would be cheaper;
- * tracing programs may not call it.)
+ * owner's task, the event) and one lookup: no clock (the epoch says the
+ * interval), and the record is filled only when it goes through the ring.
+ * DIRECT: those reads are plain loads (fentry).
  */
-static __always_inline int seen(struct ib_event *e, __u32 hook)
+static __always_inline int seen(struct ib_event *e, __u32 hook,
+				const int direct)
 {
 	struct ibve_kagg_key key = {};
 	struct task_struct *task;
 	struct ibve_kevent k;
 	struct ibve_kagg *v;
+	__u64 now;
 	void *obj;
 
 	if (hook == IBVE_KHOOK_PORT) {
 		fill(&k, e, hook);
 		return send(&k, e, hook);
 	}
-	obj = BPF_CORE_READ(e, element.qp);
-	task = obj ? owner_task(obj, hook) : NULL;
+	obj = R(direct, e, element.cq);
+	task = obj ? owner_task(obj, hook, direct) : NULL;
 	if (!wanted(task)) {
 		__sync_fetch_and_add(&filtered, 1);
 		return 0;
@@ -410,10 +434,11 @@ static __always_inline int seen(struct ib_event *e, __u32 hook)
 	}
 	key.obj = (__u64)obj;
 	key.task = (__u64)task;
-	key.event = BPF_CORE_READ(e, event);
+	key.event = R(direct, e, event);
 	key.hook = hook;
+	now = epoch;
 	v = bpf_map_lookup_elem(&agg, &key);
-	if (v && bpf_ktime_get_ns() - v->start < agg_ns) {
+	if (v && v->epoch == now) {
 		__sync_fetch_and_add(&v->count, 1);
 		return 0;
 	}
@@ -426,13 +451,14 @@ static __always_inline int seen(struct ib_event *e, __u32 hook)
 	} else if (!v) {
 		/* made meanwhile on another CPU, or the map is full */
 		v = bpf_map_lookup_elem(&agg, &key);
-		if (v && k.ns - v->start < agg_ns) {
+		if (v && v->epoch == now) {
 			__sync_fetch_and_add(&v->count, 1);
 			return 0;
 		}
 	}
 	if (v) {
 		v->start = k.ns;
+		v->epoch = now;
 		__builtin_memcpy(&v->k, &k, sizeof(k));
 	}
 	return send(&k, e, hook);
@@ -442,72 +468,72 @@ static __always_inline int seen(struct ib_event *e, __u32 hook)
 SEC("fentry/ib_uverbs_qp_event_handler")
 int BPF_PROG(fe_qp, struct ib_event *e, void *arg)
 {
-	return seen(e, IBVE_KHOOK_QP);
+	return seen(e, IBVE_KHOOK_QP, 1);
 }
 
 SEC("fentry/ib_uverbs_cq_event_handler")
 int BPF_PROG(fe_cq, struct ib_event *e, void *arg)
 {
-	return seen(e, IBVE_KHOOK_CQ);
+	return seen(e, IBVE_KHOOK_CQ, 1);
 }
 
 SEC("fentry/ib_uverbs_srq_event_handler")
 int BPF_PROG(fe_srq, struct ib_event *e, void *arg)
 {
-	return seen(e, IBVE_KHOOK_SRQ);
+	return seen(e, IBVE_KHOOK_SRQ, 1);
 }
 
 SEC("fentry/ib_uverbs_wq_event_handler")
 int BPF_PROG(fe_wq, struct ib_event *e, void *arg)
 {
-	return seen(e, IBVE_KHOOK_WQ);
+	return seen(e, IBVE_KHOOK_WQ, 1);
 }
 
 SEC("fentry/__ib_qp_event_handler")
 int BPF_PROG(fe_core_qp, struct ib_event *e, void *arg)
 {
-	return seen(e, IBVE_KHOOK_CORE_QP);
+	return seen(e, IBVE_KHOOK_CORE_QP, 1);
 }
 
 SEC("fentry/ib_dispatch_event_clients")
 int BPF_PROG(fe_port, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_PORT);
+	return seen(e, IBVE_KHOOK_PORT, 1);
 }
 
 /* kprobe: the same, where fentry cannot attach. */
 SEC("kprobe/ib_uverbs_qp_event_handler")
 int BPF_KPROBE(kp_qp, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_QP);
+	return seen(e, IBVE_KHOOK_QP, 0);
 }
 
 SEC("kprobe/ib_uverbs_cq_event_handler")
 int BPF_KPROBE(kp_cq, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_CQ);
+	return seen(e, IBVE_KHOOK_CQ, 0);
 }
 
 SEC("kprobe/ib_uverbs_srq_event_handler")
 int BPF_KPROBE(kp_srq, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_SRQ);
+	return seen(e, IBVE_KHOOK_SRQ, 0);
 }
 
 SEC("kprobe/ib_uverbs_wq_event_handler")
 int BPF_KPROBE(kp_wq, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_WQ);
+	return seen(e, IBVE_KHOOK_WQ, 0);
 }
 
 SEC("kprobe/__ib_qp_event_handler")
 int BPF_KPROBE(kp_core_qp, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_CORE_QP);
+	return seen(e, IBVE_KHOOK_CORE_QP, 0);
 }
 
 SEC("kprobe/ib_dispatch_event_clients")
 int BPF_KPROBE(kp_port, struct ib_event *e)
 {
-	return seen(e, IBVE_KHOOK_PORT);
+	return seen(e, IBVE_KHOOK_PORT, 0);
 }

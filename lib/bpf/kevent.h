@@ -60,6 +60,7 @@ struct ibve_kagg {
 	__u64 made;  /* ns of the key's first event */
 	__u64 start; /* ns of the interval's first event, which was sent */
 	__u64 count; /* the key's events not sent, since it was made */
+	__u64 epoch; /* the interval of start (the programs' epoch) */
 	struct ibve_kevent k; /* the interval's first event */
 };
 

@@ -204,6 +204,12 @@ STORM=${IBVEVENT_STORM:-100000}
 	s=$(jq -c "select(.pid == $IPID and .count)" "$BATS_TEST_TMPDIR/json.out" | grep -c .)
 	echo "# -j: $n records, $s with a count" >&3
 	[ "$s" -ge 1 ] || fail "no record with a count"
+	# each read of the counts begins a new interval, whose first event
+	# crosses the ring at once: a CQ_ERR without a count before each
+	# count but the last (a key's or the watcher's end)
+	p=$(jq -c "select(.pid == $IPID and .event == \"CQ_ERR\" and .count == null)" \
+		"$BATS_TEST_TMPDIR/json.out" | grep -c .)
+	[ "$p" -ge $((s - 1)) ] || fail "$p first events for $s counts: the intervals did not advance"
 	# text: every event in a line, alone or counted; a few lines a second
 	assert_equal "$(text_counted)" "$STORM"
 	run -0 grep -E "CQ_ERR .*pid $IPID ibv_eventinject\)$" "$WOUT"
