@@ -143,10 +143,11 @@ struct {
 } lost_by_device SEC(".maps");
 
 /*
- * Storms: an interval in ns set before loading (0: every event through the
- * ring). The first event of a key's interval goes through the ring, the
- * key's others are counted in its entry; user space reads the counts at
- * most once an interval. An event is sent or counted, never both.
+ * Storms: the interval user space reads the counts at, in ns, set before
+ * loading (0: every event through the ring). The first event of a key's
+ * interval goes through the ring, the key's others are counted in its
+ * entry. An event is sent or counted, never both. The programs keep no
+ * time of their own: the epoch below says which interval it is.
  */
 const volatile __u64 agg_ns = 0;
 const struct ibve_kagg agg_empty = {};
