@@ -132,8 +132,8 @@ teardown() {
 	# it answers before its next umad_recv(). No other comes after it. A
 	# MAD that comes for a port once it is closed crashes umad2sim's own
 	# receiver thread (a NULL queue, a SIGSEGV no sanitizer sees), as one
-	# did when an Unlink here made OpenSM resend Reports the dead receiver
-	# did not answer.
+	# did when an Unlink here made OpenSM send several Reports: the
+	# receiver died after the first, and the others came as it closed.
 	bg_start mcg 143 env -C "$FAB" SIM_HOST=HostMcast LD_PRELOAD="$UMAD2SIM" \
 		"$BUILD/sm/mcg" ff12:e017::4545 600 </dev/null >"$BATS_TEST_TMPDIR/mcg.out"
 	bg_wait gdb 0 120
