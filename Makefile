@@ -408,6 +408,13 @@ $(B)/sm/mcg: test/sm/mcg.c
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g $< -o $@ -libumad
 
+# Preloaded into OpenSM after umad2sim: the P_Key index umad2sim leaves
+# unset in a MAD it delivers (test/sm/pkey0.c). Never sanitized.
+$(B)/sm/pkey0.so: test/sm/pkey0.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) -O2 -g -shared -fPIC $< -o $@ -libumad -ldl
+
 # A test helper: runs a command with a seccomp filter that fails its opens
 # of a umad device with EACCES. Never sanitized.
 $(B)/sm/deny: test/sm/deny.c
@@ -441,7 +448,8 @@ define schema_tap
 	cat $(1)/schema.tap
 endef
 
-check-sm: all $(B)/sm/mcg $(B)/sm/resub $(B)/sm/overrun $(B)/sm/deny
+check-sm: all $(B)/sm/mcg $(B)/sm/resub $(B)/sm/overrun $(B)/sm/deny \
+	$(B)/sm/pkey0.so
 	@rm -rf $(B)/tap/sm/json-lines && mkdir -p $(B)/tap/sm
 	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(abspath $(B)/tap/sm/json-lines) \
 		bats --timing --report-formatter tap -o $(B)/tap/sm test/sm || rc=1; \

@@ -27,7 +27,9 @@ fabric_start() {
 	opensm_start
 }
 
-# opensm_start: OpenSM on HostSM, until its first sweep is done. One
+# opensm_start: OpenSM on HostSM, until its first sweep is done, with
+# the P_Key index of what it receives set as the kernel would
+# (test/sm/pkey0.c): else it may refuse an unsubscribe of ours. One
 # fault of the simulator's is tried again, and said: OpenSM's umad2sim
 # dying of a MAD that reaches it before OpenSM has registered its agents
 # (see opensm_start_apart), a SIGSEGV as OpenSM starts.
@@ -37,7 +39,8 @@ opensm_start() {
 		# keep the log of an earlier OpenSM, for the record
 		[ ! -s "$FAB/opensm.log" ] || mv "$FAB/opensm.log" "$FAB/opensm.log.$SECONDS"
 		: >"$FAB/opensm.log"
-		bg_start opensm 0 env -C "$FAB" SIM_HOST=HostSM LD_PRELOAD="$UMAD2SIM" \
+		bg_start opensm 0 env -C "$FAB" SIM_HOST=HostSM \
+			LD_PRELOAD="$UMAD2SIM $BUILD/sm/pkey0.so" \
 			opensm -d2 -D 0x07 -f "$FAB/opensm.log" >"$FAB/opensm.out"
 		wait_for "$FAB/opensm.log" "SUBNET UP" 60 && return 0
 		[ "$try" = 1 ] && ! running "${BG_PID[opensm]}" && bg_check opensm 139 ||
