@@ -25,7 +25,7 @@ setup() {
 	ip -n "$NS" link set lldp1 up
 	ip link set lldp0 up
 	bg_start peer 0 ip netns exec "$NS" lldpd -d -u "$PEER_SOCK" -I lldp1
-	until_ok 10 ip netns exec "$NS" lldpcli -u "$PEER_SOCK" show configuration
+	until_ok 60 ip netns exec "$NS" lldpcli -u "$PEER_SOCK" show configuration
 	peer_cli configure system hostname "$PEER_NAME"
 	peer_cli configure ports lldp1 lldp portdescription "$PEER_DESC"
 	peer_cli configure lldp tx-interval 1
@@ -62,17 +62,23 @@ until_ok() {
 }
 
 # Our lldpd on lldp0 (the default socket, the library's), until it heard
-# the peer with its name and port description; then what lldpcli says of
-# it: system name, chassis id, port id, port description, a line each.
+# the peer with its name and port description (the peer told to send
+# again each time, as a loaded guest once waited past 60 s for it in
+# bench/guest); then what lldpcli says of it: system name, chassis id,
+# port id, port description, a line each.
 start_our_lldpd() {
 	bg_start lldpd 0 lldpd -d -I lldp0
-	until_ok 10 lldpcli show configuration
+	until_ok 60 lldpcli show configuration
 	lldpcli configure lldp tx-interval 1 >/dev/null
-	until_ok 30 neighbour_is "$PEER_NAME" "$PEER_DESC"
+	until_ok 120 heard "$PEER_NAME" "$PEER_DESC"
 	NEIGHBOUR=$(lldpcli show neighbors -f json | jq -r '
 		.lldp.interface.lldp0 |
 		(.chassis | to_entries[0] | .key, .value.id.value),
 		.port.id.value, .port.descr')
+}
+
+heard() {
+	peer_cli update && neighbour_is "$@"
 }
 
 neighbour_is() {
