@@ -33,14 +33,19 @@ export PATH="$BUILD/bin:$PATH"
 CAPTURES=$TOP/test/captures
 EXPECTED=$TOP/test/expected
 
-# wait_for FILE REGEX [SECONDS]: wait until a line of FILE matches REGEX
-# (grep -E). Tests may poll; the tools under test never do.
+# wait_for FILE REGEX [SECONDS [PID]]: wait until a line of FILE matches
+# REGEX (grep -E); false at once if PID, the writer, has ended first.
+# Tests may poll; the tools under test never do.
 # Timeouts are in real seconds: under emulation each check costs more,
 # and a deadline only ends a wait that failed, so the defaults (30 s) are
 # far above what a loaded CI machine takes.
 wait_for() {
-	local file=$1 re=$2 end=$((SECONDS + ${3:-30}))
+	local file=$1 re=$2 end=$((SECONDS + ${3:-30})) pid=${4:-}
 	while ! grep -Eq -- "$re" "$file" 2>/dev/null; do
+		if [ -n "$pid" ] && ! running "$pid"; then
+			echo "# $pid ended before /$re/ in $file" >&3
+			return 1
+		fi
 		if [ $SECONDS -ge $end ]; then
 			echo "# timed out after ${3:-30} s waiting for /$re/ in $file:" >&3
 			sed 's/^/#   /' "$file" >&3 2>/dev/null

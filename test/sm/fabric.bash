@@ -42,25 +42,10 @@ opensm_start() {
 		bg_start opensm 0 env -C "$FAB" SIM_HOST=HostSM \
 			LD_PRELOAD="$UMAD2SIM $BUILD/sm/pkey0.so" \
 			opensm -d2 -D 0x07 -f "$FAB/opensm.log" >"$FAB/opensm.out"
-		subnet_up && return 0
+		wait_for "$FAB/opensm.log" "SUBNET UP" 60 "${BG_PID[opensm]}" && return 0
 		[ "$try" = 1 ] && ! running "${BG_PID[opensm]}" && bg_check opensm 139 ||
 			return 1
 		echo "# retry: OpenSM died of SIGSEGV as it started (umad2sim, a MAD before its agents)" >&3
-	done
-}
-
-# subnet_up: until OpenSM's log says the subnet is up, at most 60 s;
-# false at once if OpenSM ended before.
-subnet_up() {
-	local end=$((SECONDS + 60))
-	until grep -q "SUBNET UP" "$FAB/opensm.log"; do
-		running "${BG_PID[opensm]}" || return 1
-		if [ $SECONDS -ge $end ]; then
-			echo "# OpenSM's subnet not up within 60 s:" >&3
-			sed 's/^/#   /' "$FAB/opensm.log" >&3
-			return 1
-		fi
-		sleep 0.05
 	done
 }
 
