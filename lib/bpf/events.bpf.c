@@ -351,8 +351,8 @@ static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
  * call of BPF_CORE_READ (kprobe). Both are relocated to the running
  * kernel's layout.
  */
-#define R(direct, p, field)                                                    \
-	((direct) ? __builtin_preserve_access_index((p)->field)              \
+#define R(direct, p, field)                                     \
+	((direct) ? __builtin_preserve_access_index((p)->field) \
 		  : BPF_CORE_READ(p, field))
 
 /*
@@ -465,76 +465,26 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 	return send(&k, e, hook);
 }
 
-/* fentry: where the kernel's BTF allows a trampoline. */
-SEC("fentry/ib_uverbs_qp_event_handler")
-int BPF_PROG(fe_qp, struct ib_event *e, void *arg)
-{
-	return seen(e, IBVE_KHOOK_QP, 1);
-}
+/*
+ * HOOK(name, function, hook): the program pair of FUNCTION, fentry (where
+ * the kernel's BTF allows a trampoline) and kprobe (where it does not),
+ * named fe_NAME and kp_NAME in the skeleton.
+ */
+#define HOOK(name, function, hook)                    \
+	SEC("fentry/" #function)                      \
+	int BPF_PROG(fe_##name, struct ib_event *e)   \
+	{                                             \
+		return seen(e, hook, 1);              \
+	}                                             \
+	SEC("kprobe/" #function)                      \
+	int BPF_KPROBE(kp_##name, struct ib_event *e) \
+	{                                             \
+		return seen(e, hook, 0);              \
+	}
 
-SEC("fentry/ib_uverbs_cq_event_handler")
-int BPF_PROG(fe_cq, struct ib_event *e, void *arg)
-{
-	return seen(e, IBVE_KHOOK_CQ, 1);
-}
-
-SEC("fentry/ib_uverbs_srq_event_handler")
-int BPF_PROG(fe_srq, struct ib_event *e, void *arg)
-{
-	return seen(e, IBVE_KHOOK_SRQ, 1);
-}
-
-SEC("fentry/ib_uverbs_wq_event_handler")
-int BPF_PROG(fe_wq, struct ib_event *e, void *arg)
-{
-	return seen(e, IBVE_KHOOK_WQ, 1);
-}
-
-SEC("fentry/__ib_qp_event_handler")
-int BPF_PROG(fe_core_qp, struct ib_event *e, void *arg)
-{
-	return seen(e, IBVE_KHOOK_CORE_QP, 1);
-}
-
-SEC("fentry/ib_dispatch_event_clients")
-int BPF_PROG(fe_port, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_PORT, 1);
-}
-
-/* kprobe: the same, where fentry cannot attach. */
-SEC("kprobe/ib_uverbs_qp_event_handler")
-int BPF_KPROBE(kp_qp, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_QP, 0);
-}
-
-SEC("kprobe/ib_uverbs_cq_event_handler")
-int BPF_KPROBE(kp_cq, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_CQ, 0);
-}
-
-SEC("kprobe/ib_uverbs_srq_event_handler")
-int BPF_KPROBE(kp_srq, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_SRQ, 0);
-}
-
-SEC("kprobe/ib_uverbs_wq_event_handler")
-int BPF_KPROBE(kp_wq, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_WQ, 0);
-}
-
-SEC("kprobe/__ib_qp_event_handler")
-int BPF_KPROBE(kp_core_qp, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_CORE_QP, 0);
-}
-
-SEC("kprobe/ib_dispatch_event_clients")
-int BPF_KPROBE(kp_port, struct ib_event *e)
-{
-	return seen(e, IBVE_KHOOK_PORT, 0);
-}
+HOOK(qp, ib_uverbs_qp_event_handler, IBVE_KHOOK_QP)
+HOOK(cq, ib_uverbs_cq_event_handler, IBVE_KHOOK_CQ)
+HOOK(srq, ib_uverbs_srq_event_handler, IBVE_KHOOK_SRQ)
+HOOK(wq, ib_uverbs_wq_event_handler, IBVE_KHOOK_WQ)
+HOOK(core_qp, __ib_qp_event_handler, IBVE_KHOOK_CORE_QP)
+HOOK(port, ib_dispatch_event_clients, IBVE_KHOOK_PORT)
