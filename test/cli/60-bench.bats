@@ -30,6 +30,8 @@ load ../test_helper
 	assert_line --regexp "^\| 256 \| 256 \| $num \| $num \|$"
 	assert_line --regexp "^\| 1 \| $num \| $num \| $num \|$"
 	assert_line --regexp "^\| 4 \| $num \| $num \| $num \|$"
+	# the storms' rates: in a guest of one CPU (its own nproc)
+	assert_line "The rates of 2 and 6 come from a guest of their own: 1 CPU, whose"
 	assert_line --regexp "^\| no watcher \(anchor\) \| $num \| $num-$num \|$"
 	assert_line --regexp "^\| ibv_eventwatch -A attached \| $num \| $num-$num \|$"
 	assert_line --regexp "^\| hooks held, the watcher stopped \(nothing read from the kernel\) \| $num \| $num-$num \|$"
