@@ -94,10 +94,7 @@ struct sm_port {
 struct sm {
 	struct ibve_host h;
 	bool required;
-	struct ibve_names names;  /* the CAs asked for; none: all */
-	unsigned int refresh_opt; /* seconds; 0: REFRESH_S */
-	int open_err;		  /* why no port could be opened */
-	char open_msg[256];
+	struct ibve_names names; /* the CAs asked for; none: all */
 	pthread_mutex_t lock;
 	pthread_cond_t answered;
 	int evfd, timer_fd;
@@ -105,7 +102,7 @@ struct sm {
 	struct sm_port *ports;
 	size_t nports;
 	uint32_t next_tid;
-	unsigned int refresh_s;
+	unsigned int refresh_s; /* the option, or REFRESH_S */
 	struct timespec refresh_due;
 	/* Records and notes from the threads, under lock. */
 	struct ibve_event *q;
@@ -399,7 +396,7 @@ static void *receiver(void *arg)
 	int old;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	for (;;) {
+	for (bool end = false; !end;) {
 		int len = IBVE_MAD_SIZE, r;
 
 		memset(buf, 0, sizeof(buf));
@@ -409,24 +406,16 @@ static void *receiver(void *arg)
 		if (r >= 0)
 			handle(p, buf, len);
 		pthread_mutex_lock(&p->sm->lock);
-		if (p->stopping && stopped(p, r >= 0 ? buf : NULL)) {
-			pthread_mutex_unlock(&p->sm->lock);
-			return NULL;
-		}
-		pthread_mutex_unlock(&p->sm->lock);
-		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN ||
-			    errno == EWOULDBLOCK || errno == ETIMEDOUT ||
-			    errno == ENOSPC)
-				continue;
+		end = p->stopping && stopped(p, r >= 0 ? buf : NULL);
+		if (!end && r < 0 && errno != EINTR && errno != EAGAIN &&
+		    errno != EWOULDBLOCK && errno != ETIMEDOUT &&
+		    errno != ENOSPC) {
 			/* drain() says it, on the loop's thread */
-			pthread_mutex_lock(&p->sm->lock);
-			p->dead = true;
+			p->dead = end = true;
 			p->dead_errno = errno ? errno : EIO;
 			wake(p->sm);
-			pthread_mutex_unlock(&p->sm->lock);
-			return NULL;
 		}
+		pthread_mutex_unlock(&p->sm->lock);
 	}
 	return NULL;
 }
@@ -550,7 +539,6 @@ static int sm_open(struct sm *sm)
 
 	if (r)
 		return r;
-	sm->refresh_s = sm->refresh_opt ? sm->refresh_opt : REFRESH_S;
 	sm->next_tid = (uint32_t)getpid() << 12;
 	sm->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	sm->timer_fd =
@@ -655,7 +643,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 	pthread_cond_init(&sm->answered, NULL);
 	sm->issm = o->flags & IBVE_SRC_SM_ISSM;
 	sm->required = o->flags & IBVE_SRC_REQUIRED;
-	sm->refresh_opt = o->refresh;
+	sm->refresh_s = o->refresh ? o->refresh : REFRESH_S;
 	return ibve_names_copy(&sm->names, o);
 }
 
