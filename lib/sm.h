@@ -26,7 +26,6 @@ enum {
 	IBVE_MAD_OFF_STATUS = 4,
 	IBVE_MAD_OFF_TID = 8,
 	IBVE_MAD_OFF_ATTR_ID = 16,
-	IBVE_MAD_OFF_ATTR_MOD = 20,
 	IBVE_SA_OFF_COMP_MASK = 48, /* the SA header's ComponentMask */
 	IBVE_SA_OFF_DATA = 56, /* after the RMPP header, SM_Key, offset, mask */
 	IBVE_SMP_OFF_DATA = 64,
@@ -67,7 +66,6 @@ struct ibve_sm_mad {
 	enum ibve_sm_kind kind;
 	uint64_t tid;
 	uint16_t status;     /* MAD status, host order */
-	uint16_t attr_id;    /* for SMP_GET */
 	uint16_t trap;	     /* INFORM_RESP: InformInfo.TrapNumber; REPORT */
 	bool subscribe;	     /* INFORM_RESP */
 	bool generic;	     /* REPORT */

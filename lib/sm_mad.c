@@ -62,54 +62,32 @@ enum {
 	NR_MASK_LID = 1 << 0,
 };
 
-static void put16(uint8_t *p, uint16_t v)
+/* V into the N bytes at P, big-endian. */
+static void put(uint8_t *p, uint64_t v, int n)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static uint64_t get64(const uint8_t *p)
+/* The N bytes at P, big-endian. */
+static uint64_t get(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < n; i++)
 		v = v << 8 | p[i];
 	return v;
 }
 
-/* The common MAD header of an SA request. */
-static void sa_header(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint8_t method,
-		      uint16_t attr)
+void ibve_sm_get_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t attr)
 {
 	memset(mad, 0, IBVE_MAD_SIZE);
 	mad[IBVE_MAD_OFF_BASE_VERSION] = 1;
 	mad[IBVE_MAD_OFF_CLASS] = IBVE_MAD_CLASS_SA;
 	mad[IBVE_MAD_OFF_CLASS_VERSION] = 2;
-	mad[IBVE_MAD_OFF_METHOD] = method;
-	put32(mad + IBVE_MAD_OFF_TID, (uint32_t)(tid >> 32));
-	put32(mad + IBVE_MAD_OFF_TID + 4, (uint32_t)tid);
-	put16(mad + IBVE_MAD_OFF_ATTR_ID, attr);
-}
-
-void ibve_sm_get_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t attr)
-{
-	sa_header(mad, tid, IBVE_MAD_GET, attr);
+	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_GET;
+	put(mad + IBVE_MAD_OFF_TID, tid, 8);
+	put(mad + IBVE_MAD_OFF_ATTR_ID, attr, 2);
 }
 
 void ibve_sm_link_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid,
@@ -117,17 +95,17 @@ void ibve_sm_link_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid,
 {
 	uint8_t *d = mad + IBVE_SA_OFF_DATA;
 
-	sa_header(mad, tid, IBVE_MAD_GET, IBVE_MAD_ATTR_LINK_RECORD);
+	ibve_sm_get_encode(mad, tid, IBVE_MAD_ATTR_LINK_RECORD);
 	mad[IBVE_SA_OFF_COMP_MASK + 7] = LR_MASK_FROM_LID | LR_MASK_FROM_PORT;
-	put16(d + LR_FROM_LID, lid);
+	put(d + LR_FROM_LID, lid, 2);
 	d[LR_FROM_PORT] = port;
 }
 
 void ibve_sm_node_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid)
 {
-	sa_header(mad, tid, IBVE_MAD_GET, IBVE_MAD_ATTR_NODE_RECORD);
+	ibve_sm_get_encode(mad, tid, IBVE_MAD_ATTR_NODE_RECORD);
 	mad[IBVE_SA_OFF_COMP_MASK + 7] = NR_MASK_LID;
-	put16(mad + IBVE_SA_OFF_DATA + NR_LID, lid);
+	put(mad + IBVE_SA_OFF_DATA + NR_LID, lid, 2);
 }
 
 /* A NodeDescription: up to its first NUL, printable ASCII kept. */
@@ -147,24 +125,26 @@ void ibve_sm_inform_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 {
 	uint8_t *d = mad + IBVE_SA_OFF_DATA;
 
-	sa_header(mad, tid, IBVE_MAD_SET, IBVE_MAD_ATTR_INFORM_INFO);
+	ibve_sm_get_encode(mad, tid, IBVE_MAD_ATTR_INFORM_INFO);
+	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_SET;
 	/* GID 0 and LIDRangeBegin 0xFFFF: about any port of the subnet. */
-	put16(d + II_LID_BEGIN, 0xffff);
+	put(d + II_LID_BEGIN, 0xffff, 2);
 	d[II_IS_GENERIC] = 1;
 	d[II_SUBSCRIBE] = subscribe ? 1 : 0;
-	put16(d + II_TYPE, 0xffff); /* any type */
-	put16(d + II_TRAP, trap);
+	put(d + II_TYPE, 0xffff, 2); /* any type */
+	put(d + II_TRAP, trap, 2);
 	/*
 	 * QPN 1: Reports come to the GSI QP the Set is sent from; OpenSM
 	 * keeps that QPN in the subscription and matches an unsubscribe on it.
 	 */
-	put32(d + II_QPN_RESP, 1u << 8 | (resp_time & 0x1fu));
-	d[II_PRODUCER] = d[II_PRODUCER + 1] = d[II_PRODUCER + 2] = 0xff;
+	put(d + II_QPN_RESP, 1u << 8 | (resp_time & 0x1fu), 4);
+	put(d + II_PRODUCER, 0xffffff, 3);
 }
 
 bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 {
 	uint8_t cls, method;
+	uint16_t attr;
 	const uint8_t *d = mad + IBVE_SA_OFF_DATA;
 
 	memset(out, 0, sizeof(*out));
@@ -173,9 +153,9 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 		return false;
 	cls = mad[IBVE_MAD_OFF_CLASS];
 	method = mad[IBVE_MAD_OFF_METHOD];
-	out->tid = get64(mad + IBVE_MAD_OFF_TID);
-	out->status = get16(mad + IBVE_MAD_OFF_STATUS);
-	out->attr_id = get16(mad + IBVE_MAD_OFF_ATTR_ID);
+	out->tid = get(mad + IBVE_MAD_OFF_TID, 8);
+	out->status = (uint16_t)get(mad + IBVE_MAD_OFF_STATUS, 2);
+	attr = (uint16_t)get(mad + IBVE_MAD_OFF_ATTR_ID, 2);
 
 	if ((cls == IBVE_MAD_CLASS_SMI || cls == IBVE_MAD_CLASS_SMI_DR) &&
 	    method == IBVE_MAD_GET) {
@@ -184,39 +164,37 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 	}
 	if (cls != IBVE_MAD_CLASS_SA)
 		return true;
-	if (method == IBVE_MAD_GET_RESP &&
-	    out->attr_id == IBVE_MAD_ATTR_INFORM_INFO) {
+	if (method == IBVE_MAD_GET_RESP && attr == IBVE_MAD_ATTR_INFORM_INFO) {
 		if (len < IBVE_SA_OFF_DATA + II_SIZE)
 			return false;
 		out->kind = IBVE_SM_MAD_INFORM_RESP;
-		out->trap = get16(d + II_TRAP);
+		out->trap = (uint16_t)get(d + II_TRAP, 2);
 		out->subscribe = d[II_SUBSCRIBE] & 1;
 	} else if (method == IBVE_MAD_GET_RESP &&
-		   out->attr_id == IBVE_MAD_ATTR_LINK_RECORD) {
+		   attr == IBVE_MAD_ATTR_LINK_RECORD) {
 		if (len < IBVE_SA_OFF_DATA + LR_SIZE)
 			return false;
 		out->kind = IBVE_SM_MAD_LINK_RESP;
 		out->to_port = d[LR_TO_PORT];
-		out->to_lid = get16(d + LR_TO_LID);
+		out->to_lid = (uint16_t)get(d + LR_TO_LID, 2);
 	} else if (method == IBVE_MAD_GET_RESP &&
-		   out->attr_id == IBVE_MAD_ATTR_NODE_RECORD) {
+		   attr == IBVE_MAD_ATTR_NODE_RECORD) {
 		if (len < IBVE_SA_OFF_DATA + NR_SIZE)
 			return false;
 		out->kind = IBVE_SM_MAD_NODE_RESP;
 		out->node_type = d[NR_NODE_TYPE];
 		out->local_port = d[NR_LOCAL_PORT];
-		out->node_guid = get64(d + NR_NODE_GUID);
+		out->node_guid = get(d + NR_NODE_GUID, 8);
 		node_desc(out->desc, d + NR_DESC);
-	} else if (method == IBVE_MAD_REPORT &&
-		   out->attr_id == IBVE_MAD_ATTR_NOTICE) {
+	} else if (method == IBVE_MAD_REPORT && attr == IBVE_MAD_ATTR_NOTICE) {
 		if (len < IBVE_SA_OFF_DATA + NO_GID + 16)
 			return false;
 		out->kind = IBVE_SM_MAD_REPORT;
 		out->generic = d[NO_GENERIC_TYPE] >> 7;
 		out->type = d[NO_GENERIC_TYPE] & 0x7f;
-		out->producer = get24(d + NO_PRODUCER);
-		out->trap = get16(d + NO_TRAP);
-		out->issuer_lid = get16(d + NO_ISSUER_LID);
+		out->producer = (uint32_t)get(d + NO_PRODUCER, 3);
+		out->trap = (uint16_t)get(d + NO_TRAP, 2);
+		out->issuer_lid = (uint16_t)get(d + NO_ISSUER_LID, 2);
 		memcpy(out->gid, d + NO_GID, sizeof(out->gid));
 	}
 	return true;
@@ -247,7 +225,7 @@ void ibve_sm_peer_none(struct ibve_peer *p, const char *reason)
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE])
 {
 	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_REPORT_RESP;
-	put16(mad + IBVE_MAD_OFF_STATUS, 0);
+	put(mad + IBVE_MAD_OFF_STATUS, 0, 2);
 }
 
 void ibve_sm_smp_answer(uint8_t mad[IBVE_MAD_SIZE], uint64_t port_guid_be)
@@ -259,13 +237,13 @@ void ibve_sm_smp_answer(uint8_t mad[IBVE_MAD_SIZE], uint64_t port_guid_be)
 
 	mad[IBVE_MAD_OFF_METHOD] = IBVE_MAD_GET_RESP;
 	memset(d, 0, 64);
-	if (get16(mad + IBVE_MAD_OFF_ATTR_ID) == IBVE_MAD_ATTR_SM_INFO) {
+	if (get(mad + IBVE_MAD_OFF_ATTR_ID, 2) == IBVE_MAD_ATTR_SM_INFO) {
 		/* GUID, SM_Key 0, ActCount 0, Priority 0 | SMState 0. */
 		memcpy(d, &port_guid_be, 8);
 	} else {
 		status |= 0x000c; /* method/attribute combination unsupported */
 	}
-	put16(mad + IBVE_MAD_OFF_STATUS, status);
+	put(mad + IBVE_MAD_OFF_STATUS, status, 2);
 }
 
 const char *ibve_sm_status_str(uint16_t status, char *buf, size_t len)

@@ -27,12 +27,24 @@ struct query {
 	uint32_t tid;
 };
 
-/* Send the Get built in BUF and wait for its answer into D; -ETIMEDOUT. */
-static int ask(struct query *q, uint8_t *buf, enum ibve_sm_kind kind,
-	       struct ibve_sm_mad *d)
+/*
+ * One Get of the lookup, into D: NodeRecord of LID (NODE), else LinkRecord
+ * of LID, PORT. False, with OUT none and why, when it gave no record.
+ */
+static bool ask(struct query *q, bool node, uint16_t lid, uint8_t port,
+		struct ibve_sm_mad *d, struct ibve_peer *out)
 {
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
 	uint8_t in[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	enum ibve_sm_kind kind = node ? IBVE_SM_MAD_NODE_RESP
+				      : IBVE_SM_MAD_LINK_RESP;
+	char st[96];
 
+	memset(buf, 0, sizeof(buf));
+	if (node)
+		ibve_sm_node_encode(umad_get_mad(buf), ++q->tid, lid);
+	else
+		ibve_sm_link_encode(umad_get_mad(buf), ++q->tid, lid, port);
 	for (int t = 0; t < TRIES; t++) {
 		long wait = (long)TRY_MS << t;
 		struct timespec end, now;
@@ -40,7 +52,7 @@ static int ask(struct query *q, uint8_t *buf, enum ibve_sm_kind kind,
 		umad_set_addr(buf, q->sm_lid, 1, q->sm_sl, SA_QKEY);
 		if (umad_send(q->fd, q->agent, buf, IBVE_MAD_SIZE, (int)wait,
 			      0) < 0)
-			return -EIO;
+			goto none;
 		clock_gettime(CLOCK_MONOTONIC, &end);
 		ibve_ts_add_ms(&end, wait);
 		for (;;) {
@@ -55,53 +67,30 @@ static int ask(struct query *q, uint8_t *buf, enum ibve_sm_kind kind,
 			if (r == -ETIMEDOUT || r == -EINTR || r == -EAGAIN)
 				continue;
 			if (r < 0) /* would fail again at once: no spinning */
-				return -EIO;
+				goto none;
 			if (umad_status(in)) /* the kernel gave up on it */
 				break;
-			if (ibve_sm_mad_decode(umad_get_mad(in), (size_t)len,
-					       d) &&
-			    d->kind == kind && (uint32_t)d->tid == q->tid)
-				return 0;
+			if (!ibve_sm_mad_decode(umad_get_mad(in), (size_t)len,
+						d) ||
+			    d->kind != kind || (uint32_t)d->tid != q->tid)
+				continue;
+			if (!d->status)
+				return true;
+			ibve_sm_peer_none(out, ibve_sm_status_str(d->status, st,
+								  sizeof(st)));
+			return false;
 		}
 	}
-	return -ETIMEDOUT;
-}
-
-static void peer_of(struct query *q, uint16_t lid, uint8_t portnum,
-		    struct ibve_peer *out)
-{
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
-	struct ibve_sm_mad link, node;
-	char st[96];
-
-	memset(buf, 0, sizeof(buf));
-	ibve_sm_link_encode(umad_get_mad(buf), ++q->tid, lid, portnum);
-	if (ask(q, buf, IBVE_SM_MAD_LINK_RESP, &link)) {
-		ibve_sm_peer_none(out, "no answer from the SA");
-		return;
-	}
-	if (link.status) {
-		ibve_sm_peer_none(out, ibve_sm_status_str(link.status, st,
-							  sizeof(st)));
-		return;
-	}
-	memset(buf, 0, sizeof(buf));
-	ibve_sm_node_encode(umad_get_mad(buf), ++q->tid, link.to_lid);
-	if (ask(q, buf, IBVE_SM_MAD_NODE_RESP, &node)) {
-		ibve_sm_peer_none(out, "no answer from the SA");
-		return;
-	}
-	if (node.status)
-		ibve_sm_peer_none(out, ibve_sm_status_str(node.status, st,
-							  sizeof(st)));
-	else
-		ibve_sm_peer_from(out, &link, &node);
+none:
+	ibve_sm_peer_none(out, "no answer from the SA");
+	return false;
 }
 
 /* The peer of CA's port P (UP, as libibumad read it). */
 static void lookup(const char *ca, const umad_port_t *up, struct ibve_peer *out)
 {
 	struct query q = { .fd = -1, .agent = -1 };
+	struct ibve_sm_mad link, node;
 	long mask[16 / sizeof(long)] = { 0 };
 
 	if (up->state != 4) { /* IB_PORT_ACTIVE */
@@ -120,8 +109,10 @@ static void lookup(const char *ca, const umad_port_t *up, struct ibve_peer *out)
 		q.agent = umad_register(q.fd, IBVE_MAD_CLASS_SA, 2, 0, mask);
 	if (q.fd < 0 || q.agent < 0)
 		ibve_sm_peer_none(out, "cannot open the management device");
-	else
-		peer_of(&q, (uint16_t)up->base_lid, (uint8_t)up->portnum, out);
+	else if (ask(&q, false, (uint16_t)up->base_lid, (uint8_t)up->portnum,
+		     &link, out) &&
+		 ask(&q, true, link.to_lid, 0, &node, out))
+		ibve_sm_peer_from(out, &link, &node);
 	if (q.agent >= 0)
 		umad_unregister(q.fd, q.agent);
 	if (q.fd >= 0)
@@ -199,10 +190,9 @@ ibve_device_list_peers(struct ibve_device_info **list, size_t count,
 							? ca.ports[p->num]
 							: NULL;
 
-			if (!up || (strcmp(up->link_layer, "InfiniBand") != 0 &&
-				    strcmp(up->link_layer, "IB") != 0))
-				continue;
-			lookup(names[c], up, &p->peer);
+			if (up && (strcmp(up->link_layer, "InfiniBand") == 0 ||
+				   strcmp(up->link_layer, "IB") == 0))
+				lookup(names[c], up, &p->peer);
 		}
 		umad_release_ca(&ca);
 	}

@@ -91,11 +91,8 @@ static int list_ports(struct lldp *l)
 	int n = ibve_device_list_select(&list, want, l);
 	size_t k = 0;
 
-	for (int d = 0; d < n; d++)
-		for (size_t p = 0; p < list[d].port_count; p++)
-			k += list[d].ports[p].link_layer ==
-				     IBV_LINK_LAYER_ETHERNET &&
-			     list[d].ports[p].netdev[0];
+	for (int d = 0; d < n; d++) /* room for all, the RoCE ones kept */
+		k += list[d].port_count;
 	if (k && !(l->ports = calloc(k, sizeof(*l->ports)))) {
 		ibve_device_list_free(list, n > 0 ? (size_t)n : 0);
 		return ibve_error(ENOMEM, "out of memory");

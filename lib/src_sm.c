@@ -94,10 +94,7 @@ struct sm_port {
 struct sm {
 	struct ibve_host h;
 	bool required;
-	struct ibve_names names;  /* the CAs asked for; none: all */
-	unsigned int refresh_opt; /* seconds; 0: REFRESH_S */
-	int open_err;		  /* why no port could be opened */
-	char open_msg[256];
+	struct ibve_names names; /* the CAs asked for; none: all */
 	pthread_mutex_t lock;
 	pthread_cond_t answered;
 	int evfd, timer_fd;
@@ -105,7 +102,7 @@ struct sm {
 	struct sm_port *ports;
 	size_t nports;
 	uint32_t next_tid;
-	unsigned int refresh_s;
+	unsigned int refresh_s; /* the option, or REFRESH_S */
 	struct timespec refresh_due;
 	/* Records and notes from the threads, under lock. */
 	struct ibve_event *q;
@@ -124,9 +121,8 @@ static void wake(struct sm *sm)
 }
 
 /* Under lock. */
-static void note_locked(struct sm *sm, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void note_locked(struct sm *sm, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void
+note_locked(struct sm *sm, const char *fmt, ...)
 {
 	va_list ap;
 	bool added;
@@ -191,7 +187,27 @@ static void subscribe_all(struct sm_port *p)
 	}
 }
 
-static void peer_set(struct sm_port *p, const struct ibve_peer *next);
+/* The lookup's end: NEXT is P's peer now. Under lock. */
+static void peer_set(struct sm_port *p, const struct ibve_peer *next)
+{
+	char now[160], was[160];
+
+	p->peer_tid = 0;
+	ibve_peer_format(&p->known, was, sizeof(was));
+	if (ibve_peer_take(&p->known, &p->peer, next)) {
+		ibve_peer_format(&p->peer, now, sizeof(now));
+		note_locked(p->sm, "%s port %d: peer %s, was %s", p->ca,
+			    p->portnum, now, was);
+	}
+	if (next->state == IBVE_PEER_KNOWN) {
+		p->peer_said[0] = '\0';
+	} else if (strcmp(p->peer_said, next->reason) != 0) {
+		/* said once, until a lookup finds one or another reason */
+		ibve_strcpy(p->peer_said, next->reason, sizeof(p->peer_said));
+		note_locked(p->sm, "%s port %d: no peer known: %s", p->ca,
+			    p->portnum, next->reason);
+	}
+}
 
 /* Send the Get of the peer lookup's step (our port read again first).
  * Under lock. */
@@ -246,28 +262,6 @@ static void peer_ask(struct sm_port *p)
 	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
 }
 
-/* The lookup's end: NEXT is P's peer now. Under lock. */
-static void peer_set(struct sm_port *p, const struct ibve_peer *next)
-{
-	char now[160], was[160];
-
-	p->peer_tid = 0;
-	ibve_peer_format(&p->known, was, sizeof(was));
-	if (ibve_peer_take(&p->known, &p->peer, next)) {
-		ibve_peer_format(&p->peer, now, sizeof(now));
-		note_locked(p->sm, "%s port %d: peer %s, was %s", p->ca,
-			    p->portnum, now, was);
-	}
-	if (next->state == IBVE_PEER_KNOWN) {
-		p->peer_said[0] = '\0';
-	} else if (strcmp(p->peer_said, next->reason) != 0) {
-		/* said once, until a lookup finds one or another reason */
-		ibve_strcpy(p->peer_said, next->reason, sizeof(p->peer_said));
-		note_locked(p->sm, "%s port %d: no peer known: %s", p->ca,
-			    p->portnum, next->reason);
-	}
-}
-
 /* An answer to the lookup's Get. Under lock. */
 static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 {
@@ -301,6 +295,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 	struct ibve_event ev;
 	struct timespec now;
 	char st[96];
+	bool dr;
 	int t;
 
 	if (umad_status(buf) || !ibve_sm_mad_decode(mad, (size_t)len, &d))
@@ -309,17 +304,11 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 	case IBVE_SM_MAD_SMP_GET:
 		if (p->smi_agent < 0)
 			return;
+		dr = mad[IBVE_MAD_OFF_CLASS] == IBVE_MAD_CLASS_SMI_DR;
 		ibve_sm_smp_answer(mad, p->port_guid_be);
-		umad_set_addr(buf,
-			      mad[IBVE_MAD_OFF_CLASS] == IBVE_MAD_CLASS_SMI_DR
-				      ? 0xffff
-				      : be16toh(a->lid),
-			      0, 0, 0);
-		umad_send(p->fd,
-			  mad[IBVE_MAD_OFF_CLASS] == IBVE_MAD_CLASS_SMI_DR
-				  ? p->dr_agent
-				  : p->smi_agent,
-			  buf, IBVE_MAD_SIZE, 0, 0);
+		umad_set_addr(buf, dr ? 0xffff : be16toh(a->lid), 0, 0, 0);
+		umad_send(p->fd, dr ? p->dr_agent : p->smi_agent, buf,
+			  IBVE_MAD_SIZE, 0, 0);
 		return;
 	case IBVE_SM_MAD_REPORT:
 		/* Answer first: the SA resends until it hears back. */
@@ -346,21 +335,18 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 		/* The kernel owns the upper 32 bits of the TID. */
 		if (p->pending[t] && p->pending[t] == (uint32_t)d.tid) {
 			p->pending[t] = 0;
-			if (d.status && !p->subscribe) {
-				/* leaving: nothing more to do about it */
-			} else if (d.status) {
+			if (!d.status && d.subscribe)
+				p->acked |= 1u << t;
+			else
 				p->acked &= ~(1u << t);
+			/* when leaving, a refusal is nothing to do about */
+			if (d.status && p->subscribe)
 				note_locked(sm,
 					    "%s port %d: the SA refused the "
 					    "subscription to trap %u: %s",
 					    p->ca, p->portnum, d.trap,
 					    ibve_sm_status_str(d.status, st,
 							       sizeof(st)));
-			} else if (d.subscribe) {
-				p->acked |= 1u << t;
-			} else {
-				p->acked &= ~(1u << t);
-			}
 			pthread_cond_broadcast(&sm->answered);
 		}
 		pthread_mutex_unlock(&sm->lock);
@@ -410,7 +396,7 @@ static void *receiver(void *arg)
 	int old;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	for (;;) {
+	for (bool end = false; !end;) {
 		int len = IBVE_MAD_SIZE, r;
 
 		memset(buf, 0, sizeof(buf));
@@ -420,24 +406,16 @@ static void *receiver(void *arg)
 		if (r >= 0)
 			handle(p, buf, len);
 		pthread_mutex_lock(&p->sm->lock);
-		if (p->stopping && stopped(p, r >= 0 ? buf : NULL)) {
-			pthread_mutex_unlock(&p->sm->lock);
-			return NULL;
-		}
-		pthread_mutex_unlock(&p->sm->lock);
-		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN ||
-			    errno == EWOULDBLOCK || errno == ETIMEDOUT ||
-			    errno == ENOSPC)
-				continue;
+		end = p->stopping && stopped(p, r >= 0 ? buf : NULL);
+		if (!end && r < 0 && errno != EINTR && errno != EAGAIN &&
+		    errno != EWOULDBLOCK && errno != ETIMEDOUT &&
+		    errno != ENOSPC) {
 			/* drain() says it, on the loop's thread */
-			pthread_mutex_lock(&p->sm->lock);
-			p->dead = true;
+			p->dead = end = true;
 			p->dead_errno = errno ? errno : EIO;
 			wake(p->sm);
-			pthread_mutex_unlock(&p->sm->lock);
-			return NULL;
 		}
+		pthread_mutex_unlock(&p->sm->lock);
 	}
 	return NULL;
 }
@@ -561,7 +539,6 @@ static int sm_open(struct sm *sm)
 
 	if (r)
 		return r;
-	sm->refresh_s = sm->refresh_opt ? sm->refresh_opt : REFRESH_S;
 	sm->next_tid = (uint32_t)getpid() << 12;
 	sm->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	sm->timer_fd =
@@ -616,30 +593,26 @@ static int sm_open(struct sm *sm)
 			v->node_guid = be64toh(ca.node_guid);
 			v->port_guid_be = up->port_guid;
 			r = open_port(sm, v, path, sizeof(path));
-			if (r == -EACCES) {
-				umad_release_ca(&ca);
-				return ibve_error(
-					EACCES,
-					"cannot open %s: %s (subnet "
-					"events need read-write access "
-					"to it: root by default)",
-					path, strerror(EACCES));
-			}
-			/* libibumad: no umad ABI version (no ib_umad) */
-			if (r == -EOPNOTSUPP) {
-				umad_release_ca(&ca);
-				return ibve_error(ENOSYS,
-						  "cannot open the management "
-						  "device of %s port %d: %s "
-						  "(is ib_umad loaded?)",
-						  names[c], i, strerror(-r));
-			}
+			if (r == -EACCES)
+				r = ibve_error(EACCES,
+					       "cannot open %s: %s (subnet "
+					       "events need read-write access "
+					       "to it: root by default)",
+					       path, strerror(EACCES));
+			else if (r == -EOPNOTSUPP) /* no umad ABI: no ib_umad */
+				r = ibve_error(ENOSYS,
+					       "cannot open the management "
+					       "device of %s port %d: %s "
+					       "(is ib_umad loaded?)",
+					       names[c], i, strerror(-r));
+			else if (r)
+				r = ibve_error(r,
+					       "cannot subscribe to subnet "
+					       "events on %s port %d: %s",
+					       names[c], i, strerror(-r));
 			if (r) {
 				umad_release_ca(&ca);
-				return ibve_error(r,
-						  "cannot subscribe to subnet "
-						  "events on %s port %d: %s",
-						  names[c], i, strerror(-r));
+				return r;
 			}
 		}
 		umad_release_ca(&ca);
@@ -670,7 +643,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 	pthread_cond_init(&sm->answered, NULL);
 	sm->issm = o->flags & IBVE_SRC_SM_ISSM;
 	sm->required = o->flags & IBVE_SRC_REQUIRED;
-	sm->refresh_opt = o->refresh;
+	sm->refresh_s = o->refresh ? o->refresh : REFRESH_S;
 	return ibve_names_copy(&sm->names, o);
 }
 
@@ -870,22 +843,20 @@ static void drain(struct sm *sm)
 	sm->qlen = 0;
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
-		int e = p->dead_errno;
+		char why[256];
 
 		if (!p->dead || p->dead_said)
 			continue;
 		p->dead_said = true;
+		snprintf(
+			why, sizeof(why),
+			"%s port %d: subnet events stopped: cannot receive: %s",
+			p->ca, p->portnum, strerror(p->dead_errno));
 		if (sm->required)
 			sm->h.fail(sm->h.ctx,
-				   ibve_error(e,
-					      "%s port %d: subnet events "
-					      "stopped: cannot receive: %s",
-					      p->ca, p->portnum, strerror(e)));
+				   ibve_error(p->dead_errno, "%s", why));
 		else
-			ibve_host_note(&sm->h, IBVE_NOTE,
-				       "%s port %d: subnet events stopped: "
-				       "cannot receive: %s",
-				       p->ca, p->portnum, strerror(e));
+			ibve_host_note(&sm->h, IBVE_NOTE, "%s", why);
 	}
 	if (read(sm->evfd, &v, sizeof(v)) < 0) {
 		/* nothing was counted: fine */
@@ -933,9 +904,7 @@ static void tick(struct sm *sm)
 		if (p->dead || (!p->peer_tid && !p->peer_asked) ||
 		    ibve_ts_before(&now, &p->peer_due))
 			continue;
-		if (p->peer_asked) {
-			peer_send(p);
-		} else if (++p->peer_tries < TRIES) {
+		if (p->peer_asked || ++p->peer_tries < TRIES) {
 			peer_send(p);
 		} else {
 			struct ibve_peer none;
