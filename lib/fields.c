@@ -74,12 +74,32 @@ static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
 	return 0;
 }
 
+/*
+ * The JSON member and the parser, F_json and F_parse, of a field that is
+ * one integer MEMBER of the record, up to MAX; when ONLY is a source (not
+ * -1), records of others have no such field (they share its room).
+ */
+#define UINT_FIELD(f, key, member, max, flag, only)                            \
+	static void f##_json(struct ibve_json *j, const struct ibve_event *ev) \
+	{                                                                      \
+		ibve_json_uint(j, ibve_keys[key].name, ev->member);            \
+	}                                                                      \
+	static int f##_parse(const struct ibve_jsrc *o, struct ibve_event *ev, \
+			     char *err, size_t errlen)                         \
+	{                                                                      \
+		uint64_t u;                                                    \
+		int r = ibve_get_uint(o, key, max, &u, err, errlen);           \
+                                                                               \
+		if (r <= 0 || (only >= 0 && (int)ev->source != only))          \
+			return r < 0 ? r : 0;                                  \
+		ev->member = u;                                                \
+		ev->fields |= flag;                                            \
+		return 0;                                                      \
+	}
+
 /* --- qp_num, wq_num, handle ------------------------------------------ */
 
-static void qp_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "qp_num", ev->qp_num);
-}
+UINT_FIELD(qp, K_QP_NUM, qp_num, UINT32_MAX, IBVE_FIELD_QP_NUM, -1)
 
 static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
@@ -87,13 +107,6 @@ static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 	if (ev->fields & IBVE_FIELD_QP_TYPE)
 		ibve_buf_printf(b, " %s",
 				ibve_qp_type_name(ev->kernel.qp_type));
-}
-
-static int qp_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
-		    size_t errlen)
-{
-	return opt_uint(o, K_QP_NUM, UINT32_MAX, &ev->qp_num, ev,
-			IBVE_FIELD_QP_NUM, err, errlen);
 }
 
 /* --- the kernel source: QP type, owner, consumer, cause ------------------- */
@@ -335,27 +348,14 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
-static void wq_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "wq_num", ev->wq_num);
-}
+UINT_FIELD(wq, K_WQ_NUM, wq_num, UINT32_MAX, IBVE_FIELD_WQ_NUM, -1)
 
 static void wq_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "wq 0x%06x", ev->wq_num);
 }
 
-static int wq_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
-		    size_t errlen)
-{
-	return opt_uint(o, K_WQ_NUM, UINT32_MAX, &ev->wq_num, ev,
-			IBVE_FIELD_WQ_NUM, err, errlen);
-}
-
-static void handle_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "handle", ev->handle);
-}
+UINT_FIELD(handle, K_HANDLE, handle, UINT32_MAX, IBVE_FIELD_HANDLE, -1)
 
 static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
@@ -363,13 +363,6 @@ static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
 	if (!(ev->fields & (IBVE_FIELD_QP_NUM | IBVE_FIELD_WQ_NUM)))
 		ibve_buf_printf(b, "%s ", ibve_class_name(ev->cls));
 	ibve_buf_printf(b, "handle %u", ev->handle);
-}
-
-static int handle_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-			char *err, size_t errlen)
-{
-	return opt_uint(o, K_HANDLE, UINT32_MAX, &ev->handle, ev,
-			IBVE_FIELD_HANDLE, err, errlen);
 }
 
 /* --- chardev, netdev --------------------------------------------------- */
@@ -415,27 +408,11 @@ static int netdev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 /* --- lost ------------------------------------------------------------ */
 
-static void lost_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "lost", ev->lost);
-}
+UINT_FIELD(lost, K_LOST, lost, UINT64_MAX, IBVE_FIELD_LOST, -1)
 
 static void lost_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "lost %" PRIu64, ev->lost);
-}
-
-static int lost_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-		      char *err, size_t errlen)
-{
-	uint64_t u;
-	int r = ibve_get_uint(o, K_LOST, UINT64_MAX, &u, err, errlen);
-
-	if (r > 0) {
-		ev->lost = u;
-		ev->fields |= IBVE_FIELD_LOST;
-	}
-	return r < 0 ? r : 0;
 }
 
 /* --- verbs: down time, rate changes --------------------------------------- */
@@ -446,10 +423,8 @@ static bool verbs_line(const struct ibve_event *ev)
 	return ev->source == IBVE_SOURCE_VERBS;
 }
 
-static void down_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "down_us", ev->verbs.down_us);
-}
+UINT_FIELD(down, K_DOWN_US, verbs.down_us, UINT64_MAX, IBVE_FIELD_DOWN,
+	   IBVE_SOURCE_VERBS)
 
 /* A duration for people: "850 ms", "12.3 s", "4m05s", "2h10m". */
 static void put_duration(struct ibve_buf *b, uint64_t us)
@@ -472,19 +447,6 @@ static void down_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_puts(b, "down ");
 	put_duration(b, ev->verbs.down_us);
-}
-
-static int down_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-		      char *err, size_t errlen)
-{
-	uint64_t u;
-	int r = ibve_get_uint(o, K_DOWN_US, UINT64_MAX, &u, err, errlen);
-
-	if (r <= 0 || !verbs_line(ev))
-		return r < 0 ? r : 0;
-	ev->verbs.down_us = u;
-	ev->fields |= IBVE_FIELD_DOWN;
-	return 0;
 }
 
 static void rates_json(struct ibve_json *j, const struct ibve_event *ev)
