@@ -43,21 +43,6 @@ int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 	return 0;
 }
 
-/* An optional unsigned field of KEY into *OUT, flagging FLAG when set. */
-static int opt_uint(const struct ibve_jsrc *o, enum ibve_key key, uint64_t max,
-		    uint32_t *out, struct ibve_event *ev, uint32_t flag,
-		    char *err, size_t errlen)
-{
-	uint64_t u;
-	int r = ibve_get_uint(o, key, max, &u, err, errlen);
-
-	if (r > 0) {
-		*out = (uint32_t)u;
-		ev->fields |= flag;
-	}
-	return r < 0 ? r : 0;
-}
-
 /* An optional string field of KEY into DST, flagging FLAG when set. */
 static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
 		   size_t size, struct ibve_event *ev, uint32_t flag, char *err,
@@ -333,19 +318,15 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		    IBVE_FIELD_AFTER, err, errlen);
 	if (r || !(ev->fields & IBVE_FIELD_AFTER))
 		return r;
-	if ((r = ibve_get_uint(o, K_AFTER_PORT, UINT32_MAX, &u, err, errlen)) <
-	    0)
-		return r;
+	if (ibve_get_uint(o, K_AFTER_PORT, UINT32_MAX, &u, err, errlen) < 0 ||
+	    ibve_get_uint(o, K_AFTER_US, UINT64_MAX, &ev->kernel.after_us, err,
+			  errlen) < 0)
+		return -EINVAL;
 	ev->kernel.after_port = (uint32_t)u;
-	if ((r = ibve_get_uint(o, K_AFTER_US, UINT64_MAX, &u, err, errlen)) < 0)
-		return r;
-	ev->kernel.after_us = u;
-	if ((r = ibve_get_uint(o, K_RECOVERED_US, UINT64_MAX, &u, err,
-			       errlen)) < 0)
-		return r;
+	r = ibve_get_uint(o, K_RECOVERED_US, UINT64_MAX,
+			  &ev->kernel.recovered_us, err, errlen);
 	ev->kernel.recovered = r > 0;
-	ev->kernel.recovered_us = r > 0 ? u : 0;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 UINT_FIELD(wq, K_WQ_NUM, wq_num, UINT32_MAX, IBVE_FIELD_WQ_NUM, -1)
@@ -399,11 +380,18 @@ static void netdev_text(struct ibve_buf *b, const struct ibve_event *ev)
 static int netdev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 			char *err, size_t errlen)
 {
+	uint64_t u;
+	int r;
+
 	if (opt_str(o, K_NETDEV, ev->netdev, sizeof(ev->netdev), ev,
-		    IBVE_FIELD_NETDEV, err, errlen))
+		    IBVE_FIELD_NETDEV, err, errlen) ||
+	    (r = ibve_get_uint(o, K_NETDEV_INDEX, UINT32_MAX, &u, err,
+			       errlen)) < 0)
 		return -EINVAL;
-	return opt_uint(o, K_NETDEV_INDEX, UINT32_MAX, &ev->netdev_index, ev,
-			IBVE_FIELD_NETDEV, err, errlen);
+	ev->netdev_index = (uint32_t)u;
+	if (r)
+		ev->fields |= IBVE_FIELD_NETDEV;
+	return 0;
 }
 
 /* --- lost ------------------------------------------------------------ */
@@ -706,17 +694,13 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
 	if (parse_gid(s, ev->sm.gid))
 		FAIL("\"gid\" is not a GID");
 	ev->fields |= IBVE_FIELD_SM;
-	r = ibve_get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err, errlen);
-	if (r < 0)
-		return r;
-	if (r)
-		ev->sm.issuer_lid = (uint16_t)u;
+	/* absent: 0, as the parser found the record */
+	if (ibve_get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err, errlen) < 0)
+		return -EINVAL;
+	ev->sm.issuer_lid = (uint16_t)u;
 	r = ibve_get_uint(o, K_PRODUCER_TYPE, 0xffffff, &u, err, errlen);
-	if (r < 0)
-		return r;
-	if (r)
-		ev->sm.producer_type = (uint32_t)u;
-	return 0;
+	ev->sm.producer_type = (uint32_t)u;
+	return r < 0 ? r : 0;
 }
 
 /* --- storm summaries ----------------------------------------------------- */
