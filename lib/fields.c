@@ -732,9 +732,11 @@ static void put_thousands(struct ibve_buf *b, uint64_t n)
 	}
 }
 
-static void put_seconds(struct ibve_buf *b, uint64_t us)
+/* N events in US microseconds: "12,345 in 1.0 s". */
+static void count_in(struct ibve_buf *b, uint64_t n, uint64_t us)
 {
-	ibve_buf_printf(b, "%.1f s", (double)us / 1e6);
+	put_thousands(b, n);
+	ibve_buf_printf(b, " in %.1f s", (double)us / 1e6);
 }
 
 void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
@@ -743,15 +745,11 @@ void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
 
 	ibve_buf_puts(b, m->end ? "storm over: " : "storm: ");
 	if (m->end && !m->count) { /* its last second had none */
-		put_thousands(b, m->total);
-		ibve_buf_puts(b, " in ");
-		put_seconds(b, m->storm_us);
+		count_in(b, m->total, m->storm_us);
 		return;
 	}
 	ibve_buf_putc(b, 'x');
-	put_thousands(b, m->count);
-	ibve_buf_puts(b, " in ");
-	put_seconds(b, m->interval_us);
+	count_in(b, m->count, m->interval_us);
 	if (m->has_last) {
 		ibve_buf_puts(b, ", last ");
 		if (ev->fields & IBVE_FIELD_QP_NUM)
@@ -764,9 +762,7 @@ void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
 	if (!m->end)
 		return;
 	ibve_buf_puts(b, ", ");
-	put_thousands(b, m->total);
-	ibve_buf_puts(b, " in ");
-	put_seconds(b, m->storm_us);
+	count_in(b, m->total, m->storm_us);
 	ibve_buf_puts(b, " in all");
 }
 
