@@ -439,19 +439,17 @@ static void down_text(struct ibve_buf *b, const struct ibve_event *ev)
 
 static void rates_json(struct ibve_json *j, const struct ibve_event *ev)
 {
-	ibve_json_key(j, "rates");
-	ibve_buf_putc(j->b, '[');
+	ibve_json_open_array(j, "rates");
 	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
 		const struct ibve_rate_change *c = &ev->verbs.rates[i];
 
-		ibve_buf_printf(j->b, "%s{\"port\":%u,\"old\":", i ? "," : "",
-				c->port);
-		ibve_buf_json_str(j->b, c->old_rate);
-		ibve_buf_puts(j->b, ",\"new\":");
-		ibve_buf_json_str(j->b, c->new_rate);
-		ibve_buf_putc(j->b, '}');
+		ibve_json_open(j, NULL);
+		ibve_json_uint(j, "port", c->port);
+		ibve_json_str(j, "old", c->old_rate);
+		ibve_json_str(j, "new", c->new_rate);
+		ibve_json_close(j);
 	}
-	ibve_buf_putc(j->b, ']');
+	ibve_json_close_array(j);
 }
 
 static void rates_text(struct ibve_buf *b, const struct ibve_event *ev)
