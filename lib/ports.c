@@ -181,13 +181,6 @@ static struct ibve_row *find_row(struct ibve_ports *t, const char *device,
 		       : NULL;
 }
 
-/* Row pointers move when rows are added: counters are fixed up. */
-static void fix_counters(struct ibve_ports *t)
-{
-	for (size_t i = 0; i < t->nrows; i++)
-		t->rows[i].pub.counters = t->rows[i].counters;
-}
-
 static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 				uint32_t port)
 {
@@ -197,7 +190,6 @@ static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 
 	if (!r)
 		return NULL;
-	fix_counters(t);
 	ibve_strcpy(r->pub.device, device, sizeof(r->pub.device));
 	r->pub.port = port;
 	r->up = -1;
@@ -444,7 +436,6 @@ static void drop_rows(struct ibve_ports *t, const char *device)
 		}
 	}
 	t->nrows = k;
-	fix_counters(t);
 }
 
 IBVE_EXPORT int ibve_ports_add_device(struct ibve_ports *t, const char *device,
