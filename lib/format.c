@@ -3,12 +3,10 @@
  * One print path per format: text for people, JSON Lines for programs.
  * Both write into a caller's buffer so a line is written with one call.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
