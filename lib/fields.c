@@ -229,7 +229,6 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		       char *err, size_t errlen)
 {
 	uint64_t u;
-	const char *s;
 	int r;
 
 	if (!kernel_line(ev))
@@ -239,13 +238,11 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		return r < 0 ? r : 0;
 	ev->kernel.pid = (uint32_t)u;
 	ev->fields |= IBVE_FIELD_OWNER;
-	if ((r = ibve_get_str(o, K_COMM, &s, err, errlen)) < 0 ||
-	    (r && ibve_copy_str(ev->kernel.comm, sizeof(ev->kernel.comm),
-				"comm", s, err, errlen)))
-		return -EINVAL;
-	if ((r = ibve_get_str(o, K_CGROUP, &s, err, errlen)) < 0 ||
-	    (r && ibve_copy_str(ev->kernel.cgroup, sizeof(ev->kernel.cgroup),
-				"cgroup", s, err, errlen)))
+	/* comm and cgroup: no flag of their own */
+	if (opt_str(o, K_COMM, ev->kernel.comm, sizeof(ev->kernel.comm), ev, 0,
+		    err, errlen) ||
+	    opt_str(o, K_CGROUP, ev->kernel.cgroup, sizeof(ev->kernel.cgroup),
+		    ev, 0, err, errlen))
 		return -EINVAL;
 	return 0;
 }
