@@ -43,21 +43,6 @@ int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 	return 0;
 }
 
-/* An optional unsigned field of KEY into *OUT, flagging FLAG when set. */
-static int opt_uint(const struct ibve_jsrc *o, enum ibve_key key, uint64_t max,
-		    uint32_t *out, struct ibve_event *ev, uint32_t flag,
-		    char *err, size_t errlen)
-{
-	uint64_t u;
-	int r = ibve_get_uint(o, key, max, &u, err, errlen);
-
-	if (r > 0) {
-		*out = (uint32_t)u;
-		ev->fields |= flag;
-	}
-	return r < 0 ? r : 0;
-}
-
 /* An optional string field of KEY into DST, flagging FLAG when set. */
 static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
 		   size_t size, struct ibve_event *ev, uint32_t flag, char *err,
@@ -74,12 +59,32 @@ static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
 	return 0;
 }
 
+/*
+ * The JSON member and the parser, F_json and F_parse, of a field that is
+ * one integer MEMBER of the record, up to MAX; when ONLY is a source (not
+ * -1), records of others have no such field (they share its room).
+ */
+#define UINT_FIELD(f, key, member, max, flag, only)                            \
+	static void f##_json(struct ibve_json *j, const struct ibve_event *ev) \
+	{                                                                      \
+		ibve_json_uint(j, ibve_keys[key].name, ev->member);            \
+	}                                                                      \
+	static int f##_parse(const struct ibve_jsrc *o, struct ibve_event *ev, \
+			     char *err, size_t errlen)                         \
+	{                                                                      \
+		uint64_t u;                                                    \
+		int r = ibve_get_uint(o, key, max, &u, err, errlen);           \
+                                                                               \
+		if (r <= 0 || (only >= 0 && (int)ev->source != only))          \
+			return r < 0 ? r : 0;                                  \
+		ev->member = u;                                                \
+		ev->fields |= flag;                                            \
+		return 0;                                                      \
+	}
+
 /* --- qp_num, wq_num, handle ------------------------------------------ */
 
-static void qp_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "qp_num", ev->qp_num);
-}
+UINT_FIELD(qp, K_QP_NUM, qp_num, UINT32_MAX, IBVE_FIELD_QP_NUM, -1)
 
 static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
@@ -87,13 +92,6 @@ static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 	if (ev->fields & IBVE_FIELD_QP_TYPE)
 		ibve_buf_printf(b, " %s",
 				ibve_qp_type_name(ev->kernel.qp_type));
-}
-
-static int qp_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
-		    size_t errlen)
-{
-	return opt_uint(o, K_QP_NUM, UINT32_MAX, &ev->qp_num, ev,
-			IBVE_FIELD_QP_NUM, err, errlen);
 }
 
 /* --- the kernel source: QP type, owner, consumer, cause ------------------- */
@@ -231,7 +229,6 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		       char *err, size_t errlen)
 {
 	uint64_t u;
-	const char *s;
 	int r;
 
 	if (!kernel_line(ev))
@@ -241,13 +238,11 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		return r < 0 ? r : 0;
 	ev->kernel.pid = (uint32_t)u;
 	ev->fields |= IBVE_FIELD_OWNER;
-	if ((r = ibve_get_str(o, K_COMM, &s, err, errlen)) < 0 ||
-	    (r && ibve_copy_str(ev->kernel.comm, sizeof(ev->kernel.comm),
-				"comm", s, err, errlen)))
-		return -EINVAL;
-	if ((r = ibve_get_str(o, K_CGROUP, &s, err, errlen)) < 0 ||
-	    (r && ibve_copy_str(ev->kernel.cgroup, sizeof(ev->kernel.cgroup),
-				"cgroup", s, err, errlen)))
+	/* comm and cgroup: no flag of their own */
+	if (opt_str(o, K_COMM, ev->kernel.comm, sizeof(ev->kernel.comm), ev, 0,
+		    err, errlen) ||
+	    opt_str(o, K_CGROUP, ev->kernel.cgroup, sizeof(ev->kernel.cgroup),
+		    ev, 0, err, errlen))
 		return -EINVAL;
 	return 0;
 }
@@ -320,42 +315,25 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		    IBVE_FIELD_AFTER, err, errlen);
 	if (r || !(ev->fields & IBVE_FIELD_AFTER))
 		return r;
-	if ((r = ibve_get_uint(o, K_AFTER_PORT, UINT32_MAX, &u, err, errlen)) <
-	    0)
-		return r;
+	if (ibve_get_uint(o, K_AFTER_PORT, UINT32_MAX, &u, err, errlen) < 0 ||
+	    ibve_get_uint(o, K_AFTER_US, UINT64_MAX, &ev->kernel.after_us, err,
+			  errlen) < 0)
+		return -EINVAL;
 	ev->kernel.after_port = (uint32_t)u;
-	if ((r = ibve_get_uint(o, K_AFTER_US, UINT64_MAX, &u, err, errlen)) < 0)
-		return r;
-	ev->kernel.after_us = u;
-	if ((r = ibve_get_uint(o, K_RECOVERED_US, UINT64_MAX, &u, err,
-			       errlen)) < 0)
-		return r;
+	r = ibve_get_uint(o, K_RECOVERED_US, UINT64_MAX,
+			  &ev->kernel.recovered_us, err, errlen);
 	ev->kernel.recovered = r > 0;
-	ev->kernel.recovered_us = r > 0 ? u : 0;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
-static void wq_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "wq_num", ev->wq_num);
-}
+UINT_FIELD(wq, K_WQ_NUM, wq_num, UINT32_MAX, IBVE_FIELD_WQ_NUM, -1)
 
 static void wq_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "wq 0x%06x", ev->wq_num);
 }
 
-static int wq_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
-		    size_t errlen)
-{
-	return opt_uint(o, K_WQ_NUM, UINT32_MAX, &ev->wq_num, ev,
-			IBVE_FIELD_WQ_NUM, err, errlen);
-}
-
-static void handle_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "handle", ev->handle);
-}
+UINT_FIELD(handle, K_HANDLE, handle, UINT32_MAX, IBVE_FIELD_HANDLE, -1)
 
 static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
@@ -363,13 +341,6 @@ static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
 	if (!(ev->fields & (IBVE_FIELD_QP_NUM | IBVE_FIELD_WQ_NUM)))
 		ibve_buf_printf(b, "%s ", ibve_class_name(ev->cls));
 	ibve_buf_printf(b, "handle %u", ev->handle);
-}
-
-static int handle_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-			char *err, size_t errlen)
-{
-	return opt_uint(o, K_HANDLE, UINT32_MAX, &ev->handle, ev,
-			IBVE_FIELD_HANDLE, err, errlen);
 }
 
 /* --- chardev, netdev --------------------------------------------------- */
@@ -406,36 +377,27 @@ static void netdev_text(struct ibve_buf *b, const struct ibve_event *ev)
 static int netdev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 			char *err, size_t errlen)
 {
+	uint64_t u;
+	int r;
+
 	if (opt_str(o, K_NETDEV, ev->netdev, sizeof(ev->netdev), ev,
-		    IBVE_FIELD_NETDEV, err, errlen))
+		    IBVE_FIELD_NETDEV, err, errlen) ||
+	    (r = ibve_get_uint(o, K_NETDEV_INDEX, UINT32_MAX, &u, err,
+			       errlen)) < 0)
 		return -EINVAL;
-	return opt_uint(o, K_NETDEV_INDEX, UINT32_MAX, &ev->netdev_index, ev,
-			IBVE_FIELD_NETDEV, err, errlen);
+	ev->netdev_index = (uint32_t)u;
+	if (r)
+		ev->fields |= IBVE_FIELD_NETDEV;
+	return 0;
 }
 
 /* --- lost ------------------------------------------------------------ */
 
-static void lost_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "lost", ev->lost);
-}
+UINT_FIELD(lost, K_LOST, lost, UINT64_MAX, IBVE_FIELD_LOST, -1)
 
 static void lost_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "lost %" PRIu64, ev->lost);
-}
-
-static int lost_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-		      char *err, size_t errlen)
-{
-	uint64_t u;
-	int r = ibve_get_uint(o, K_LOST, UINT64_MAX, &u, err, errlen);
-
-	if (r > 0) {
-		ev->lost = u;
-		ev->fields |= IBVE_FIELD_LOST;
-	}
-	return r < 0 ? r : 0;
 }
 
 /* --- verbs: down time, rate changes --------------------------------------- */
@@ -446,10 +408,8 @@ static bool verbs_line(const struct ibve_event *ev)
 	return ev->source == IBVE_SOURCE_VERBS;
 }
 
-static void down_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_uint(j, "down_us", ev->verbs.down_us);
-}
+UINT_FIELD(down, K_DOWN_US, verbs.down_us, UINT64_MAX, IBVE_FIELD_DOWN,
+	   IBVE_SOURCE_VERBS)
 
 /* A duration for people: "850 ms", "12.3 s", "4m05s", "2h10m". */
 static void put_duration(struct ibve_buf *b, uint64_t us)
@@ -474,34 +434,19 @@ static void down_text(struct ibve_buf *b, const struct ibve_event *ev)
 	put_duration(b, ev->verbs.down_us);
 }
 
-static int down_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-		      char *err, size_t errlen)
-{
-	uint64_t u;
-	int r = ibve_get_uint(o, K_DOWN_US, UINT64_MAX, &u, err, errlen);
-
-	if (r <= 0 || !verbs_line(ev))
-		return r < 0 ? r : 0;
-	ev->verbs.down_us = u;
-	ev->fields |= IBVE_FIELD_DOWN;
-	return 0;
-}
-
 static void rates_json(struct ibve_json *j, const struct ibve_event *ev)
 {
-	ibve_json_key(j, "rates");
-	ibve_buf_putc(j->b, '[');
+	ibve_json_open_array(j, "rates");
 	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
 		const struct ibve_rate_change *c = &ev->verbs.rates[i];
 
-		ibve_buf_printf(j->b, "%s{\"port\":%u,\"old\":", i ? "," : "",
-				c->port);
-		ibve_buf_json_str(j->b, c->old_rate);
-		ibve_buf_puts(j->b, ",\"new\":");
-		ibve_buf_json_str(j->b, c->new_rate);
-		ibve_buf_putc(j->b, '}');
+		ibve_json_open(j, NULL);
+		ibve_json_uint(j, "port", c->port);
+		ibve_json_str(j, "old", c->old_rate);
+		ibve_json_str(j, "new", c->new_rate);
+		ibve_json_close(j);
 	}
-	ibve_buf_putc(j->b, ']');
+	ibve_json_close_array(j);
 }
 
 static void rates_text(struct ibve_buf *b, const struct ibve_event *ev)
@@ -744,17 +689,13 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, char *err,
 	if (parse_gid(s, ev->sm.gid))
 		FAIL("\"gid\" is not a GID");
 	ev->fields |= IBVE_FIELD_SM;
-	r = ibve_get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err, errlen);
-	if (r < 0)
-		return r;
-	if (r)
-		ev->sm.issuer_lid = (uint16_t)u;
+	/* absent: 0, as the parser found the record */
+	if (ibve_get_uint(o, K_ISSUER_LID, UINT16_MAX, &u, err, errlen) < 0)
+		return -EINVAL;
+	ev->sm.issuer_lid = (uint16_t)u;
 	r = ibve_get_uint(o, K_PRODUCER_TYPE, 0xffffff, &u, err, errlen);
-	if (r < 0)
-		return r;
-	if (r)
-		ev->sm.producer_type = (uint32_t)u;
-	return 0;
+	ev->sm.producer_type = (uint32_t)u;
+	return r < 0 ? r : 0;
 }
 
 /* --- storm summaries ----------------------------------------------------- */
@@ -786,9 +727,11 @@ static void put_thousands(struct ibve_buf *b, uint64_t n)
 	}
 }
 
-static void put_seconds(struct ibve_buf *b, uint64_t us)
+/* N events in US microseconds: "12,345 in 1.0 s". */
+static void count_in(struct ibve_buf *b, uint64_t n, uint64_t us)
 {
-	ibve_buf_printf(b, "%.1f s", (double)us / 1e6);
+	put_thousands(b, n);
+	ibve_buf_printf(b, " in %.1f s", (double)us / 1e6);
 }
 
 void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
@@ -797,15 +740,11 @@ void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
 
 	ibve_buf_puts(b, m->end ? "storm over: " : "storm: ");
 	if (m->end && !m->count) { /* its last second had none */
-		put_thousands(b, m->total);
-		ibve_buf_puts(b, " in ");
-		put_seconds(b, m->storm_us);
+		count_in(b, m->total, m->storm_us);
 		return;
 	}
 	ibve_buf_putc(b, 'x');
-	put_thousands(b, m->count);
-	ibve_buf_puts(b, " in ");
-	put_seconds(b, m->interval_us);
+	count_in(b, m->count, m->interval_us);
 	if (m->has_last) {
 		ibve_buf_puts(b, ", last ");
 		if (ev->fields & IBVE_FIELD_QP_NUM)
@@ -818,9 +757,7 @@ void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev)
 	if (!m->end)
 		return;
 	ibve_buf_puts(b, ", ");
-	put_thousands(b, m->total);
-	ibve_buf_puts(b, " in ");
-	put_seconds(b, m->storm_us);
+	count_in(b, m->total, m->storm_us);
 	ibve_buf_puts(b, " in all");
 }
 

@@ -201,60 +201,50 @@ unknown:
 	return unknown_term(p, len);
 }
 
+/* One more element of SIZE bytes onto the list *V of *N: X's LEN, zeros. */
+static int push(void *v, size_t *n, size_t size, const void *x, size_t len)
+{
+	char *p = realloc(*(void **)v, (*n + 1) * size);
+
+	if (!p)
+		return ibve_error(ENOMEM, "out of memory");
+	*(void **)v = p;
+	p += (*n)++ * size;
+	memset(p, 0, size);
+	memcpy(p, x, len);
+	return 0;
+}
+
 IBVE_EXPORT int ibve_filter_add_device(struct ibve_filter *f,
 				       const char *device)
 {
-	char(*v)[IBVE_NAME_MAX];
-
 	if (strlen(device) >= IBVE_NAME_MAX)
 		return ibve_error(ENAMETOOLONG, "device name '%s' too long",
 				  device);
-	v = realloc(f->devices, (f->ndevices + 1) * sizeof(*v));
-	if (!v)
-		return ibve_error(ENOMEM, "out of memory");
-	f->devices = v;
-	ibve_strcpy(f->devices[f->ndevices++], device, IBVE_NAME_MAX);
-	return 0;
+	return push(&f->devices, &f->ndevices, IBVE_NAME_MAX, device,
+		    strlen(device));
 }
 
 IBVE_EXPORT int ibve_filter_add_port(struct ibve_filter *f, uint32_t port)
 {
-	uint32_t *v = realloc(f->ports, (f->nports + 1) * sizeof(*v));
-
-	if (!v)
-		return ibve_error(ENOMEM, "out of memory");
-	f->ports = v;
-	f->ports[f->nports++] = port;
-	return 0;
+	return push(&f->ports, &f->nports, sizeof(port), &port, sizeof(port));
 }
 
 IBVE_EXPORT int ibve_filter_add_pid(struct ibve_filter *f, uint32_t pid)
 {
-	uint32_t *v = realloc(f->pids, (f->npids + 1) * sizeof(*v));
-
-	if (!v)
-		return ibve_error(ENOMEM, "out of memory");
-	f->pids = v;
-	f->pids[f->npids++] = pid;
-	return 0;
+	return push(&f->pids, &f->npids, sizeof(pid), &pid, sizeof(pid));
 }
 
 IBVE_EXPORT int ibve_filter_add_comm(struct ibve_filter *f, const char *comm)
 {
-	char(*v)[16];
-
 	/* the kernel keeps 15 bytes of a name */
-	if (!*comm || strlen(comm) >= sizeof(*v))
+	if (!*comm || strlen(comm) >= sizeof(*f->comms))
 		return ibve_error(
 			EINVAL,
 			"process name '%s': 1 to 15 bytes, as the kernel keeps it",
 			comm);
-	v = realloc(f->comms, (f->ncomms + 1) * sizeof(*v));
-	if (!v)
-		return ibve_error(ENOMEM, "out of memory");
-	f->comms = v;
-	ibve_strcpy(f->comms[f->ncomms++], comm, sizeof(*v));
-	return 0;
+	return push(&f->comms, &f->ncomms, sizeof(*f->comms), comm,
+		    strlen(comm));
 }
 
 static bool term_match(const struct term *t, const struct ibve_event *ev)
@@ -308,12 +298,11 @@ static bool port_match(const struct ibve_filter *f, uint32_t port)
 static bool owner_match(const struct ibve_filter *f,
 			const struct ibve_event *ev)
 {
-	bool owned = ev->fields & IBVE_FIELD_OWNER, pid = !f->npids,
-	     comm = !f->ncomms;
+	bool pid = !f->npids, comm = !f->ncomms;
 
 	if (pid && comm)
 		return true;
-	if (!owned)
+	if (!(ev->fields & IBVE_FIELD_OWNER))
 		return false;
 	for (size_t i = 0; i < f->npids && !pid; i++)
 		pid = f->pids[i] == ev->kernel.pid;
@@ -360,13 +349,6 @@ IBVE_EXPORT bool ibve_filter_match_port(const struct ibve_filter *f,
 IBVE_EXPORT bool ibve_filter_match(const struct ibve_filter *f,
 				   const struct ibve_event *ev)
 {
-	if (!device_match(f, ev->device))
-		return false;
-	if (ev->port && !port_match(f, ev->port))
-		return false;
-	if ((f->npids || f->ncomms) && !owner_match(f, ev))
-		return false;
-	if (f->inc.n && !set_match(&f->inc, ev))
-		return false;
-	return !set_match(&f->exc, ev);
+	return (!ev->port || port_match(f, ev->port)) && owner_match(f, ev) &&
+	       ibve_filter_match_identity(f, ev);
 }

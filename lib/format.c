@@ -3,12 +3,10 @@
  * One print path per format: text for people, JSON Lines for programs.
  * Both write into a caller's buffer so a line is written with one call.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
@@ -259,17 +257,15 @@ void ibve_buf_event_text(struct ibve_buf *b, const struct ibve_event *ev)
 
 IBVE_EXPORT int ibve_severity_syslog(enum ibve_severity severity)
 {
-	switch (severity) {
-	case IBVE_SEVERITY_INFO:
-		return LOG_INFO;
-	case IBVE_SEVERITY_WARNING:
-		return LOG_WARNING;
-	case IBVE_SEVERITY_ERROR:
-		return LOG_ERR;
-	case IBVE_SEVERITY_FATAL:
-		return LOG_CRIT;
-	}
-	return LOG_WARNING;
+	static const int level[IBVE_SEVERITY_COUNT] = {
+		[IBVE_SEVERITY_INFO] = LOG_INFO,
+		[IBVE_SEVERITY_WARNING] = LOG_WARNING,
+		[IBVE_SEVERITY_ERROR] = LOG_ERR,
+		[IBVE_SEVERITY_FATAL] = LOG_CRIT,
+	};
+
+	return (unsigned int)severity < IBVE_SEVERITY_COUNT ? level[severity]
+							    : LOG_WARNING;
 }
 
 IBVE_EXPORT size_t ibve_event_format_syslog(const struct ibve_event *ev,

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -32,7 +31,7 @@ struct ibve_check {
 	char **exclude;
 	size_t nexclude;
 	struct ibve_check_problem *out;
-	size_t nout, cap;
+	size_t nout;
 	char history[64]; /* the first condition that needs a history */
 };
 
@@ -241,15 +240,10 @@ static struct ibve_check_problem *problem(struct ibve_check *c,
 		if (strcmp(c->out[i].device, device) == 0 &&
 		    c->out[i].port == port)
 			return &c->out[i];
-	if (c->nout == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-
-		p = realloc(c->out, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		c->out = p;
-		c->cap = cap;
-	}
+	p = realloc(c->out, (c->nout + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	c->out = p;
 	p = &c->out[c->nout++];
 	memset(p, 0, sizeof(*p));
 	ibve_strcpy(p->device, device, sizeof(p->device));
@@ -283,8 +277,6 @@ static void say(struct ibve_check *c, const char *device, uint32_t port,
 	va_end(ap);
 }
 
-static bool glob_match(const char *glob, const char *s);
-
 /* The peer E expects against R's: "peer SwitchR[3], expected SwitchL[2]". */
 static void check_peer(struct ibve_check *c, const struct expect *e,
 		       const struct ibve_port_row *r)
@@ -301,8 +293,8 @@ static void check_peer(struct ibve_check *c, const struct expect *e,
 		snprintf(port, sizeof(port), "%s", q->port_id);
 	else
 		snprintf(port, sizeof(port), "%u", q->port);
-	if (q->state == IBVE_PEER_KNOWN && glob_match(e->peer, name) &&
-	    glob_match(e->peer_port, port))
+	if (q->state == IBVE_PEER_KNOWN && !fnmatch(e->peer, name, 0) &&
+	    !fnmatch(e->peer_port, port, 0))
 		return;
 	ibve_peer_format(q, found, sizeof(found));
 	snprintf(line, sizeof(line), "peer %s, expected %s", found, want);
@@ -342,11 +334,6 @@ static void check_port(struct ibve_check *c, const struct expect *e,
 	}
 }
 
-static bool glob_match(const char *glob, const char *s)
-{
-	return fnmatch(glob, s, 0) == 0;
-}
-
 IBVE_EXPORT size_t ibve_check_run(struct ibve_check *c,
 				  const struct ibve_ports *t,
 				  const struct timespec *from,
@@ -368,8 +355,8 @@ IBVE_EXPORT size_t ibve_check_run(struct ibve_check *c,
 			continue;
 		snprintf(port, sizeof(port), "%u", r->port);
 		for (size_t k = 0; k < nex; k++) {
-			if (!glob_match(ex[k].dev, r->device) ||
-			    !glob_match(ex[k].port, port))
+			if (fnmatch(ex[k].dev, r->device, 0) ||
+			    fnmatch(ex[k].port, port, 0))
 				continue;
 			if (c->nex)
 				c->ex[k].matched = true;

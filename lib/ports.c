@@ -14,7 +14,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -31,19 +30,16 @@ IBVE_EXPORT int ibve_ports_new(struct ibve_ports **out, unsigned int flags)
 	struct ibve_ports *t = calloc(1, sizeof(*t));
 	struct utsname u;
 
+	if (t && (flags & IBVE_PORTS_RECENT) &&
+	    !(t->recent = calloc(IBVE_RECENT, sizeof(*t->recent)))) {
+		free(t);
+		t = NULL;
+	}
 	*out = t;
 	if (!t)
 		return ibve_error(ENOMEM, "out of memory");
 	t->flags = flags;
 	t->flap_window = 600;
-	if (flags & IBVE_PORTS_RECENT) {
-		t->recent = calloc(IBVE_RECENT, sizeof(*t->recent));
-		if (!t->recent) {
-			free(t);
-			*out = NULL;
-			return ibve_error(ENOMEM, "out of memory");
-		}
-	}
 	if ((flags & IBVE_PORTS_SYSFS) && uname(&u) == 0) {
 		ibve_strcpy(t->sum.host, u.nodename, sizeof(t->sum.host));
 		ibve_strcpy(t->sum.kernel, u.release, sizeof(t->sum.kernel));
@@ -184,13 +180,6 @@ static struct ibve_row *find_row(struct ibve_ports *t, const char *device,
 		       : NULL;
 }
 
-/* Row pointers move when rows are added: counters are fixed up. */
-static void fix_counters(struct ibve_ports *t)
-{
-	for (size_t i = 0; i < t->nrows; i++)
-		t->rows[i].pub.counters = t->rows[i].counters;
-}
-
 static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 				uint32_t port)
 {
@@ -200,7 +189,6 @@ static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 
 	if (!r)
 		return NULL;
-	fix_counters(t);
 	ibve_strcpy(r->pub.device, device, sizeof(r->pub.device));
 	r->pub.port = port;
 	r->up = -1;
@@ -248,14 +236,6 @@ static void read_attrs(struct ibve_row *r, const struct timespec *now)
 	r->a = a;
 	show_attrs(r);
 	r->pub.rate_gbps = strtod(a.rate, NULL);
-}
-
-static struct timespec wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts;
 }
 
 /* A saved port's health for a new row, as far as it still holds. */
@@ -319,11 +299,16 @@ bool ibve_is_error_counter(const char *name)
 	return false;
 }
 
-static void counter_dir(struct ibve_row *r, const char *dir, bool hw)
+/* The error counters of R's counters (or HW, hw_counters) directory. */
+static void counter_dir(struct ibve_row *r, bool hw)
 {
-	DIR *d = opendir(dir);
+	char dir[512];
 	struct dirent *e;
+	DIR *d;
 
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/%s", r->pub.device,
+		 r->pub.port, hw ? "hw_counters" : "counters");
+	d = opendir(dir);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -391,14 +376,8 @@ static void read_counters(struct ibve_row *r, double dt, bool first)
 /* Which counters a port has: found once, when the row is made. */
 static void find_counters(struct ibve_row *r)
 {
-	char dir[512];
-
-	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/counters",
-		 r->pub.device, r->pub.port);
-	counter_dir(r, dir, false);
-	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/hw_counters",
-		 r->pub.device, r->pub.port);
-	counter_dir(r, dir, true);
+	counter_dir(r, false);
+	counter_dir(r, true);
 	if (r->pub.counter_count)
 		qsort(r->counters, r->pub.counter_count, sizeof(*r->counters),
 		      name_order);
@@ -424,12 +403,12 @@ static int read_ports(struct ibve_ports *t, const char *device)
 		char *end;
 		unsigned long port = strtoul(e->d_name, &end, 10);
 		struct ibve_row *r;
+		struct timespec now;
 
 		if (!isdigit((unsigned char)e->d_name[0]) || *end ||
 		    find_row(t, device, (uint32_t)port))
 			continue;
-		struct timespec now = wall_now();
-
+		clock_gettime(CLOCK_REALTIME, &now);
 		r = add_row(t, device, (uint32_t)port);
 		if (!r)
 			break;
@@ -456,7 +435,6 @@ static void drop_rows(struct ibve_ports *t, const char *device)
 		}
 	}
 	t->nrows = k;
-	fix_counters(t);
 }
 
 IBVE_EXPORT int ibve_ports_add_device(struct ibve_ports *t, const char *device,
@@ -593,23 +571,6 @@ static void count(struct ibve_ports *t, struct ibve_row *r,
 	r->bucket_n[b] += (unsigned int)n;
 }
 
-/* What a capture's port events say of the state: all that is known. */
-static void derive_state(struct ibve_row *r, const struct ibve_event *ev)
-{
-	bool up;
-
-	if (ev->source != IBVE_SOURCE_VERBS || !ev->desc)
-		return;
-	if (strcmp(ev->name, "PORT_ACTIVE") == 0)
-		up = true;
-	else if (strcmp(ev->name, "PORT_ERR") == 0)
-		up = false;
-	else
-		return;
-	r->pub.state_num = up ? PORT_ACTIVE : PORT_DOWN;
-	strcpy(r->pub.state, up ? "ACTIVE" : "DOWN");
-}
-
 static void push_flap(struct ibve_row *r, const struct timespec *when)
 {
 	r->flap_at[r->flap_head] = *when;
@@ -624,27 +585,33 @@ static bool ts_zero(const struct timespec *ts)
 	return !ts->tv_sec && !ts->tv_nsec;
 }
 
-/* What a verbs port event says of R's health: since when, downs, flaps. */
+/*
+ * What a verbs port event (of kind K) says of R's health: since when,
+ * downs, flaps; and, in a capture, its state (all that is known of it).
+ */
 static void health(struct ibve_ports *t, struct ibve_row *r,
-		   const struct ibve_event *ev)
+		   const struct ibve_event *ev, enum ibve_kind k)
 {
 	struct ibve_port_row *p = &r->pub;
+	int up = k == IBVE_KIND_LINK_UP;
 	double down = -1;
 
-	if (ev->source != IBVE_SOURCE_VERBS || !ev->desc)
+	if (!up && k != IBVE_KIND_LINK_DOWN)
 		return;
-	if (strcmp(ev->name, "PORT_ERR") == 0) {
-		if (r->up != 0) {
-			r->up = 0;
-			p->since = ev->time;
-			p->since_start = false;
-		}
+	if (!(t->flags & IBVE_PORTS_SYSFS)) {
+		p->state_num = up ? PORT_ACTIVE : PORT_DOWN;
+		strcpy(p->state, up ? "ACTIVE" : "DOWN");
+	}
+	if (r->up != up) {
+		r->up = up;
+		p->since = ev->time;
+		p->since_start = false;
+	}
+	if (!up) {
 		if (ts_zero(&r->down_at))
 			r->down_at = ev->time;
 		return;
 	}
-	if (strcmp(ev->name, "PORT_ACTIVE") != 0)
-		return;
 	if (!ts_zero(&r->down_at))
 		down = ibve_ts_secs(&r->down_at, &ev->time);
 	else if (ev->fields & IBVE_FIELD_DOWN)
@@ -655,11 +622,6 @@ static void health(struct ibve_ports *t, struct ibve_row *r,
 			push_flap(r, &ev->time);
 	}
 	r->down_at = (struct timespec){ 0, 0 };
-	if (r->up != 1) {
-		r->up = 1;
-		p->since = ev->time;
-		p->since_start = false;
-	}
 }
 
 /* A speed change names the ports whose rate changed. */
@@ -795,12 +757,9 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 			r->pub.peer = ev->verbs.peer;
 		if (ev->cls != IBVE_CLASS_PORT || (d && !d->present))
 			return;
-		if (live)
-			read_attrs(r,
-				   &ev->time); /* the event says it changed */
-		else
-			derive_state(r, ev);
-		health(t, r, ev);
+		if (live) /* the event says it changed */
+			read_attrs(r, &ev->time);
+		health(t, r, ev, k);
 		return;
 	}
 	if (ev->source == IBVE_SOURCE_VERBS &&
