@@ -215,8 +215,8 @@ void top_screen_note(struct view *v, const char *text);
 /* top_keys.c: what a key asks of the loop; handlers never draw. */
 enum { K_NONE = 0, K_REDRAW = 1, K_QUIT = 2, K_RESAMPLE = 4 };
 int top_key(struct view *v, int ch);
-/* The keys and what they do, for the help screen. */
-size_t top_key_count(void);
-void top_key_help(size_t i, const char **label, const char **help);
+/* The I-th key's label and what it does, for the help screen; NULL past
+ * the last. */
+const char *top_key_help(size_t i, const char **help);
 
 #endif

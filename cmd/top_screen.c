@@ -294,20 +294,17 @@ static int draw_wrapped(int y, const char *text)
 
 static void draw_help(struct view *v)
 {
+	const char *label, *help;
 	int y = 1;
 
 	erase();
 	draw_bar(v, 0,
 		 " ibv_eventtop help - any key listed works here; h ? q leave");
-	for (size_t i = 0; i < top_key_count() && y < LINES; i++) {
-		const char *label, *help;
-
-		top_key_help(i, &label, &help);
+	for (size_t i = 0; (label = top_key_help(i, &help)) && y < LINES; i++) {
 		attron(A_BOLD);
-		mvprintw(y, 2, "%-10s", label);
+		mvprintw(y++, 2, "%-10s", label);
 		attroff(A_BOLD);
 		printw("%.*s", COLS > 13 ? COLS - 13 : 0, help);
-		y++;
 	}
 	draw_wrapped(
 		y + 1,
