@@ -14,7 +14,7 @@
 #include "top.h"
 
 /* Colour pairs. */
-enum { C_BAR = 1, C_TITLE, C_SORT, C_GOOD, C_BAD, C_WARN, C_DIM };
+enum { C_BAR = 1, C_TITLE, C_SORT, C_GOOD, C_BAD, C_WARN };
 
 static void set_color(struct view *v, int pair, bool on)
 {
@@ -89,25 +89,22 @@ static void draw_header(struct view *v)
 /* Cell attributes that carry meaning: state, errors, a changed peer. */
 static int cell_pair(const struct ibve_port_row *p, int col)
 {
-	switch (col) {
-	case COL_STATE:
+	static const int counts[COL_COUNT] = {
+		[COL_DOWN] = C_BAD,
+		[COL_FATAL] = C_BAD,
+		[COL_MODULE] = C_WARN,
+		[COL_TEMP] = C_BAD,
+	};
+
+	if (col == COL_STATE)
 		return strcmp(p->state, "ACTIVE") == 0 ? C_GOOD
 		       : strcmp(p->state, "-") == 0    ? 0
 						       : C_BAD;
-	case COL_DOWN:
-		return p->counts[IBVE_KIND_LINK_DOWN] ? C_BAD : 0;
-	case COL_FATAL:
-		return p->counts[IBVE_KIND_FATAL] ? C_BAD : 0;
-	case COL_MODULE:
-		return p->counts[IBVE_KIND_MODULE] ? C_WARN : 0;
-	case COL_TEMP:
-		return p->counts[IBVE_KIND_TEMP] ? C_BAD : 0;
-	case COL_PEER:
+	if (col == COL_PEER)
 		return p->peer.state == IBVE_PEER_KNOWN && p->peer.changed
 			       ? C_WARN
 			       : 0;
-	}
-	return 0;
+	return counts[col] && p->counts[top_col_kind(col)] ? counts[col] : 0;
 }
 
 static void draw_counters(struct view *v, const struct ibve_port_row *p,
@@ -432,7 +429,6 @@ void top_screen_start(struct view *v)
 		init_pair(C_GOOD, COLOR_GREEN, -1);
 		init_pair(C_BAD, COLOR_RED, -1);
 		init_pair(C_WARN, COLOR_YELLOW, -1);
-		init_pair(C_DIM, COLOR_BLUE, -1);
 	} else {
 		v->color = false;
 	}

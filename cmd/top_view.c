@@ -202,75 +202,69 @@ static void put_moved(struct ibve_buf *b, const struct ibve_port_row *p)
 	free(v);
 }
 
-static void put_cell(struct ibve_buf *b, const struct ibve_port_row *p,
-		     enum top_col col)
+size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
+		size_t size)
 {
+	struct ibve_buf b = { buf, size, 0 };
 	char *end;
 	double g;
 
 	switch (col) {
 	case COL_DEVICE:
-		ibve_buf_text_str(b, p->device);
+		ibve_buf_text_str(&b, p->device);
 		break;
 	case COL_PORT:
 		if (p->port)
-			ibve_buf_printf(b, "%u", p->port);
+			ibve_buf_printf(&b, "%u", p->port);
 		else
-			ibve_buf_putc(b, '-');
+			ibve_buf_putc(&b, '-');
 		break;
 	case COL_LINK:
-		ibve_buf_puts(b, strcmp(p->link_layer, "InfiniBand") == 0 ? "IB"
-				 : strcmp(p->link_layer, "Ethernet") == 0
-					 ? "Eth"
-					 : p->link_layer);
+		ibve_buf_puts(&b, strcmp(p->link_layer, "InfiniBand") == 0
+					  ? "IB"
+				  : strcmp(p->link_layer, "Ethernet") == 0
+					  ? "Eth"
+					  : p->link_layer);
 		break;
 	case COL_RATE:
 		g = strtod(p->rate, &end);
 		if (end != p->rate)
-			ibve_buf_printf(b, "%gG", g);
+			ibve_buf_printf(&b, "%gG", g);
 		else
-			ibve_buf_puts(b, p->rate);
+			ibve_buf_puts(&b, p->rate);
 		break;
 	case COL_PEER:
-		put_peer(b, &p->peer);
+		put_peer(&b, &p->peer);
 		break;
 	case COL_DOWN_SINCE:
 		/* how long a port that is not up has been so; ">": at least */
 		if (!p->state_num || p->state_num == 4 || p->state_num == 5 ||
 		    (!p->since.tv_sec && !p->since.tv_nsec)) {
-			ibve_buf_putc(b, '-');
+			ibve_buf_putc(&b, '-');
 			break;
 		}
 		if (p->since_start)
-			ibve_buf_putc(b, '>');
-		top_put_age(b, p->since_age);
+			ibve_buf_putc(&b, '>');
+		top_put_age(&b, p->since_age);
 		break;
 	case COL_LAST:
-		ibve_buf_text_str(b, p->last_event[0] ? p->last_event : "-");
+		ibve_buf_text_str(&b, p->last_event[0] ? p->last_event : "-");
 		break;
 	case COL_AGE:
 		if (p->total)
-			top_put_age(b, p->last_age);
+			top_put_age(&b, p->last_age);
 		else
-			ibve_buf_putc(b, '-');
+			ibve_buf_putc(&b, '-');
 		break;
 	case COL_COUNTERS:
-		put_moved(b, p);
+		put_moved(&b, p);
 		break;
 	case COL_COUNT:
 		break;
 	default:
-		top_field_put(b, columns[col].f, p);
+		top_field_put(&b, columns[col].f, p);
 		break;
 	}
-}
-
-size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
-		size_t size)
-{
-	struct ibve_buf b = { buf, size, 0 };
-
-	put_cell(&b, p, col);
 	return ibve_buf_end(&b);
 }
 
