@@ -24,9 +24,8 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	const char *who = kernel ? ev->kernel.consumer : ev->kernel.comm;
 	uint32_t pid = kernel ? 0 : ev->kernel.pid;
 	uint64_t n = ibve_event_count(ev);
-	struct top_proc *p = NULL;
+	struct top_proc *p = NULL, *found;
 	char name[sizeof(p->comm)];
-	bool fresh = true;
 
 	if (!(ev->fields & (IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL)))
 		return;
@@ -37,6 +36,7 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 		    strcmp(t->v[i].device, ev->device) == 0 &&
 		    (pid || strcmp(t->v[i].comm, name) == 0))
 			p = &t->v[i];
+	found = p;
 	if (!p && t->n == TOP_PROCS_MAX) {
 		/* full: the row whose last event is the oldest makes room */
 		p = &t->v[0];
@@ -54,10 +54,8 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 			t->cap = cap;
 		}
 		p = &t->v[t->n++];
-	} else {
-		fresh = false;
 	}
-	if (fresh) {
+	if (p != found) {
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 		snprintf(p->device, sizeof(p->device), "%s", ev->device);

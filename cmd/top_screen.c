@@ -38,16 +38,13 @@ static void draw_bar(struct view *v, int y, const char *text)
 
 static void draw_header(struct view *v)
 {
-	const struct ibve_ports_summary *s;
-	char line[512], when[32];
+	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
+	char line[512], when[32], rate[64], sort[128 + IBVE_NAME_MAX];
 	time_t now = time(NULL);
-	char rate[64], sort[128 + IBVE_NAME_MAX];
+	long up = (long)s->uptime;
 	struct tm tm;
-	long up;
 	int n, r, k;
 
-	s = ibve_ports_summary(v->ports);
-	up = (long)s->uptime;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	/* PAUSED first: the line is cut at the screen's edge */
@@ -169,11 +166,9 @@ static void draw_row(struct view *v, int y, size_t row,
 			pair = selected ? 0 : cell_pair(p, c);
 		}
 		top_table_cell(v, row, c, cell, sizeof(cell));
-		if (pair)
-			set_color(v, pair, true);
+		set_color(v, pair, true); /* pair 0: none */
 		put_cell(y, &sp[i], cell);
-		if (pair)
-			set_color(v, pair, false);
+		set_color(v, pair, false);
 	}
 	if (selected)
 		attroff(A_REVERSE);
