@@ -152,9 +152,8 @@ void top_order(struct view *v);
 
 /*
  * top_layout.c: the screen's table, the ports' or the processes'
- * (v->procs_view): its
- * columns in order of importance, those of the ports without the
- * per-kind counts that are zero on every row shown; the first
+ * (v->procs_view): its columns in order of importance, those of the ports
+ * without the per-kind counts that are zero on every row shown; the first
  * TOP_FROZEN stay when the rest scroll sideways (v->hscroll).
  */
 #define TOP_FROZEN   2

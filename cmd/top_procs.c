@@ -200,15 +200,14 @@ static int compare(const struct top_proc *x, const struct top_proc *y,
 	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static const struct view *sort_view; /* qsort has no argument */
-
-static int proc_order(const void *a, const void *b)
+static int proc_order(const void *a, const void *b, void *arg)
 {
-	const struct top_procs *t = &sort_view->procs;
+	const struct view *v = arg;
+	const struct top_procs *t = &v->procs;
 	int c = compare(&t->v[*(const size_t *)a], &t->v[*(const size_t *)b],
-			(enum top_pcol)sort_view->psort);
+			(enum top_pcol)v->psort);
 
-	return sort_view->pinvert ? -c : c;
+	return v->pinvert ? -c : c;
 }
 
 static bool matches(const struct view *v, const struct top_proc *p)
@@ -230,8 +229,7 @@ static size_t *ordered(const struct view *v, size_t *n)
 	for (size_t i = 0; i < v->procs.n; i++)
 		if (matches(v, &v->procs.v[i]))
 			o[(*n)++] = i;
-	sort_view = v;
-	qsort(o, *n, sizeof(*o), proc_order);
+	qsort_r(o, *n, sizeof(*o), proc_order, (void *)v);
 	return o;
 }
 

@@ -300,15 +300,14 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 	return c ? c : (a->port > b->port) - (a->port < b->port);
 }
 
-static struct view *sort_view; /* qsort has no argument */
-
-static int row_order(const void *a, const void *b)
+static int row_order(const void *a, const void *b, void *arg)
 {
-	int c = compare(ibve_ports_at(sort_view->ports, *(const size_t *)a),
-			ibve_ports_at(sort_view->ports, *(const size_t *)b),
-			(enum top_col)sort_view->sort);
+	const struct view *v = arg;
+	int c = compare(ibve_ports_at(v->ports, *(const size_t *)a),
+			ibve_ports_at(v->ports, *(const size_t *)b),
+			(enum top_col)v->sort);
 
-	return sort_view->invert ? -c : c;
+	return v->invert ? -c : c;
 }
 
 void top_order(struct view *v)
@@ -327,8 +326,7 @@ void top_order(struct view *v)
 			o[k++] = i;
 	}
 	v->norder = k;
-	sort_view = v;
-	qsort(o, k, sizeof(*o), row_order);
+	qsort_r(o, k, sizeof(*o), row_order, v);
 	top_procs_order(v);
 }
 
