@@ -198,7 +198,7 @@ static int on_idle(void *arg)
 static int on_stdin(int fd, short revents, void *arg)
 {
 	struct top *t = arg;
-	struct timespec now;
+	struct timespec now, *at;
 	int ch, want = K_NONE;
 
 	(void)fd;
@@ -209,10 +209,9 @@ static int on_stdin(int fd, short revents, void *arg)
 		return STOP_QUIT;
 	if (want & K_RESAMPLE) {
 		clock_gettime(CLOCK_REALTIME, &now);
-		ibve_ports_sample(t->v.ports,
-				  t->v.clock_set ? &t->v.clock : &now);
-		top_procs_sample(&t->v.procs,
-				 t->v.clock_set ? &t->v.clock : &now);
+		at = t->v.clock_set ? &t->v.clock : &now;
+		ibve_ports_sample(t->v.ports, at);
+		top_procs_sample(&t->v.procs, at);
 	}
 	if (want & K_REDRAW)
 		top_draw(&t->v);
@@ -233,17 +232,6 @@ static int on_signal(int signo, void *arg)
 	return 0;
 }
 
-/* A capture, stepped and paced on the screen; or every device. */
-static int add_sources(struct top *t)
-{
-	struct ibve_source_opts o = {
-		.step = t->v.follow ? t->v.delay : 0,
-		.flags = t->v.batch ? 0 : IBVE_SRC_PACED,
-	};
-
-	return cmd_add_sources(t->v.pl, &t->c, o, 0, 0, 0);
-}
-
 /* The pipeline into the port table, the keys, signals and the timer. */
 static int setup(struct top *t)
 {
@@ -251,6 +239,11 @@ static int setup(struct top *t)
 	struct ibve_loop *l;
 	struct ibve_sink *s;
 	struct itimerspec its = { 0 };
+	/* a capture, stepped and paced on the screen; or every device */
+	struct ibve_source_opts o = {
+		.step = v->follow ? v->delay : 0,
+		.flags = v->batch ? 0 : IBVE_SRC_PACED,
+	};
 
 	if (ibve_ports_new(&v->ports,
 			   IBVE_PORTS_RECENT |
@@ -263,7 +256,8 @@ static int setup(struct top *t)
 	ibve_ports_set_flap_window(v->ports, t->c.flap_window);
 	l = ibve_pipeline_loop(v->pl);
 	if (ibve_loop_add_signal(l, SIGINT, on_signal, t) ||
-	    ibve_loop_add_signal(l, SIGTERM, on_signal, t) || add_sources(t) ||
+	    ibve_loop_add_signal(l, SIGTERM, on_signal, t) ||
+	    cmd_add_sources(v->pl, &t->c, o, 0, 0, 0) ||
 	    ibve_sink_ports(&s, v->ports) ||
 	    ibve_pipeline_add_sink(v->pl, s, 0) ||
 	    ibve_sink_callback(&s, on_record, t) ||

@@ -120,7 +120,25 @@ struct view {
 	size_t out_size;
 };
 
+/*
+ * A row's field that a column sorts by and, unless its cell is drawn
+ * otherwise, shows as it is: its type and where it is in the row.
+ */
+enum { F_NONE, F_STR, F_UINT, F_U64, F_SIZE, F_DBL };
+struct top_field {
+	unsigned char type;
+	unsigned short off;
+};
+/* Its initializer: { TOP_FIELD(struct ibve_port_row, STR, state) } */
+#define TOP_FIELD(row, type, member) F_##type, offsetof(row, member)
+
 /* top_view.c */
+int top_field_cmp(struct top_field f, const void *a, const void *b);
+struct ibve_buf;
+void top_field_put(struct ibve_buf *b, struct top_field f, const void *row);
+/* S in a column of WIDTH (negative: left-aligned; 0: as it is), CUT to
+ * it or not. */
+void top_put_cell(struct ibve_buf *b, const char *s, int width, bool cut);
 const char *top_col_title(enum top_col col);
 int top_col_width(enum top_col col); /* negative: left-aligned */
 bool top_col_visible(const struct view *v, enum top_col col);
@@ -134,9 +152,8 @@ void top_order(struct view *v);
 
 /*
  * top_layout.c: the screen's table, the ports' or the processes'
- * (v->procs_view): its
- * columns in order of importance, those of the ports without the
- * per-kind counts that are zero on every row shown; the first
+ * (v->procs_view): its columns in order of importance, those of the ports
+ * without the per-kind counts that are zero on every row shown; the first
  * TOP_FROZEN stay when the rest scroll sideways (v->hscroll).
  */
 #define TOP_FROZEN   2
@@ -161,7 +178,6 @@ void top_show_sort(struct view *v, int width);
 bool top_print(struct view *v);
 
 /* 42s, 3m04s, 2h05m, 3d04h */
-struct ibve_buf;
 void top_put_age(struct ibve_buf *b, double s);
 
 /* top_procs.c: the process view (records of the kernel source) */
@@ -198,8 +214,8 @@ void top_screen_note(struct view *v, const char *text);
 /* top_keys.c: what a key asks of the loop; handlers never draw. */
 enum { K_NONE = 0, K_REDRAW = 1, K_QUIT = 2, K_RESAMPLE = 4 };
 int top_key(struct view *v, int ch);
-/* The keys and what they do, for the help screen. */
-size_t top_key_count(void);
-void top_key_help(size_t i, const char **label, const char **help);
+/* The I-th key's label and what it does, for the help screen; NULL past
+ * the last. */
+const char *top_key_help(size_t i, const char **help);
 
 #endif

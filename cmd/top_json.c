@@ -5,14 +5,6 @@
 #include "buf.h"
 #include "top.h"
 
-/* The kinds of the JSON "counts", in order. */
-static const enum ibve_kind json_kinds[] = {
-	IBVE_KIND_LINK_DOWN, IBVE_KIND_LINK_UP, IBVE_KIND_LID,
-	IBVE_KIND_PKEY,	     IBVE_KIND_SM,	IBVE_KIND_GID,
-	IBVE_KIND_REREG,     IBVE_KIND_FATAL,	IBVE_KIND_MODULE,
-	IBVE_KIND_TEMP,	     IBVE_KIND_SUBNET,	IBVE_KIND_OTHER,
-};
-
 static void json_row(struct ibve_json *j, const struct ibve_port_row *p)
 {
 	char tmp[64];
@@ -30,9 +22,8 @@ static void json_row(struct ibve_json *j, const struct ibve_port_row *p)
 	else
 		ibve_json_null(j, "peer");
 	ibve_json_open(j, "counts");
-	for (size_t k = 0; k < sizeof(json_kinds) / sizeof(json_kinds[0]); k++)
-		ibve_json_uint(j, ibve_kind_name(json_kinds[k]),
-			       p->counts[json_kinds[k]]);
+	for (int k = 0; k <= IBVE_KIND_OTHER; k++)
+		ibve_json_uint(j, ibve_kind_name(k), p->counts[k]);
 	ibve_json_close(j);
 	if (p->since.tv_sec || p->since.tv_nsec) {
 		ibve_time_format(&p->since, tmp, sizeof(tmp));

@@ -1,32 +1,72 @@
 // SPDX-License-Identifier: MIT
 /*
- * The dashboard's keys: one table gives each key its handler and its line
- * of help. Handlers change the view and say what the loop should do next
+ * The dashboard's keys: one table gives each key what it does and its line
+ * of help. Keys change the view and say what the loop should do next
  * (K_*); they never draw.
  */
 #include <curses.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "top.h"
 
-struct key {
+/* What a key does (ARG: which way, or how far). */
+enum {
+	QUIT,
+	HELP,
+	SORT,
+	INVERT,
+	FILTER,
+	PAUSE,
+	RESET,
+	LOG,
+	PROCS,
+	SCROLL,
+	SELECT,
+	REDRAW
+};
+/* SELECT's steps, but for a row: a page, or to the first or last row. */
+enum { PAGE = 1 << 20, ALL = 1 << 28 };
+
+/* One table: the keys and the help screen. */
+static const struct key {
 	int keys[4];
 	const char *label;
 	const char *help;
-	int (*fn)(struct view *v);
+	int act, arg;
+} keys[] = {
+	{ { 'q', KEY_F(10) }, "q", "quit", QUIT, 0 },
+	{ { 'h', '?', KEY_F(1) }, "h ?", "show or hide this help", HELP, 0 },
+	{ { '<', ',' }, "<", "sort by the column to the left", SORT, -1 },
+	{ { '>', '.' }, ">", "sort by the column to the right", SORT, 1 },
+	{ { 'I' }, "I", "invert the sort order", INVERT, 0 },
+	{ { '/' },
+	  "/",
+	  "filter: ports by device; processes by command, job, device",
+	  FILTER,
+	  0 },
+	{ { ' ', 'Z' }, "Z space", "pause or resume the display", PAUSE, 0 },
+	{ { 'r' }, "r", "reset event counts and counter deltas", RESET, 0 },
+	{ { 'e' }, "e", "show or hide the event log (newest first)", LOG, 0 },
+	{ { 'p' },
+	  "p",
+	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports",
+	  PROCS,
+	  0 },
+	{ { KEY_LEFT }, "Left", "scroll the columns back", SCROLL, -1 },
+	{ { KEY_RIGHT },
+	  "Right",
+	  "scroll the columns: those off the right edge",
+	  SCROLL,
+	  1 },
+	{ { KEY_UP, 'k' }, "Up", "previous row", SELECT, -1 },
+	{ { KEY_DOWN, 'j' }, "Down", "next row", SELECT, 1 },
+	{ { KEY_PPAGE }, "PgUp", "a page up", SELECT, -PAGE },
+	{ { KEY_NPAGE }, "PgDn", "a page down", SELECT, PAGE },
+	{ { KEY_HOME, 'g' }, "Home", "first row", SELECT, -ALL },
+	{ { KEY_END, 'G' }, "End", "last row", SELECT, ALL },
+	{ { 12 }, "^L", "redraw the screen", REDRAW, 0 },
 };
-
-static int key_quit(struct view *v)
-{
-	(void)v;
-	return K_QUIT;
-}
-
-static int key_help(struct view *v)
-{
-	v->help = !v->help;
-	return K_REDRAW;
-}
 
 /* Move the sort column by STEP, over the screen's columns in their
  * order, the ports' or the processes'; the screen scrolls to it. */
@@ -45,159 +85,72 @@ static int move_sort(struct view *v, int step)
 	return K_REDRAW;
 }
 
-static int key_left(struct view *v)
+/* The selected row STEP rows on, within the rows shown. */
+static void move_selected(struct view *v, int step)
 {
-	if (v->hscroll > 0)
-		v->hscroll--;
-	return K_REDRAW;
+	int n = (int)top_nrows(v), page = LINES > 8 ? LINES - 6 : 1;
+	int to = v->selected + (abs(step) == PAGE ? step / PAGE * page : step);
+
+	v->selected = to < n ? to : n - 1;
+	if (v->selected < 0)
+		v->selected = 0;
 }
 
-/* Only while some column is still off to the right. */
-static int key_right(struct view *v)
+static int act(struct view *v, const struct key *k)
 {
 	struct top_span s[TOP_MAX_COLS];
-	bool more;
+	bool more = false;
 
-	top_layout(v, COLS, s, &more);
-	if (more)
-		v->hscroll++;
+	switch (k->act) {
+	case QUIT:
+		if (!v->help)
+			return K_QUIT;
+		/* help is a screen of its own: q leaves it */
+		/* fallthrough */
+	case HELP:
+		v->help = !v->help;
+		break;
+	case SORT:
+		return move_sort(v, k->arg);
+	case INVERT:
+		if (v->procs_view)
+			v->pinvert = !v->pinvert;
+		else
+			v->invert = !v->invert;
+		break;
+	case FILTER:
+		v->editing = true;
+		break;
+	case PAUSE:
+		v->paused = !v->paused;
+		break;
+	case RESET:
+		ibve_ports_reset(v->ports);
+		top_procs_reset(&v->procs);
+		return K_REDRAW | K_RESAMPLE;
+	case LOG:
+		v->log = !v->log;
+		break;
+	case PROCS:
+		v->procs_view = !v->procs_view;
+		v->hscroll = v->selected = v->scroll = 0;
+		break;
+	case SCROLL:
+		/* to the right only while some column is still off it */
+		if (k->arg > 0)
+			top_layout(v, COLS, s, &more);
+		if (k->arg > 0 ? more : v->hscroll > 0)
+			v->hscroll += k->arg;
+		break;
+	case SELECT:
+		move_selected(v, k->arg);
+		break;
+	case REDRAW:
+		clearok(curscr, TRUE);
+		break;
+	}
 	return K_REDRAW;
 }
-
-static int key_sort_left(struct view *v)
-{
-	return move_sort(v, -1);
-}
-
-static int key_sort_right(struct view *v)
-{
-	return move_sort(v, 1);
-}
-
-static int key_invert(struct view *v)
-{
-	if (v->procs_view)
-		v->pinvert = !v->pinvert;
-	else
-		v->invert = !v->invert;
-	return K_REDRAW;
-}
-
-static int key_filter(struct view *v)
-{
-	v->editing = true;
-	return K_REDRAW;
-}
-
-static int key_pause(struct view *v)
-{
-	v->paused = !v->paused;
-	return K_REDRAW;
-}
-
-static int key_reset(struct view *v)
-{
-	ibve_ports_reset(v->ports);
-	top_procs_reset(&v->procs);
-	return K_REDRAW | K_RESAMPLE;
-}
-
-static int key_procs(struct view *v)
-{
-	v->procs_view = !v->procs_view;
-	v->hscroll = v->selected = v->scroll = 0;
-	return K_REDRAW;
-}
-
-static int key_log(struct view *v)
-{
-	v->log = !v->log;
-	return K_REDRAW;
-}
-
-static int key_up(struct view *v)
-{
-	if (v->selected > 0)
-		v->selected--;
-	return K_REDRAW;
-}
-
-static int key_down(struct view *v)
-{
-	if ((size_t)v->selected + 1 < top_nrows(v))
-		v->selected++;
-	return K_REDRAW;
-}
-
-static int page_rows(void)
-{
-	return LINES > 8 ? LINES - 6 : 1;
-}
-
-static int key_pgup(struct view *v)
-{
-	v->selected = v->selected > page_rows() ? v->selected - page_rows() : 0;
-	return K_REDRAW;
-}
-
-static int key_pgdn(struct view *v)
-{
-	v->selected += page_rows();
-	if (top_nrows(v) && (size_t)v->selected >= top_nrows(v))
-		v->selected = (int)top_nrows(v) - 1;
-	return K_REDRAW;
-}
-
-static int key_home(struct view *v)
-{
-	v->selected = 0;
-	return K_REDRAW;
-}
-
-static int key_end(struct view *v)
-{
-	v->selected = top_nrows(v) ? (int)top_nrows(v) - 1 : 0;
-	return K_REDRAW;
-}
-
-static int key_redraw(struct view *v)
-{
-	(void)v;
-	clearok(curscr, TRUE);
-	return K_REDRAW;
-}
-
-/* One table: the keys, the footer and the help screen. */
-static const struct key keys[] = {
-	{ { 'q', KEY_F(10) }, "q", "quit", key_quit },
-	{ { 'h', '?', KEY_F(1) }, "h ?", "show or hide this help", key_help },
-	{ { '<', ',' }, "<", "sort by the column to the left", key_sort_left },
-	{ { '>', '.' }, ">", "sort by the column to the right", key_sort_right },
-	{ { 'I' }, "I", "invert the sort order", key_invert },
-	{ { '/' },
-	  "/",
-	  "filter: ports by device; processes by command, job, device",
-	  key_filter },
-	{ { ' ', 'Z' }, "Z space", "pause or resume the display", key_pause },
-	{ { 'r' }, "r", "reset event counts and counter deltas", key_reset },
-	{ { 'e' }, "e", "show or hide the event log (newest first)", key_log },
-	{ { 'p' },
-	  "p",
-	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports",
-	  key_procs },
-	{ { KEY_LEFT }, "Left", "scroll the columns back", key_left },
-	{ { KEY_RIGHT },
-	  "Right",
-	  "scroll the columns: those off the right edge",
-	  key_right },
-	{ { KEY_UP, 'k' }, "Up", "previous row", key_up },
-	{ { KEY_DOWN, 'j' }, "Down", "next row", key_down },
-	{ { KEY_PPAGE }, "PgUp", "a page up", key_pgup },
-	{ { KEY_NPAGE }, "PgDn", "a page down", key_pgdn },
-	{ { KEY_HOME, 'g' }, "Home", "first row", key_home },
-	{ { KEY_END, 'G' }, "End", "last row", key_end },
-	{ { 12 }, "^L", "redraw the screen", key_redraw },
-};
 
 /* A key while typing the filter. */
 static int edit_filter(struct view *v, int ch)
@@ -228,22 +181,15 @@ int top_key(struct view *v, int ch)
 		return K_REDRAW;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		for (size_t k = 0; k < 4 && keys[i].keys[k]; k++)
-			if (keys[i].keys[k] == ch) {
-				/* help is a screen of its own: q leaves it */
-				if (v->help && keys[i].fn == key_quit)
-					return key_help(v);
-				return keys[i].fn(v);
-			}
+			if (keys[i].keys[k] == ch)
+				return act(v, &keys[i]);
 	return K_NONE;
 }
 
-size_t top_key_count(void)
+const char *top_key_help(size_t i, const char **help)
 {
-	return sizeof(keys) / sizeof(keys[0]);
-}
-
-void top_key_help(size_t i, const char **label, const char **help)
-{
-	*label = keys[i].label;
+	if (i >= sizeof(keys) / sizeof(keys[0]))
+		return NULL;
 	*help = keys[i].help;
+	return keys[i].label;
 }

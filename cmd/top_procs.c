@@ -11,10 +11,11 @@
 #include "buf.h"
 #include "top.h"
 
-static bool older(const struct timespec *a, const struct timespec *b)
+static int cmp_time(const struct timespec *a, const struct timespec *b)
 {
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	return (a->tv_nsec > b->tv_nsec) - (a->tv_nsec < b->tv_nsec);
 }
 
 void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
@@ -23,9 +24,8 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	const char *who = kernel ? ev->kernel.consumer : ev->kernel.comm;
 	uint32_t pid = kernel ? 0 : ev->kernel.pid;
 	uint64_t n = ibve_event_count(ev);
-	struct top_proc *p = NULL;
+	struct top_proc *p = NULL, *found;
 	char name[sizeof(p->comm)];
-	bool fresh = true;
 
 	if (!(ev->fields & (IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL)))
 		return;
@@ -36,11 +36,12 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 		    strcmp(t->v[i].device, ev->device) == 0 &&
 		    (pid || strcmp(t->v[i].comm, name) == 0))
 			p = &t->v[i];
+	found = p;
 	if (!p && t->n == TOP_PROCS_MAX) {
 		/* full: the row whose last event is the oldest makes room */
 		p = &t->v[0];
 		for (size_t i = 1; i < t->n; i++)
-			if (older(&t->v[i].last_time, &p->last_time))
+			if (cmp_time(&t->v[i].last_time, &p->last_time) < 0)
 				p = &t->v[i];
 	} else if (!p) {
 		if (t->n == t->cap) {
@@ -53,10 +54,8 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 			t->cap = cap;
 		}
 		p = &t->v[t->n++];
-	} else {
-		fresh = false;
 	}
-	if (fresh) {
+	if (p != found) {
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 		snprintf(p->device, sizeof(p->device), "%s", ev->device);
@@ -109,16 +108,25 @@ void top_procs_free(struct top_procs *t)
 	memset(t, 0, sizeof(*t));
 }
 
+#define PROC(type, member) TOP_FIELD(struct top_proc, type, member)
+
 static const struct {
 	const char *title;
 	int width; /* negative: left-aligned; 0: sized to its cells */
+	struct top_field f;
 } pcols[PCOL_COUNT] = {
-	[PCOL_PID] = { "PID", 7 },     [PCOL_COMM] = { "COMM", -15 },
-	[PCOL_JOB] = { "JOB", 0 },     [PCOL_DEVICE] = { "DEVICE", -10 },
-	[PCOL_QP] = { "QP", 5 },       [PCOL_CQ] = { "CQ", 5 },
-	[PCOL_SRQ] = { "SRQ", 5 },     [PCOL_WQ] = { "WQ", 5 },
-	[PCOL_TOTAL] = { "TOTAL", 6 }, [PCOL_RATE] = { "EV/S", 7 },
-	[PCOL_LAST] = { "LAST", -20 }, [PCOL_AGE] = { "AGE", -6 },
+	[PCOL_PID] = { "PID", 7, { PROC(UINT, pid) } },
+	[PCOL_COMM] = { "COMM", -15, { PROC(STR, comm) } },
+	[PCOL_JOB] = { "JOB", 0, { PROC(STR, job) } },
+	[PCOL_DEVICE] = { "DEVICE", -10, { PROC(STR, device) } },
+	[PCOL_QP] = { "QP", 5, { PROC(U64, qp) } },
+	[PCOL_CQ] = { "CQ", 5, { PROC(U64, cq) } },
+	[PCOL_SRQ] = { "SRQ", 5, { PROC(U64, srq) } },
+	[PCOL_WQ] = { "WQ", 5, { PROC(U64, wq) } },
+	[PCOL_TOTAL] = { "TOTAL", 6, { PROC(U64, total) } },
+	[PCOL_RATE] = { "EV/S", 7, { PROC(DBL, per_second) } },
+	[PCOL_LAST] = { "LAST", -20, { PROC(STR, last) } },
+	[PCOL_AGE] = { "AGE", -6 }, /* ties sort newest first */
 };
 
 const char *top_pcol_title(enum top_pcol col)
@@ -154,7 +162,6 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 		     enum top_pcol col, char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
-	uint64_t n[] = { p->qp, p->cq, p->srq, p->wq };
 
 	switch (col) {
 	case PCOL_PID:
@@ -163,113 +170,44 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 		else
 			ibve_buf_putc(&b, '-');
 		break;
-	case PCOL_COMM:
-		ibve_buf_puts(&b, p->comm);
-		break;
 	case PCOL_JOB:
 		ibve_buf_puts(&b, p->job[0] ? p->job : "-");
-		break;
-	case PCOL_DEVICE:
-		ibve_buf_puts(&b, p->device);
-		break;
-	case PCOL_QP:
-	case PCOL_CQ:
-	case PCOL_SRQ:
-	case PCOL_WQ:
-		ibve_buf_printf(&b, "%" PRIu64, n[col - PCOL_QP]);
-		break;
-	case PCOL_TOTAL:
-		ibve_buf_printf(&b, "%" PRIu64, p->total);
 		break;
 	case PCOL_RATE:
 		ibve_buf_printf(&b, p->per_second < 100 ? "%.1f" : "%.0f",
 				p->per_second);
-		break;
-	case PCOL_LAST:
-		ibve_buf_puts(&b, p->last);
 		break;
 	case PCOL_AGE:
 		top_put_age(&b, age(v, p));
 		break;
 	case PCOL_COUNT:
 		break;
+	default:
+		top_field_put(&b, pcols[col].f, p);
+		break;
 	}
 	return ibve_buf_end(&b);
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return (a > b) - (a < b);
-}
-
-static int newest_first(const struct top_proc *x, const struct top_proc *y)
-{
-	if (x->last_time.tv_sec != y->last_time.tv_sec)
-		return x->last_time.tv_sec < y->last_time.tv_sec ? 1 : -1;
-	if (x->last_time.tv_nsec != y->last_time.tv_nsec)
-		return x->last_time.tv_nsec < y->last_time.tv_nsec ? 1 : -1;
-	return 0;
 }
 
 /* Order of two rows by COL; ties newest first, then by pid. */
 static int compare(const struct top_proc *x, const struct top_proc *y,
 		   enum top_pcol col)
 {
-	int c = 0;
+	int c = top_field_cmp(pcols[col].f, x, y);
 
-	switch (col) {
-	case PCOL_PID:
-		c = cmp_u64(x->pid, y->pid);
-		break;
-	case PCOL_COMM:
-		c = strcmp(x->comm, y->comm);
-		break;
-	case PCOL_JOB:
-		c = strcmp(x->job, y->job);
-		break;
-	case PCOL_DEVICE:
-		c = strcmp(x->device, y->device);
-		break;
-	case PCOL_QP:
-		c = cmp_u64(x->qp, y->qp);
-		break;
-	case PCOL_CQ:
-		c = cmp_u64(x->cq, y->cq);
-		break;
-	case PCOL_SRQ:
-		c = cmp_u64(x->srq, y->srq);
-		break;
-	case PCOL_WQ:
-		c = cmp_u64(x->wq, y->wq);
-		break;
-	case PCOL_TOTAL:
-		c = cmp_u64(x->total, y->total);
-		break;
-	case PCOL_RATE:
-		c = (x->per_second > y->per_second) -
-		    (x->per_second < y->per_second);
-		break;
-	case PCOL_LAST:
-		c = strcmp(x->last, y->last);
-		break;
-	case PCOL_AGE:
-	case PCOL_COUNT:
-		break;
-	}
 	if (!c)
-		c = newest_first(x, y);
-	return c ? c : cmp_u64(x->pid, y->pid);
+		c = cmp_time(&y->last_time, &x->last_time);
+	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static const struct view *sort_view; /* qsort has no argument */
-
-static int proc_order(const void *a, const void *b)
+static int proc_order(const void *a, const void *b, void *arg)
 {
-	const struct top_procs *t = &sort_view->procs;
+	const struct view *v = arg;
+	const struct top_procs *t = &v->procs;
 	int c = compare(&t->v[*(const size_t *)a], &t->v[*(const size_t *)b],
-			(enum top_pcol)sort_view->psort);
+			(enum top_pcol)v->psort);
 
-	return sort_view->pinvert ? -c : c;
+	return v->pinvert ? -c : c;
 }
 
 static bool matches(const struct view *v, const struct top_proc *p)
@@ -291,8 +229,7 @@ static size_t *ordered(const struct view *v, size_t *n)
 	for (size_t i = 0; i < v->procs.n; i++)
 		if (matches(v, &v->procs.v[i]))
 			o[(*n)++] = i;
-	sort_view = v;
-	qsort(o, *n, sizeof(*o), proc_order);
+	qsort_r(o, *n, sizeof(*o), proc_order, (void *)v);
 	return o;
 }
 
@@ -307,21 +244,12 @@ void top_procs_order(struct view *v)
 	v->nporder = n;
 }
 
-/* A cell at its column's width: cut to it but for the last. */
-static void put_pcell(struct ibve_buf *b, const char *s, int width, bool last)
-{
-	int w = width < 0 ? -width : width;
-
-	if (last)
-		ibve_buf_puts(b, s);
-	else
-		ibve_buf_printf(b, width < 0 ? "%-*.*s" : "%*.*s", w, w, s);
-}
-
 static void put_prow(const struct view *v, const struct top_proc *p,
 		     struct ibve_buf *b)
 {
 	for (int c = 0; c < PCOL_COUNT; c++) {
+		/* a cell at its column's width: cut to it but for the last */
+		int w = c < PCOL_COUNT - 1 ? top_pcol_width(v, c) : 0;
 		char cell[128];
 
 		if (p)
@@ -329,9 +257,7 @@ static void put_prow(const struct view *v, const struct top_proc *p,
 				      sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
-		put_pcell(b, p ? cell : pcols[c].title,
-			  top_pcol_width(v, (enum top_pcol)c),
-			  c == PCOL_COUNT - 1);
+		top_put_cell(b, p ? cell : pcols[c].title, w, true);
 	}
 	ibve_buf_putc(b, '\n');
 }

@@ -14,7 +14,7 @@
 #include "top.h"
 
 /* Colour pairs. */
-enum { C_BAR = 1, C_TITLE, C_SORT, C_GOOD, C_BAD, C_WARN, C_DIM };
+enum { C_BAR = 1, C_TITLE, C_SORT, C_GOOD, C_BAD, C_WARN };
 
 static void set_color(struct view *v, int pair, bool on)
 {
@@ -38,16 +38,13 @@ static void draw_bar(struct view *v, int y, const char *text)
 
 static void draw_header(struct view *v)
 {
-	const struct ibve_ports_summary *s;
-	char line[512], when[32];
+	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
+	char line[512], when[32], rate[64], sort[128 + IBVE_NAME_MAX];
 	time_t now = time(NULL);
-	char rate[64], sort[128 + IBVE_NAME_MAX];
+	long up = (long)s->uptime;
 	struct tm tm;
-	long up;
 	int n, r, k;
 
-	s = ibve_ports_summary(v->ports);
-	up = (long)s->uptime;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	/* PAUSED first: the line is cut at the screen's edge */
@@ -89,25 +86,22 @@ static void draw_header(struct view *v)
 /* Cell attributes that carry meaning: state, errors, a changed peer. */
 static int cell_pair(const struct ibve_port_row *p, int col)
 {
-	switch (col) {
-	case COL_STATE:
+	static const int counts[COL_COUNT] = {
+		[COL_DOWN] = C_BAD,
+		[COL_FATAL] = C_BAD,
+		[COL_MODULE] = C_WARN,
+		[COL_TEMP] = C_BAD,
+	};
+
+	if (col == COL_STATE)
 		return strcmp(p->state, "ACTIVE") == 0 ? C_GOOD
 		       : strcmp(p->state, "-") == 0    ? 0
 						       : C_BAD;
-	case COL_DOWN:
-		return p->counts[IBVE_KIND_LINK_DOWN] ? C_BAD : 0;
-	case COL_FATAL:
-		return p->counts[IBVE_KIND_FATAL] ? C_BAD : 0;
-	case COL_MODULE:
-		return p->counts[IBVE_KIND_MODULE] ? C_WARN : 0;
-	case COL_TEMP:
-		return p->counts[IBVE_KIND_TEMP] ? C_BAD : 0;
-	case COL_PEER:
+	if (col == COL_PEER)
 		return p->peer.state == IBVE_PEER_KNOWN && p->peer.changed
 			       ? C_WARN
 			       : 0;
-	}
-	return 0;
+	return counts[col] && p->counts[top_col_kind(col)] ? counts[col] : 0;
 }
 
 static void draw_counters(struct view *v, const struct ibve_port_row *p,
@@ -172,11 +166,9 @@ static void draw_row(struct view *v, int y, size_t row,
 			pair = selected ? 0 : cell_pair(p, c);
 		}
 		top_table_cell(v, row, c, cell, sizeof(cell));
-		if (pair)
-			set_color(v, pair, true);
+		set_color(v, pair, true); /* pair 0: none */
 		put_cell(y, &sp[i], cell);
-		if (pair)
-			set_color(v, pair, false);
+		set_color(v, pair, false);
 	}
 	if (selected)
 		attroff(A_REVERSE);
@@ -294,20 +286,17 @@ static int draw_wrapped(int y, const char *text)
 
 static void draw_help(struct view *v)
 {
+	const char *label, *help;
 	int y = 1;
 
 	erase();
 	draw_bar(v, 0,
 		 " ibv_eventtop help - any key listed works here; h ? q leave");
-	for (size_t i = 0; i < top_key_count() && y < LINES; i++) {
-		const char *label, *help;
-
-		top_key_help(i, &label, &help);
+	for (size_t i = 0; (label = top_key_help(i, &help)) && y < LINES; i++) {
 		attron(A_BOLD);
-		mvprintw(y, 2, "%-10s", label);
+		mvprintw(y++, 2, "%-10s", label);
 		attroff(A_BOLD);
 		printw("%.*s", COLS > 13 ? COLS - 13 : 0, help);
-		y++;
 	}
 	draw_wrapped(
 		y + 1,
@@ -435,7 +424,6 @@ void top_screen_start(struct view *v)
 		init_pair(C_GOOD, COLOR_GREEN, -1);
 		init_pair(C_BAD, COLOR_RED, -1);
 		init_pair(C_WARN, COLOR_YELLOW, -1);
-		init_pair(C_DIM, COLOR_BLUE, -1);
 	} else {
 		v->color = false;
 	}

@@ -14,40 +14,93 @@
 #include "buf.h"
 #include "top.h"
 
+#define PORT(type, member) TOP_FIELD(struct ibve_port_row, type, member)
+#define COUNT(kind)	   { PORT(U64, counts[kind]) }, kind, true
+
 static const struct {
 	const char *title;
-	int width;	     /* negative: left-aligned */
+	int width; /* negative: left-aligned */
+	struct top_field f;
 	enum ibve_kind kind; /* count columns */
 	bool counts;
 } columns[COL_COUNT] = {
 	[COL_DEVICE] = { "DEVICE", -10 },
 	[COL_PORT] = { "PORT", 4 },
-	[COL_STATE] = { "STATE", -6 },
-	[COL_PHYS] = { "PHYS", -8 },
-	[COL_LINK] = { "LINK", -4 },
-	[COL_RATE] = { "RATE", 6 },
-	[COL_ADDRESS] = { "LID/GID", -26 },
+	[COL_STATE] = { "STATE", -6, { PORT(STR, state) } },
+	[COL_PHYS] = { "PHYS", -8, { PORT(STR, phys_state) } },
+	[COL_LINK] = { "LINK", -4, { PORT(STR, link_layer) } },
+	[COL_RATE] = { "RATE", 6, { PORT(DBL, rate_gbps) } },
+	[COL_ADDRESS] = { "LID/GID", -26, { PORT(STR, address) } },
 	[COL_PEER] = { "PEER", -22 }, /* a GUID and its port */
-	[COL_DOWN_SINCE] = { "DOWN SINCE", 10 },
-	[COL_FLAPS] = { "FLAPS", 5 },
-	[COL_DOWN] = { "DOWN", 5, IBVE_KIND_LINK_DOWN, true },
-	[COL_UP] = { "UP", 5, IBVE_KIND_LINK_UP, true },
-	[COL_LID] = { "LID", 4, IBVE_KIND_LID, true },
-	[COL_PKEY] = { "PKEY", 4, IBVE_KIND_PKEY, true },
-	[COL_SM] = { "SM", 4, IBVE_KIND_SM, true },
-	[COL_GID] = { "GID", 4, IBVE_KIND_GID, true },
-	[COL_REREG] = { "REREG", 5, IBVE_KIND_REREG, true },
-	[COL_FATAL] = { "FATAL", 5, IBVE_KIND_FATAL, true },
-	[COL_MODULE] = { "MODULE", 6, IBVE_KIND_MODULE, true },
-	[COL_TEMP] = { "TEMP", 4, IBVE_KIND_TEMP, true },
-	[COL_SUBNET] = { "SUBNET", 6, IBVE_KIND_SUBNET, true },
-	[COL_OTHER] = { "OTHER", 5, IBVE_KIND_OTHER, true },
-	[COL_TOTAL] = { "TOTAL", 6 },
-	[COL_PER_MIN] = { "EV/MIN", 6 },
-	[COL_LAST] = { "LAST EVENT", -19 },
-	[COL_AGE] = { "AGE", 6 },
-	[COL_COUNTERS] = { "ERROR COUNTERS MOVED", -20 },
+	[COL_DOWN_SINCE] = { "DOWN SINCE", 10, { PORT(DBL, since_age) } },
+	[COL_FLAPS] = { "FLAPS", 5, { PORT(UINT, flaps_window) } },
+	[COL_DOWN] = { "DOWN", 5, COUNT(IBVE_KIND_LINK_DOWN) },
+	[COL_UP] = { "UP", 5, COUNT(IBVE_KIND_LINK_UP) },
+	[COL_LID] = { "LID", 4, COUNT(IBVE_KIND_LID) },
+	[COL_PKEY] = { "PKEY", 4, COUNT(IBVE_KIND_PKEY) },
+	[COL_SM] = { "SM", 4, COUNT(IBVE_KIND_SM) },
+	[COL_GID] = { "GID", 4, COUNT(IBVE_KIND_GID) },
+	[COL_REREG] = { "REREG", 5, COUNT(IBVE_KIND_REREG) },
+	[COL_FATAL] = { "FATAL", 5, COUNT(IBVE_KIND_FATAL) },
+	[COL_MODULE] = { "MODULE", 6, COUNT(IBVE_KIND_MODULE) },
+	[COL_TEMP] = { "TEMP", 4, COUNT(IBVE_KIND_TEMP) },
+	[COL_SUBNET] = { "SUBNET", 6, COUNT(IBVE_KIND_SUBNET) },
+	[COL_OTHER] = { "OTHER", 5, COUNT(IBVE_KIND_OTHER) },
+	[COL_TOTAL] = { "TOTAL", 6, { PORT(U64, total) } },
+	[COL_PER_MIN] = { "EV/MIN", 6, { PORT(UINT, per_minute) } },
+	[COL_LAST] = { "LAST EVENT", -19, { PORT(STR, last_event) } },
+	[COL_AGE] = { "AGE", 6, { PORT(DBL, last_age) } },
+	[COL_COUNTERS] = { "ERROR COUNTERS MOVED", -20, { PORT(SIZE, moved) } },
 };
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static uint64_t field_uint(struct top_field f, const void *row)
+{
+	const void *p = (const char *)row + f.off;
+
+	if (f.type == F_UINT)
+		return *(const unsigned int *)p;
+	if (f.type == F_SIZE)
+		return *(const size_t *)p;
+	return *(const uint64_t *)p;
+}
+
+int top_field_cmp(struct top_field f, const void *a, const void *b)
+{
+	const char *x = (const char *)a + f.off, *y = (const char *)b + f.off;
+
+	switch (f.type) {
+	case F_NONE:
+		return 0;
+	case F_STR:
+		return strcmp(x, y);
+	case F_DBL:
+		return (*(const double *)x > *(const double *)y) -
+		       (*(const double *)x < *(const double *)y);
+	}
+	return cmp_u64(field_uint(f, a), field_uint(f, b));
+}
+
+void top_field_put(struct ibve_buf *b, struct top_field f, const void *row)
+{
+	if (f.type == F_STR)
+		ibve_buf_puts(b, (const char *)row + f.off);
+	else
+		ibve_buf_printf(b, "%" PRIu64, field_uint(f, row));
+}
+
+void top_put_cell(struct ibve_buf *b, const char *s, int width, bool cut)
+{
+	int w = width < 0 ? -width : width;
+
+	/* a negative precision is none */
+	ibve_buf_printf(b, width < 0 ? "%-*.*s" : "%*.*s", w, cut && w ? w : -1,
+			s);
+}
 
 const char *top_col_title(enum top_col col)
 {
@@ -149,99 +202,70 @@ static void put_moved(struct ibve_buf *b, const struct ibve_port_row *p)
 	free(v);
 }
 
-static void put_cell(struct ibve_buf *b, const struct ibve_port_row *p,
-		     enum top_col col)
+size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
+		size_t size)
 {
+	struct ibve_buf b = { buf, size, 0 };
 	char *end;
 	double g;
 
 	switch (col) {
 	case COL_DEVICE:
-		ibve_buf_text_str(b, p->device);
+		ibve_buf_text_str(&b, p->device);
 		break;
 	case COL_PORT:
 		if (p->port)
-			ibve_buf_printf(b, "%u", p->port);
+			ibve_buf_printf(&b, "%u", p->port);
 		else
-			ibve_buf_putc(b, '-');
-		break;
-	case COL_STATE:
-		ibve_buf_puts(b, p->state);
-		break;
-	case COL_PHYS:
-		ibve_buf_puts(b, p->phys_state);
+			ibve_buf_putc(&b, '-');
 		break;
 	case COL_LINK:
-		ibve_buf_puts(b, strcmp(p->link_layer, "InfiniBand") == 0 ? "IB"
-				 : strcmp(p->link_layer, "Ethernet") == 0
-					 ? "Eth"
-					 : p->link_layer);
+		ibve_buf_puts(&b, strcmp(p->link_layer, "InfiniBand") == 0
+					  ? "IB"
+				  : strcmp(p->link_layer, "Ethernet") == 0
+					  ? "Eth"
+					  : p->link_layer);
 		break;
 	case COL_RATE:
 		g = strtod(p->rate, &end);
 		if (end != p->rate)
-			ibve_buf_printf(b, "%gG", g);
+			ibve_buf_printf(&b, "%gG", g);
 		else
-			ibve_buf_puts(b, p->rate);
-		break;
-	case COL_ADDRESS:
-		ibve_buf_puts(b, p->address);
+			ibve_buf_puts(&b, p->rate);
 		break;
 	case COL_PEER:
-		put_peer(b, &p->peer);
+		put_peer(&b, &p->peer);
 		break;
 	case COL_DOWN_SINCE:
 		/* how long a port that is not up has been so; ">": at least */
 		if (!p->state_num || p->state_num == 4 || p->state_num == 5 ||
 		    (!p->since.tv_sec && !p->since.tv_nsec)) {
-			ibve_buf_putc(b, '-');
+			ibve_buf_putc(&b, '-');
 			break;
 		}
 		if (p->since_start)
-			ibve_buf_putc(b, '>');
-		top_put_age(b, p->since_age);
-		break;
-	case COL_FLAPS:
-		ibve_buf_printf(b, "%u", p->flaps_window);
-		break;
-	case COL_TOTAL:
-		ibve_buf_printf(b, "%" PRIu64, p->total);
-		break;
-	case COL_PER_MIN:
-		ibve_buf_printf(b, "%u", p->per_minute);
+			ibve_buf_putc(&b, '>');
+		top_put_age(&b, p->since_age);
 		break;
 	case COL_LAST:
-		ibve_buf_text_str(b, p->last_event[0] ? p->last_event : "-");
+		ibve_buf_text_str(&b, p->last_event[0] ? p->last_event : "-");
 		break;
 	case COL_AGE:
 		if (p->total)
-			top_put_age(b, p->last_age);
+			top_put_age(&b, p->last_age);
 		else
-			ibve_buf_putc(b, '-');
+			ibve_buf_putc(&b, '-');
 		break;
 	case COL_COUNTERS:
-		put_moved(b, p);
+		put_moved(&b, p);
 		break;
 	case COL_COUNT:
 		break;
 	default:
-		ibve_buf_printf(b, "%" PRIu64, p->counts[columns[col].kind]);
+		top_field_put(&b, columns[col].f, p);
 		break;
 	}
-}
-
-size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
-		size_t size)
-{
-	struct ibve_buf b = { buf, size, 0 };
-
-	put_cell(&b, p, col);
 	return ibve_buf_end(&b);
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return (a > b) - (a < b);
 }
 
 /* By the peer's words; ports with none after the others. */
@@ -261,79 +285,29 @@ static int compare_peers(const struct ibve_peer *a, const struct ibve_peer *b)
 static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		   enum top_col col)
 {
-	int c = 0;
+	int c;
 
-	switch (col) {
-	case COL_STATE:
-		c = strcmp(a->state, b->state);
-		break;
-	case COL_PHYS:
-		c = strcmp(a->phys_state, b->phys_state);
-		break;
-	case COL_LINK:
-		c = strcmp(a->link_layer, b->link_layer);
-		break;
-	case COL_RATE:
-		c = (a->rate_gbps > b->rate_gbps) -
-		    (a->rate_gbps < b->rate_gbps);
-		break;
-	case COL_ADDRESS:
-		c = strcmp(a->address, b->address);
-		break;
-	case COL_PEER:
+	if (col == COL_PEER)
 		c = compare_peers(&a->peer, &b->peer);
-		break;
-	case COL_DOWN_SINCE:
-		c = (a->since_age > b->since_age) -
-		    (a->since_age < b->since_age);
-		break;
-	case COL_FLAPS:
-		c = cmp_u64(a->flaps_window, b->flaps_window);
-		break;
-	case COL_TOTAL:
-		c = cmp_u64(a->total, b->total);
-		break;
-	case COL_PER_MIN:
-		c = cmp_u64(a->per_minute, b->per_minute);
-		break;
-	case COL_LAST:
-		c = strcmp(a->last_event, b->last_event);
-		break;
-	case COL_AGE:
+	else if (col == COL_AGE && (!a->total || !b->total))
 		/* rows with no event at all come after the oldest */
-		if (!a->total || !b->total)
-			c = cmp_u64(!a->total, !b->total);
-		else
-			c = (a->last_age > b->last_age) -
-			    (a->last_age < b->last_age);
-		break;
-	case COL_COUNTERS:
-		c = cmp_u64(a->moved, b->moved);
-		break;
-	case COL_DEVICE:
-	case COL_PORT:
-	case COL_COUNT:
-		break;
-	default:
-		c = cmp_u64(a->counts[columns[col].kind],
-			    b->counts[columns[col].kind]);
-		break;
-	}
+		c = cmp_u64(!a->total, !b->total);
+	else
+		c = top_field_cmp(columns[col].f, a, b);
 	if (c)
 		return c;
 	c = strcmp(a->device, b->device);
 	return c ? c : (a->port > b->port) - (a->port < b->port);
 }
 
-static struct view *sort_view; /* qsort has no argument */
-
-static int row_order(const void *a, const void *b)
+static int row_order(const void *a, const void *b, void *arg)
 {
-	int c = compare(ibve_ports_at(sort_view->ports, *(const size_t *)a),
-			ibve_ports_at(sort_view->ports, *(const size_t *)b),
-			(enum top_col)sort_view->sort);
+	const struct view *v = arg;
+	int c = compare(ibve_ports_at(v->ports, *(const size_t *)a),
+			ibve_ports_at(v->ports, *(const size_t *)b),
+			(enum top_col)v->sort);
 
-	return sort_view->invert ? -c : c;
+	return v->invert ? -c : c;
 }
 
 void top_order(struct view *v)
@@ -352,8 +326,7 @@ void top_order(struct view *v)
 			o[k++] = i;
 	}
 	v->norder = k;
-	sort_view = v;
-	qsort(o, k, sizeof(*o), row_order);
+	qsort_r(o, k, sizeof(*o), row_order, v);
 	top_procs_order(v);
 }
 
@@ -381,17 +354,23 @@ static void put_header(struct ibve_buf *b, const struct ibve_ports_summary *s)
 			s->events == 1 ? "" : "s", s->per_second);
 }
 
-static void put_padded(struct ibve_buf *b, const char *s, int width)
+/* A row of the table; with no P, its titles. */
+static void put_row(struct ibve_buf *b, const struct ibve_port_row *p,
+		    const bool *visible)
 {
-	int n = (int)strlen(s), w = width < 0 ? -width : width;
+	for (int c = 0; c < COL_COUNT; c++) {
+		char cell[512];
 
-	if (width > 0)
-		for (int i = n; i < w; i++)
+		if (!visible[c])
+			continue;
+		if (p)
+			top_cell(p, (enum top_col)c, cell, sizeof(cell));
+		if (c)
 			ibve_buf_putc(b, ' ');
-	ibve_buf_puts(b, s);
-	if (width < 0)
-		for (int i = n; i < w; i++)
-			ibve_buf_putc(b, ' ');
+		top_put_cell(b, p ? cell : columns[c].title,
+			     c == COL_COUNT - 1 ? 0 : columns[c].width, false);
+	}
+	ibve_buf_putc(b, '\n');
 }
 
 static size_t format_text(const void *arg, char *buf, size_t size)
@@ -405,36 +384,9 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 		visible[c] = top_col_visible(v, (enum top_col)c);
 	put_header(&b, ibve_ports_summary(v->ports));
 	ibve_buf_putc(&b, '\n');
-	for (int c = 0; c < COL_COUNT; c++) {
-		if (!visible[c])
-			continue;
-		if (c)
-			ibve_buf_putc(&b, ' ');
-		if (c == COL_COUNT - 1)
-			ibve_buf_puts(&b, columns[c].title);
-		else
-			put_padded(&b, columns[c].title, columns[c].width);
-	}
-	ibve_buf_putc(&b, '\n');
-	for (size_t i = 0; i < v->norder; i++) {
-		const struct ibve_port_row *p =
-			ibve_ports_at(v->ports, v->order[i]);
-
-		for (int c = 0; c < COL_COUNT; c++) {
-			char cell[512];
-
-			if (!visible[c])
-				continue;
-			if (c)
-				ibve_buf_putc(&b, ' ');
-			top_cell(p, (enum top_col)c, cell, sizeof(cell));
-			if (c == COL_COUNT - 1)
-				ibve_buf_puts(&b, cell);
-			else
-				put_padded(&b, cell, columns[c].width);
-		}
-		ibve_buf_putc(&b, '\n');
-	}
+	put_row(&b, NULL, visible);
+	for (size_t i = 0; i < v->norder; i++)
+		put_row(&b, ibve_ports_at(v->ports, v->order[i]), visible);
 	ibve_buf_putc(&b, '\n');
 	if (v->procs.n) {
 		top_procs_text(v, &b);
