@@ -23,9 +23,7 @@
 
 struct chan {
 	struct ibv_context *ctx; /* whose channel it is */
-#ifdef IBVE_HAVE_MLX5
 	struct mlx5dv_devx_event_channel *ch;
-#endif
 	uint64_t overflows;
 };
 
