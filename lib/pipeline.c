@@ -1003,10 +1003,9 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	if (opts.timeout > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		ibve_ts_add(&deadline, opts.timeout);
-		ibve_loop_set_deadline(p->loop, &deadline, IBVE_STOP_TIMEOUT);
-	} else {
-		ibve_loop_set_deadline(p->loop, NULL, 0);
 	}
+	ibve_loop_set_deadline(p->loop, opts.timeout > 0 ? &deadline : NULL,
+			       IBVE_STOP_TIMEOUT);
 	if (all_done(p) && !opts.linger)
 		r = IBVE_STOP_END;
 	else
