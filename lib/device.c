@@ -31,6 +31,11 @@ static const char *const node_types[] = {
 };
 static const char *const transports[] = { "InfiniBand", "iWARP", "usNIC",
 					  "usNIC UDP", "unspecified" };
+static const char *const gid_types[] = {
+	[IBV_GID_TYPE_IB] = "IB",
+	[IBV_GID_TYPE_ROCE_V1] = "RoCE v1",
+	[IBV_GID_TYPE_ROCE_V2] = "RoCE v2",
+};
 
 static const char *lookup(const char *const *v, size_t n, int i)
 {
@@ -105,19 +110,6 @@ static void port_rate(struct ibve_port_info *p, uint8_t width, uint8_t speed)
 		 wn, sn);
 }
 
-static const char *gid_type_name(uint32_t t)
-{
-	switch (t) {
-	case IBV_GID_TYPE_IB:
-		return "IB";
-	case IBV_GID_TYPE_ROCE_V1:
-		return "RoCE v1";
-	case IBV_GID_TYPE_ROCE_V2:
-		return "RoCE v2";
-	}
-	return "unknown";
-}
-
 static void query_gids(struct ibv_context *ctx, struct ibve_device_info *d)
 {
 	size_t max = 0;
@@ -148,7 +140,9 @@ static void query_gids(struct ibv_context *ctx, struct ibve_device_info *d)
 			g = &pi->gids[pi->gid_count++];
 			memcpy(g->raw, e[i].gid.raw, sizeof(g->raw));
 			g->index = e[i].gid_index;
-			ibve_strcpy(g->type, gid_type_name(e[i].gid_type),
+			ibve_strcpy(g->type,
+				    lookup(gid_types, ARRAY_SIZE(gid_types),
+					   (int)e[i].gid_type),
 				    sizeof(g->type));
 			if (e[i].ndev_ifindex &&
 			    if_indextoname(e[i].ndev_ifindex, g->netdev) &&

@@ -42,7 +42,13 @@
 #define RDMA_NL_GROUP_NOTIFY	    4
 #define RDMA_NLA_TYPE_MASK	    0x1fff /* strip NESTED, BYTEORDER, MANDATORY */
 
-enum { MON_REGISTER, MON_UNREGISTER, MON_NETDEV_ATTACH, MON_NETDEV_DETACH };
+/* The monitor's events (enum rdma_nl_notify_event_type), by number. */
+static const enum ibve_hp_kind mon_kinds[] = {
+	IBVE_HP_ADDED,	       /* RDMA_REGISTER_EVENT */
+	IBVE_HP_REMOVED,       /* RDMA_UNREGISTER_EVENT */
+	IBVE_HP_NETDEV_ATTACH, /* RDMA_NETDEV_ATTACH_EVENT */
+	IBVE_HP_NETDEV_DETACH, /* RDMA_NETDEV_DETACH_EVENT */
+};
 
 struct ibve_hotplug {
 	enum ibve_hotplug_method method;
@@ -51,6 +57,15 @@ struct ibve_hotplug {
 	uint32_t seq;
 	struct ibve_name_cache names; /* RDMA device index -> name */
 };
+
+/* FD, closed, having failed: -errno. */
+static int close_failed(int fd)
+{
+	int e = errno;
+
+	close(fd);
+	return -e;
+}
 
 static int uevent_open(void)
 {
@@ -63,12 +78,8 @@ static int uevent_open(void)
 		return -errno;
 	/* Other subsystems' bursts (boot, udev triggers) must not drop ours. */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return close_failed(fd);
 	return fd;
 }
 
@@ -80,12 +91,8 @@ int ibve_nl_rdma_socket(int flags)
 
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return close_failed(fd);
 	return fd;
 }
 
@@ -225,12 +232,8 @@ static int rdma_monitor_open(void)
 	if (fd < 0)
 		return fd;
 	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
-		       sizeof(group))) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
+		       sizeof(group)))
+		return close_failed(fd);
 	return fd;
 }
 
@@ -301,20 +304,22 @@ static void dev_msg(const struct nlmsghdr *h, void *arg)
 	}
 }
 
-/* The name of RDMA device INDEX: asked of the kernel, else remembered. */
-static void device_name(struct ibve_hotplug *hp, uint32_t index, char *name,
-			size_t size)
+/*
+ * The name of RDMA device INDEX into NAME (zeroed): asked of the kernel
+ * (with ASK), else remembered; "" if neither knows it.
+ */
+static void device_name(struct ibve_hotplug *hp, uint32_t index, bool ask,
+			char *name, size_t size)
 {
 	struct dev_query q = { hp, { 0 } };
 	const char *known;
 
-	name[0] = '\0';
-	if (rdma_request(NLDEV_CMD_GET, &index, false, dev_msg, &q) == 0 &&
-	    q.last.name[0]) {
-		ibve_strcpy(name, q.last.name, size);
-		return;
-	}
-	known = ibve_name_cache_get(&hp->names, index);
+	if (ask &&
+	    rdma_request(NLDEV_CMD_GET, &index, false, dev_msg, &q) == 0 &&
+	    q.last.name[0])
+		known = q.last.name;
+	else
+		known = ibve_name_cache_get(&hp->names, index);
 	if (known)
 		ibve_strcpy(name, known, size);
 }
@@ -479,24 +484,13 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	    h->nlmsg_len < NLMSG_HDRLEN)
 		return false;
 	ibve_nl_for_each_attr(h, mon_attr, m);
-	/* a port no record carries (the records' ports end at 65535) */
-	if (!m->has_dev || m->port > UINT16_MAX)
+	/* a port no record carries (the records' ports end at 65535); a
+	 * newer kernel's event */
+	if (!m->has_dev || m->port > UINT16_MAX || m->event < 0 ||
+	    m->event >= (int)ARRAY_SIZE(mon_kinds))
 		return false;
-	switch (m->event) {
-	case MON_REGISTER:
-		m->kind = IBVE_HP_ADDED;
-		return true;
-	case MON_UNREGISTER:
-		m->kind = IBVE_HP_REMOVED;
-		return true;
-	case MON_NETDEV_ATTACH:
-		m->kind = IBVE_HP_NETDEV_ATTACH;
-		return true;
-	case MON_NETDEV_DETACH:
-		m->kind = IBVE_HP_NETDEV_DETACH;
-		return true;
-	}
-	return false; /* a newer kernel's event */
+	m->kind = mon_kinds[m->event];
+	return true;
 }
 
 size_t ibve_hp_monitor_split(const void *buf, size_t size,
@@ -551,18 +545,9 @@ static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
 
 			memset(m, 0, sizeof(*m));
 			m->kind = a.kind;
-			if (a.kind == IBVE_HP_REMOVED) {
-				/* Gone already: only a remembered name. */
-				const char *known = ibve_name_cache_get(
-					&hp->names, a.dev_index);
-
-				if (known)
-					ibve_strcpy(m->device, known,
-						    sizeof(m->device));
-			} else {
-				device_name(hp, a.dev_index, m->device,
-					    sizeof(m->device));
-			}
+			/* Gone already: only a remembered name. */
+			device_name(hp, a.dev_index, a.kind != IBVE_HP_REMOVED,
+				    m->device, sizeof(m->device));
 			if (a.kind == IBVE_HP_NETDEV_ATTACH ||
 			    a.kind == IBVE_HP_NETDEV_DETACH) {
 				m->port = a.port;
@@ -608,12 +593,10 @@ void ibve_hp_event_netdev(struct ibve_event *ev, const char *device,
 			  uint64_t guid, uint32_t port, uint32_t ifindex,
 			  const char *ifname, bool attach)
 {
-	ibve_strcpy(ev->device, device, sizeof(ev->device));
-	ev->node_guid = guid;
+	ibve_hp_event_device(ev, device, guid, NULL,
+			     attach ? IBVE_HOTPLUG_NETDEV_ATTACH
+				    : IBVE_HOTPLUG_NETDEV_DETACH);
 	ev->port = port;
-	ibve_event_set_code(ev, IBVE_SOURCE_HOTPLUG,
-			    attach ? IBVE_HOTPLUG_NETDEV_ATTACH
-				   : IBVE_HOTPLUG_NETDEV_DETACH);
 	if (ifindex) {
 		ev->netdev_index = ifindex;
 		ibve_strcpy(ev->netdev, ifname, sizeof(ev->netdev));

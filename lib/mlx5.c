@@ -227,11 +227,8 @@ void ibve_mlx5_json(struct ibve_json *j, const struct ibve_event *ev)
 		ibve_json_str(j, "general", s ? s->text : "unknown");
 		break;
 	}
-	for (size_t i = 0; i < sizeof(m->eqe); i++) {
-		hex[2 * i] = "0123456789abcdef"[m->eqe[i] >> 4];
-		hex[2 * i + 1] = "0123456789abcdef"[m->eqe[i] & 0xf];
-	}
-	hex[sizeof(hex) - 1] = '\0';
+	for (size_t i = 0; i < sizeof(m->eqe); i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->eqe[i]);
 	ibve_json_str(j, "eqe", hex);
 }
 

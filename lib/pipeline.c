@@ -120,7 +120,14 @@ static int halt(struct ibve_pipeline *p, int r)
 
 /* --- the host ------------------------------------------------------------- */
 
-static void host_fail(void *ctx, int err);
+static void host_fail(void *ctx, int err)
+{
+	struct ibve_pipeline *p = ctx;
+
+	snprintf(p->fail, sizeof(p->fail), "%s", ibve_errmsg());
+	if (!p->err)
+		p->err = err;
+}
 
 /* Room for one more record: the caller's array first, else the queue. */
 static struct ibve_event *next_slot(struct ibve_pipeline *p)
@@ -182,17 +189,24 @@ static bool observed(const struct ibve_pipeline *p)
 	return false;
 }
 
+/* Whether some sink takes every record, whatever the filter. */
+static bool sink_all(const struct ibve_pipeline *p)
+{
+	for (size_t i = 0; i < p->nsinks; i++)
+		if (p->sinks[i].flags & IBVE_SINK_ALL)
+			return true;
+	return false;
+}
+
 static const struct ibve_filter *host_needed(void *ctx)
 {
 	const struct ibve_pipeline *p = ctx;
 
 	/* a caller that reads gets every record, whatever the filter */
-	if (!p->run || !p->filter || !ibve_filter_has_identity(p->filter))
+	if (!p->run || !p->filter || !ibve_filter_has_identity(p->filter) ||
+	    sink_all(p) || observed(p))
 		return NULL;
-	for (size_t i = 0; i < p->nsinks; i++)
-		if (p->sinks[i].flags & IBVE_SINK_ALL)
-			return NULL;
-	return observed(p) ? NULL : p->filter;
+	return p->filter;
 }
 
 static const struct ibve_filter *host_owners(void *ctx)
@@ -201,12 +215,11 @@ static const struct ibve_filter *host_owners(void *ctx)
 	const uint32_t *pids;
 	const char(*comms)[16];
 
-	if (!p->filter || (!ibve_filter_pids(p->filter, &pids) &&
-			   !ibve_filter_comms(p->filter, &comms)))
+	if (!p->filter ||
+	    (!ibve_filter_pids(p->filter, &pids) &&
+	     !ibve_filter_comms(p->filter, &comms)) ||
+	    sink_all(p))
 		return NULL;
-	for (size_t i = 0; i < p->nsinks; i++)
-		if (p->sinks[i].flags & IBVE_SINK_ALL)
-			return NULL;
 	return p->filter;
 }
 
@@ -338,15 +351,6 @@ static void host_done(void *ctx, void *src)
 		p->stop = IBVE_STOP_END;
 }
 
-static void host_fail(void *ctx, int err)
-{
-	struct ibve_pipeline *p = ctx;
-
-	snprintf(p->fail, sizeof(p->fail), "%s", ibve_errmsg());
-	if (!p->err)
-		p->err = err;
-}
-
 static int dispatch(struct ibve_pipeline *p);
 
 static int host_clock(void *ctx, const struct timespec *now)
@@ -378,13 +382,10 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 	p->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->epfd < 0 || p->kick < 0 ||
 	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->kick,
-		      &(struct epoll_event){ .events = EPOLLIN })) {
+		      &(struct epoll_event){ .events = EPOLLIN }))
 		r = ibve_error(errno, "epoll: %s", strerror(errno));
-		ibve_pipeline_free(p);
-		*out = NULL;
-		return r;
-	}
-	r = ibve_loop_new(&p->loop);
+	else
+		r = ibve_loop_new(&p->loop);
 	if (r) {
 		ibve_pipeline_free(p);
 		*out = NULL;
@@ -739,20 +740,6 @@ static int poll_sources(struct ibve_pipeline *p)
 	return r;
 }
 
-static void annotate(struct ibve_pipeline *p, struct ibve_event *ev)
-{
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].ops->annotate && p->in[i].started)
-			p->in[i].ops->annotate(p->in[i].src, ev);
-}
-
-static void observe(struct ibve_pipeline *p, const struct ibve_event *ev)
-{
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].ops->observe && p->in[i].started)
-			p->in[i].ops->observe(p->in[i].src, ev);
-}
-
 static int sink_out(const struct ibve_event *ev, void *arg)
 {
 	struct ibve_sink *s = arg;
@@ -768,8 +755,12 @@ static int pass(struct ibve_pipeline *p, struct ibve_event *ev)
 
 	if (p->nexclude && host_excluded(p, ev->device))
 		return 0; /* a replay's, or a source's that sees every device */
-	annotate(p, ev);
-	observe(p, ev);
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->annotate && p->in[i].started)
+			p->in[i].ops->annotate(p->in[i].src, ev);
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->observe && p->in[i].started)
+			p->in[i].ops->observe(p->in[i].src, ev);
 	for (size_t i = 0; i < p->nsinks; i++) {
 		if (!shown && !(p->sinks[i].flags & IBVE_SINK_ALL))
 			continue;
@@ -793,28 +784,31 @@ static int pass(struct ibve_pipeline *p, struct ibve_event *ev)
 	return 0;
 }
 
+/* The oldest queued record, taken out of the queue (which must have one). */
+static struct ibve_event *pop(struct ibve_pipeline *p)
+{
+	struct ibve_event *ev = &p->q[p->qhead++];
+
+	if (!--p->qlen)
+		p->qhead = 0;
+	return ev;
+}
+
+/* The queue's records through the filter to the sinks: 0, or why not. */
+static int pass_queue(struct ibve_pipeline *p)
+{
+	int r = 0;
+
+	while (p->qlen && !r)
+		r = pass(p, pop(p));
+	return r;
+}
+
 /*
  * The queued records to the sinks, until one stops the run: the stop is
  * kept, so that no other path hands out what is left. Every source having
  * ended is no reason to keep records back.
  */
-/* The queue's records through the filter to the sinks: 0, or why not. */
-static int pass_queue(struct ibve_pipeline *p)
-{
-	while (p->qlen) {
-		struct ibve_event *ev = &p->q[p->qhead];
-		int r;
-
-		p->qhead++;
-		p->qlen--;
-		if (!p->qlen)
-			p->qhead = 0;
-		if ((r = pass(p, ev)))
-			return r;
-	}
-	return 0;
-}
-
 static int dispatch(struct ibve_pipeline *p)
 {
 	int r;
@@ -851,11 +845,8 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 	size_t n = 0;
 
 	/* first what is queued */
-	while (n < max && p->qlen) {
-		evs[n++] = p->q[p->qhead++];
-		if (!--p->qlen)
-			p->qhead = 0;
-	}
+	while (n < max && p->qlen)
+		evs[n++] = *pop(p);
 	if (n < max) {
 		p->out = evs;
 		p->nout = n;
@@ -891,15 +882,12 @@ static int on_ready(int fd, short revents, void *arg)
 
 static int flush_sinks(struct ibve_pipeline *p)
 {
-	for (size_t i = 0; i < p->nsinks; i++) {
-		int r = p->sinks[i].sink->ops->flush
-				? p->sinks[i].sink->ops->flush(p->sinks[i].sink)
-				: 0;
+	int r = 0;
 
-		if (r)
-			return r;
-	}
-	return 0;
+	for (size_t i = 0; i < p->nsinks && !r; i++)
+		if (p->sinks[i].sink->ops->flush)
+			r = p->sinks[i].sink->ops->flush(p->sinks[i].sink);
+	return r;
 }
 
 /* Before the loop waits: nothing may wait in a buffer, and sources with
@@ -1015,10 +1003,9 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	if (opts.timeout > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		ibve_ts_add(&deadline, opts.timeout);
-		ibve_loop_set_deadline(p->loop, &deadline, IBVE_STOP_TIMEOUT);
-	} else {
-		ibve_loop_set_deadline(p->loop, NULL, 0);
 	}
+	ibve_loop_set_deadline(p->loop, opts.timeout > 0 ? &deadline : NULL,
+			       IBVE_STOP_TIMEOUT);
 	if (all_done(p) && !opts.linger)
 		r = IBVE_STOP_END;
 	else
@@ -1033,10 +1020,8 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 
 		if (!f)
 			f = storm_tick(p, NULL);
-
 		if (!f)
 			f = flush_sinks(p);
-
 		if (f && r >= 0)
 			r = f;
 	}

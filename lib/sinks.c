@@ -31,25 +31,20 @@ struct stream {
 	size_t size;
 };
 
-static size_t fmt_text(const void *arg, char *buf, size_t size)
+/* The record being written and its stream's flags. */
+struct line {
+	const struct ibve_event *ev;
+	unsigned int flags;
+};
+
+static size_t fmt_line(const void *arg, char *buf, size_t size)
 {
-	const struct ibve_event *ev = *(const struct ibve_event *const *)arg;
+	const struct line *l = arg;
 
-	return ibve_event_format_text(ev, buf, size, IBVE_FORMAT_COLOR);
-}
-
-static size_t fmt_plain(const void *arg, char *buf, size_t size)
-{
-	const struct ibve_event *ev = *(const struct ibve_event *const *)arg;
-
-	return ibve_event_format_text(ev, buf, size, 0);
-}
-
-static size_t fmt_json(const void *arg, char *buf, size_t size)
-{
-	const struct ibve_event *ev = *(const struct ibve_event *const *)arg;
-
-	return ibve_event_format_json(ev, buf, size);
+	if (l->flags & IBVE_FORMAT_JSON)
+		return ibve_event_format_json(l->ev, buf, size);
+	return ibve_event_format_text(l->ev, buf, size,
+				      l->flags & IBVE_FORMAT_COLOR);
 }
 
 static int failed(struct stream *s, int err)
@@ -60,11 +55,8 @@ static int failed(struct stream *s, int err)
 static int stream_write(struct ibve_sink *base, const struct ibve_event *ev)
 {
 	struct stream *s = (struct stream *)base;
-	size_t n = ibve_buf_grow(&s->line, &s->size,
-				 s->flags & IBVE_FORMAT_JSON	? fmt_json
-				 : s->flags & IBVE_FORMAT_COLOR ? fmt_text
-								: fmt_plain,
-				 &ev);
+	struct line l = { ev, s->flags };
+	size_t n = ibve_buf_grow(&s->line, &s->size, fmt_line, &l);
 
 	if (n == (size_t)-1)
 		return ibve_error(ENOMEM, "out of memory");
@@ -319,7 +311,7 @@ static int ports_start(struct ibve_sink *base, const char *const *names,
 	return 0;
 }
 
-/* The metrics file and state, when records changed them. */
+/* The metrics file and state (if any), when records changed them. */
 static int metrics_flush(struct ibve_sink *base)
 {
 	struct ports *s = (struct ports *)base;
@@ -345,13 +337,6 @@ static void ports_destroy(struct ibve_sink *base)
 	free(s);
 }
 
-static const struct ibve_sink_ops ports_ops = {
-	.write = ports_write,
-	.flush = ports_flush,
-	.start = ports_start,
-	.destroy = ports_destroy,
-};
-
 static const struct ibve_sink_ops metrics_ops = {
 	.write = ports_write,
 	.flush = metrics_flush,
@@ -372,7 +357,7 @@ IBVE_EXPORT int ibve_sink_metrics(struct ibve_sink **out, struct ibve_ports *t,
 	*out = s ? &s->base : NULL;
 	if (!s)
 		return ibve_error(ENOMEM, "out of memory");
-	s->base.ops = file || state ? &metrics_ops : &ports_ops;
+	s->base.ops = &metrics_ops;
 	s->t = t;
 	if ((file && !(s->file = strdup(file))) ||
 	    (state && !(s->state = strdup(state)))) {

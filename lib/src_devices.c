@@ -151,38 +151,36 @@ bool ibve_devices_watched(const struct ibve_devset *s, const char *name)
 	       ibve_names_want(&s->watch, &s->h, name);
 }
 
-/* Each port's rate now, from sysfs (the device is open, so it is there). */
-static void read_rates(const struct ibve_slot *d, char (*rates)[28])
-{
-	for (uint32_t p = 1; p <= d->nports; p++) {
-		char path[512];
+#define PORTS_MAX (IBVE_RATES_MAX * 32) /* ports of a device tracked */
 
-		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/rate",
-			 d->name, p);
-		if (ibve_sysfs_read(path, rates[p - 1], sizeof(rates[0])))
-			rates[p - 1][0] = '\0';
-	}
+/* PORT's rate now, from sysfs (the device is open, so it is there). */
+static void read_rate(const struct ibve_slot *d, uint32_t port, char *rate)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/rate", d->name,
+		 port);
+	if (ibve_sysfs_read(path, rate, sizeof(d->ports->rate)))
+		rate[0] = '\0';
 }
 
 /* What is kept of D's ports: how many, their rates. */
 static void track_ports(struct ibve_slot *d)
 {
 	uint32_t n = 0;
-	char rates[IBVE_RATES_MAX * 32][28];
 	struct ibv_device_attr a;
 
 	free(d->ports);
 	d->ports = NULL;
 	d->nports = 0;
+	d->ports_pending = false;
 	if (ibv_query_device(d->ctx, &a) == 0)
 		n = a.phys_port_cnt;
-	if (!n || n > ARRAY_SIZE(rates) ||
-	    !(d->ports = calloc(n, sizeof(*d->ports))))
+	if (!n || n > PORTS_MAX || !(d->ports = calloc(n, sizeof(*d->ports))))
 		return;
 	d->nports = n;
-	read_rates(d, rates);
 	for (uint32_t i = 0; i < n; i++)
-		memcpy(d->ports[i].rate, rates[i], sizeof(rates[i]));
+		read_rate(d, i + 1, d->ports[i].rate);
 }
 
 /*
@@ -200,7 +198,6 @@ static void later(struct ibve_devset *s, struct ibve_slot *d)
 	if (s->lazy_fd < 0 ||
 	    (!s->lazy_watched && s->h.watch(s->h.ctx, s->lazy_fd, s, C_LAZY))) {
 		track_ports(d); /* now, then */
-		d->ports_pending = false;
 		return;
 	}
 	s->lazy_watched = true;
@@ -222,10 +219,8 @@ static void lazy(struct ibve_devset *s)
 	for (size_t i = 0; i < s->nslots; i++) {
 		struct ibve_slot *d = s->slots[i];
 
-		if (d->used && d->ctx && d->ports_pending) {
+		if (d->used && d->ctx && d->ports_pending)
 			track_ports(d);
-			d->ports_pending = false;
-		}
 	}
 }
 
@@ -254,40 +249,31 @@ static void port_netdev(const struct ibve_slot *d, struct ibve_event *ev)
 /* What a port or device event says of D's ports, and they of it. */
 static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 {
-	struct ibve_port_track *t = ev->port && ev->port <= d->nports
-					    ? &d->ports[ev->port - 1]
-					    : NULL;
+	struct ibve_port_track *t;
 
 	if (ev->source != IBVE_SOURCE_VERBS)
 		return;
-	if (d->ports_pending) { /* an event before the timer: now, then */
+	if (d->ports_pending) /* an event before the timer: now, then */
 		track_ports(d);
-		d->ports_pending = false;
-		t = ev->port && ev->port <= d->nports ? &d->ports[ev->port - 1]
-						      : NULL;
-	}
 	if (!d->nports)
 		return;
+	t = ev->port && ev->port <= d->nports ? &d->ports[ev->port - 1] : NULL;
 	if (ev->cls == IBVE_CLASS_PORT && t)
 		port_netdev(d, ev);
 	if (ev->code == IBV_EVENT_PORT_ERR && t) {
 		if (!t->down_at.tv_sec && !t->down_at.tv_nsec)
 			t->down_at = ev->time;
 	} else if (ev->code == IBV_EVENT_PORT_ACTIVE && t) {
-		char path[512];
-
 		ibve_event_set_down(ev, &t->down_at);
 		t->down_at = (struct timespec){ 0, 0 };
-		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/rate",
-			 d->name, ev->port);
-		if (ibve_sysfs_read(path, t->rate, sizeof(t->rate)))
-			t->rate[0] = '\0';
+		read_rate(d, ev->port, t->rate);
 	} else if (ev->code == IBVE_VERBS_DEVICE_SPEED_CHANGE) {
-		char old[IBVE_RATES_MAX * 32][28], now[IBVE_RATES_MAX * 32][28];
+		char old[PORTS_MAX][28], now[PORTS_MAX][28];
 
-		for (uint32_t i = 0; i < d->nports; i++)
+		for (uint32_t i = 0; i < d->nports; i++) {
 			memcpy(old[i], d->ports[i].rate, sizeof(old[i]));
-		read_rates(d, now);
+			read_rate(d, i + 1, now[i]);
+		}
 		ibve_rates_diff(ev, old, now, d->nports);
 		for (uint32_t i = 0; i < d->nports; i++)
 			memcpy(d->ports[i].rate, now[i], sizeof(now[i]));
@@ -494,13 +480,12 @@ static int start(void *arg)
 {
 	struct ibve_devset *s = arg;
 	struct ibv_device **list;
-	int n;
+	int n, r = 0;
 
 	if (s->borrowed)
 		return start_borrowed(s);
 	if (s->all) {
-		int r = ibve_devices_rescan(s, false, NULL, NULL);
-
+		r = ibve_devices_rescan(s, false, NULL, NULL);
 		/* other sources may have something (umad without verbs) */
 		s->no_rdma = r == -ENOSYS;
 		return r && !s->no_rdma ? ibve_device_list_error(r) : 0;
@@ -509,33 +494,30 @@ static int start(void *arg)
 	list = ibve_get_device_list(&n);
 	if (!list)
 		return ibve_device_list_error(errno ? -errno : -ENOSYS);
-	for (size_t w = 0; w < s->watch.n; w++) {
+	for (size_t w = 0; w < s->watch.n && !r; w++) {
+		const char *name = s->watch.v[w];
 		struct ibve_slot *d;
-		int k, r;
+		int k;
 
-		if (ibve_devices_find(s, s->watch.v[w]) ||
-		    s->h.excluded(s->h.ctx, s->watch.v[w]))
+		if (ibve_devices_find(s, name) || s->h.excluded(s->h.ctx, name))
 			continue;
 		for (k = 0; k < n; k++)
-			if (strcmp(ibv_get_device_name(list[k]),
-				   s->watch.v[w]) == 0)
+			if (strcmp(ibv_get_device_name(list[k]), name) == 0)
 				break;
 		if (k == n) {
-			ibv_free_device_list(list);
-			return ibve_error(ENODEV,
-					  "device '%s': no such RDMA device",
-					  s->watch.v[w]);
+			r = ibve_error(ENODEV,
+				       "device '%s': no such RDMA device",
+				       name);
+			break;
 		}
 		d = new_slot(s);
 		r = d ? open_into(s, d, list[k]) : -ENOMEM;
-		if (r) {
-			ibv_free_device_list(list);
-			return ibve_error(r, "device '%s': %s", s->watch.v[w],
-					  strerror(-r));
-		}
+		if (r)
+			r = ibve_error(r, "device '%s': %s", name,
+				       strerror(-r));
 	}
 	ibv_free_device_list(list);
-	return 0;
+	return r;
 }
 
 /* Read, copy and acknowledge the events of slot COOKIE. */
@@ -588,11 +570,9 @@ static int empty(const void *arg)
 {
 	const struct ibve_devset *s = arg;
 
-	for (size_t i = 0; i < s->nslots; i++)
-		if (s->slots[i]->used && s->slots[i]->ctx)
-			return 0;
-	if (s->wait)
-		return 0; /* watching none until one appears */
+	/* IBVE_SRC_WAIT: watching none until one appears */
+	if (ibve_devices_names(s, NULL, 0) || s->wait)
+		return 0;
 	if (s->no_rdma)
 		return ibve_device_list_error(-ENOSYS);
 	return ibve_error(ENODEV, "no RDMA devices found");
@@ -602,10 +582,8 @@ static size_t describe(const void *arg, char *buf, size_t size)
 {
 	const struct ibve_devset *s = arg;
 	struct ibve_buf b = { buf, size, 0 };
-	size_t n = 0;
+	size_t n = ibve_devices_names(s, NULL, 0);
 
-	for (size_t i = 0; i < s->nslots; i++)
-		n += s->slots[i]->used && s->slots[i]->ctx;
 	ibve_buf_printf(&b, "%zu device%s%s", n, n == 1 ? "" : "s",
 			n ? ":" : "");
 	for (size_t i = 0; i < s->nslots; i++) {

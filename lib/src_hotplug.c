@@ -59,10 +59,9 @@ static int start(void *arg)
 						  ? IBVE_HOTPLUG_UEVENT
 						  : IBVE_HOTPLUG_NETLINK);
 
-	if (r)
-		return ibve_error(r, "cannot watch for devices: %s",
-				  strerror(-r));
-	r = s->h.watch(s->h.ctx, ibve_hotplug_uevent_fd(s->hp), s, C_UEVENT);
+	if (!r)
+		r = s->h.watch(s->h.ctx, ibve_hotplug_uevent_fd(s->hp), s,
+			       C_UEVENT);
 	if (!r && ibve_hotplug_netlink_fd(s->hp) >= 0)
 		r = s->h.watch(s->h.ctx, ibve_hotplug_netlink_fd(s->hp), s,
 			       C_NETLINK);

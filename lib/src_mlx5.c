@@ -23,9 +23,7 @@
 
 struct chan {
 	struct ibv_context *ctx; /* whose channel it is */
-#ifdef IBVE_HAVE_MLX5
 	struct mlx5dv_devx_event_channel *ch;
-#endif
 	uint64_t overflows;
 };
 
@@ -54,6 +52,22 @@ static int create(void **out, const struct ibve_source_opts *o,
 	return ibve_names_copy(&s->names, o);
 }
 
+static void chan_free(struct chan *c)
+{
+	if (!c)
+		return;
+#ifdef IBVE_HAVE_MLX5
+	if (c->ch)
+		mlx5dv_devx_destroy_event_channel(c->ch);
+#endif
+	free(c);
+}
+
+static struct chan *slot_chan(const struct mlx5 *s, const struct ibve_slot *d)
+{
+	return s->hook >= 0 ? d->hook_data[s->hook] : NULL;
+}
+
 #ifdef IBVE_HAVE_MLX5
 /* A note about DEVICE, remembered so that check() can point to it. */
 __attribute__((format(printf, 3, 4))) static void
@@ -69,20 +83,7 @@ note(struct mlx5 *s, const char *device, const char *fmt, ...)
 	ibve_host_note(&s->h, IBVE_NOTE, "%s", text);
 	snprintf(s->noted + n, sizeof(s->noted) - n, "%s: ", device);
 }
-#endif
 
-static void chan_free(struct chan *c)
-{
-	if (!c)
-		return;
-#ifdef IBVE_HAVE_MLX5
-	if (c->ch)
-		mlx5dv_devx_destroy_event_channel(c->ch);
-#endif
-	free(c);
-}
-
-#ifdef IBVE_HAVE_MLX5
 /* Unaffiliated events worth subscribing: each alone, keeping the rest. */
 static const uint16_t wanted[] = {
 	IBVE_MLX5_PORT_CHANGE,
@@ -161,12 +162,10 @@ static bool mlx5_driver(const struct ibv_device *dev)
 	return strcmp(base, "mlx5_core") == 0 ||
 	       strncmp(base, "mlx5_core.", 10) == 0;
 }
-#endif
 
 /* The devices source opens an mlx5 device here: DEVX context, channel. */
 static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
 {
-#ifdef IBVE_HAVE_MLX5
 	struct mlx5dv_context_attr attr = { .flags =
 						    MLX5DV_CONTEXT_FLAGS_DEVX };
 	struct mlx5 *s = arg;
@@ -198,16 +197,6 @@ static struct ibv_context *open_dev(void *arg, struct ibv_device *dev)
 		chan_free(c);
 	}
 	return ctx;
-#else
-	(void)arg;
-	(void)dev;
-	return NULL;
-#endif
-}
-
-static struct chan *slot_chan(const struct mlx5 *s, const struct ibve_slot *d)
-{
-	return s->hook >= 0 ? d->hook_data[s->hook] : NULL;
 }
 
 static void attach(void *arg, int id, struct ibve_slot *d)
@@ -219,10 +208,8 @@ static void attach(void *arg, int id, struct ibve_slot *d)
 			continue;
 		d->hook_data[id] = s->pending[i];
 		s->pending[i] = s->pending[--s->npending];
-#ifdef IBVE_HAVE_MLX5
 		s->h.watch(s->h.ctx, ((struct chan *)d->hook_data[id])->ch->fd,
 			   s, (uint32_t)d->index);
-#endif
 		return;
 	}
 }
@@ -234,11 +221,7 @@ static void detach(void *arg, int id, struct ibve_slot *d)
 
 	if (!c)
 		return;
-#ifdef IBVE_HAVE_MLX5
 	s->h.unwatch(s->h.ctx, c->ch->fd);
-#else
-	(void)s;
-#endif
 	chan_free(c);
 	d->hook_data[id] = NULL;
 }
@@ -260,19 +243,24 @@ static int start(void *arg)
 		.tag = tag,
 	};
 
-	if (!(ibve_features() & IBVE_FEATURE_MLX5)) {
-		if (s->required)
-			return ibve_error(ENOTSUP,
-					  "this build has no mlx5 support (it "
-					  "was built with MLX5=0)");
-		return 0;
-	}
 	s->devices = s->h.devset(s->h.ctx);
 	if (!s->devices)
 		return 0;
 	s->hook = ibve_devices_hook(s->devices, &hooks);
 	return s->hook < 0 ? s->hook : 0;
 }
+#else
+/* MLX5=0: the channel is left out, which a source required cannot be. */
+static int start(void *arg)
+{
+	const struct mlx5 *s = arg;
+
+	return s->required ? ibve_error(ENOTSUP,
+					"this build has no mlx5 support (it "
+					"was built with MLX5=0)")
+			   : 0;
+}
+#endif
 
 /* Required: every device named has its channel, or at least one has. */
 static int check(void *arg)

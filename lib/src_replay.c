@@ -185,7 +185,7 @@ static int next_record(struct replay *r, struct ibve_event *ev, char *err,
 		char *line = r->buf + r->start;
 		size_t avail = r->end - r->start;
 		char *nl = memchr(line, '\n', avail);
-		size_t len;
+		size_t len, sp = 0;
 		int rc;
 
 		if (!nl && !r->eof) {
@@ -219,14 +219,10 @@ static int next_record(struct replay *r, struct ibve_event *ev, char *err,
 		if (len && line[len - 1] == '\r')
 			len--;
 		/* Blank lines separate nothing and mean nothing. */
-		{
-			size_t i = 0;
-
-			while (i < len && (line[i] == ' ' || line[i] == '\t'))
-				i++;
-			if (i == len)
-				continue;
-		}
+		while (sp < len && (line[sp] == ' ' || line[sp] == '\t'))
+			sp++;
+		if (sp == len)
+			continue;
 		/* a record no one would take: not parsed at all */
 		if (r->needed && (r->pf || !ibve_prefilter_new(&r->pf)) &&
 		    !ibve_prefilter_line(r->pf, r->needed, line, len)) {
