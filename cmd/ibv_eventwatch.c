@@ -170,16 +170,10 @@ int main(int argc, char **argv)
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
-	if (w.list) {
-		status = watch_list(&w.c, w.json);
-		goto out;
-	}
-	if (w.list_events) {
-		status = watch_list_events(w.json);
-		goto out;
-	}
-	if (w.check) {
-		status = watch_check(&w);
+	if (w.list || w.list_events || w.check) {
+		status = w.list		 ? watch_list(&w.c, w.json)
+			 : w.list_events ? watch_list_events(w.json)
+					 : watch_check(&w);
 		goto out;
 	}
 	/* signals first: the threads of sources must not take them */
