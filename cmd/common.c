@@ -270,10 +270,9 @@ double cmd_seconds(const char *arg, const char *what, double min, double max)
 
 double cmd_duration(const char *arg, const char *what)
 {
-	static const struct {
-		char unit;
-		double secs;
-	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	static const char units[] = "smhd";
+	static const double secs[] = { 1, 60, 3600, 86400 };
+	const char *u;
 	char *end;
 	double v;
 
@@ -282,14 +281,10 @@ double cmd_duration(const char *arg, const char *what)
 	if (errno || end == arg || !isfinite(v) || v <= 0)
 		cmd_usage_error(what, arg);
 	if (*end) {
-		size_t i;
-
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (end[0] == units[i].unit && !end[1])
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
+		u = strchr(units, *end);
+		if (!u || end[1])
 			cmd_usage_error(what, arg);
-		v *= units[i].secs;
+		v *= secs[u - units];
 	}
 	if (v > 1e9)
 		cmd_usage_error(what, arg);
