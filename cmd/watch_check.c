@@ -72,7 +72,7 @@ static int read_capture(const struct watch *w, struct ibve_ports *t)
 	struct ibve_run_opts ro = { .sz = sizeof(ro) };
 	struct ibve_pipeline *p = NULL;
 	struct ibve_sink *s;
-	int status = EXIT_OK, r;
+	int status = EXIT_OK;
 
 	if (ibve_pipeline_new(&p) ||
 	    ibve_pipeline_add_source(p, "replay", &so)) {
@@ -82,13 +82,10 @@ static int read_capture(const struct watch *w, struct ibve_ports *t)
 	cmd_exclude(p, &w->c);
 	ibve_pipeline_set_notes(p, cmd_notes, NULL);
 	if (ibve_sink_ports(&s, t) || ibve_pipeline_add_sink(p, s, 0) ||
-	    ibve_pipeline_start(p)) {
+	    ibve_pipeline_start(p) || ibve_pipeline_run(p, &ro) < 0)
 		status = cmd_fail();
-	} else if ((r = ibve_pipeline_run(p, &ro)) < 0) {
-		status = cmd_fail();
-	} else if (ibve_pipeline_bad_input(p)) {
+	else if (ibve_pipeline_bad_input(p))
 		status = EXIT_BAD_INPUT;
-	}
 	ibve_pipeline_free(p);
 	return status;
 }
