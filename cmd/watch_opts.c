@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,14 +97,13 @@ static const struct cmd_opt opts[] = {
 
 static const char *features(void)
 {
-	static const char *const f[] = {
-		"mlx5 DEVX events: no, all processes (eBPF): no",
-		"mlx5 DEVX events: yes, all processes (eBPF): no",
-		"mlx5 DEVX events: no, all processes (eBPF): yes",
-		"mlx5 DEVX events: yes, all processes (eBPF): yes",
-	};
+	static char f[64];
+	unsigned int has = ibve_features();
 
-	return f[ibve_features() & (IBVE_FEATURE_MLX5 | IBVE_FEATURE_KERNEL)];
+	snprintf(f, sizeof(f), "mlx5 DEVX events: %s, all processes (eBPF): %s",
+		 has & IBVE_FEATURE_MLX5 ? "yes" : "no",
+		 has & IBVE_FEATURE_KERNEL ? "yes" : "no");
+	return f;
 }
 
 static struct cmd_spec spec = {
