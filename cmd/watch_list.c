@@ -79,11 +79,9 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	for (int i = 0; i < n && status == EXIT_OK; i++) {
 		int r = ibve_device_print(stdout, &list[i], sel->port, json);
 
-		if (r) {
-			if (r != -EPIPE)
-				cmd_error("write to standard output: %s",
-					  strerror(-r));
-			status = r == -EPIPE ? EXIT_OK : EXIT_RUNTIME;
+		if (r && r != -EPIPE) { /* the reader gone: no failure */
+			cmd_error("write to standard output: %s", strerror(-r));
+			status = EXIT_RUNTIME;
 		}
 	}
 	ibve_device_list_free(list, (size_t)n);
