@@ -36,6 +36,22 @@ static const struct cmd_opt shared[] = {
 	  "no colours (also when NO_COLOR is set)" },
 };
 
+/* A device name (-d), kept in *NAMES (grown). */
+static void cmd_device(const char *arg, const char ***names, size_t *n)
+{
+	const char **v;
+
+	if (!*arg || strlen(arg) >= IBVE_NAME_MAX)
+		cmd_usage_error("invalid device name '%s'", arg);
+	v = realloc(*names, (*n + 1) * sizeof(*v));
+	if (!v) {
+		cmd_error("out of memory");
+		exit(EXIT_RUNTIME);
+	}
+	v[(*n)++] = arg;
+	*names = v;
+}
+
 /* What the shared option ID with ARG sets in S. */
 static void set_shared(struct cmd_shared *s, int id, const char *arg)
 {
@@ -254,10 +270,9 @@ double cmd_seconds(const char *arg, const char *what, double min, double max)
 
 double cmd_duration(const char *arg, const char *what)
 {
-	static const struct {
-		char unit;
-		double secs;
-	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	static const char units[] = "smhd";
+	static const double secs[] = { 1, 60, 3600, 86400 };
+	const char *u;
 	char *end;
 	double v;
 
@@ -266,14 +281,10 @@ double cmd_duration(const char *arg, const char *what)
 	if (errno || end == arg || !isfinite(v) || v <= 0)
 		cmd_usage_error(what, arg);
 	if (*end) {
-		size_t i;
-
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (end[0] == units[i].unit && !end[1])
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
+		u = strchr(units, *end);
+		if (!u || end[1])
 			cmd_usage_error(what, arg);
-		v *= units[i].secs;
+		v *= secs[u - units];
 	}
 	if (v > 1e9)
 		cmd_usage_error(what, arg);
@@ -283,21 +294,6 @@ double cmd_duration(const char *arg, const char *what)
 uint32_t cmd_port(const char *arg)
 {
 	return (uint32_t)cmd_count(arg, "invalid port number '%s'", 1, 65535);
-}
-
-void cmd_device(const char *arg, const char ***names, size_t *n)
-{
-	const char **v;
-
-	if (!*arg || strlen(arg) >= IBVE_NAME_MAX)
-		cmd_usage_error("invalid device name '%s'", arg);
-	v = realloc(*names, (*n + 1) * sizeof(*v));
-	if (!v) {
-		cmd_error("out of memory");
-		exit(EXIT_RUNTIME);
-	}
-	v[(*n)++] = arg;
-	*names = v;
 }
 
 bool cmd_color(bool no_color, bool need_tty_stdout)
@@ -341,14 +337,6 @@ int cmd_start_failed(const struct ibve_pipeline *p)
 	return EXIT_RUNTIME;
 }
 
-/* The kernel source's flags: IBVEVENT_BPF_ATTACH=kprobe forces kprobes. */
-static unsigned int bpf_flags(void)
-{
-	const char *env = getenv("IBVEVENT_BPF_ATTACH");
-
-	return env && strcmp(env, "kprobe") == 0 ? IBVE_SRC_KPROBE : 0;
-}
-
 /*
  * Seconds from the environment variable NAME (IBVEVENT_SM_REFRESH,
  * IBVEVENT_AFTER_WINDOW), at most a day; 0 when unset or not a number.
@@ -370,7 +358,24 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 		    struct ibve_source_opts o, unsigned int mlx5,
 		    unsigned int hotplug, unsigned int devices)
 {
-	int r;
+	/* the kernel source's: IBVEVENT_BPF_ATTACH=kprobe forces kprobes */
+	const char *attach = getenv("IBVEVENT_BPF_ATTACH");
+	const struct {
+		const char *name;
+		bool on;
+		unsigned int flags;
+	} src[] = {
+		{ "sm", s->sm,
+		  IBVE_SRC_REQUIRED | (s->sm_issm ? IBVE_SRC_SM_ISSM : 0) },
+		{ "mlx5", true, mlx5 },
+		{ "hotplug", true, hotplug },
+		{ "kernel", s->all,
+		  attach && strcmp(attach, "kprobe") == 0 ? IBVE_SRC_KPROBE
+							  : 0 },
+		{ "lldp", true, 0 },
+		{ "devices", true, devices },
+	};
+	int r = 0;
 
 	o.sz = sizeof(o);
 	o.devices = s->names;
@@ -381,21 +386,10 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 	}
 	o.refresh = env_seconds("IBVEVENT_SM_REFRESH");
 	o.after_window = env_seconds("IBVEVENT_AFTER_WINDOW");
-	o.flags = IBVE_SRC_REQUIRED | (s->sm_issm ? IBVE_SRC_SM_ISSM : 0);
-	if (s->sm && (r = ibve_pipeline_add_source(p, "sm", &o)))
-		return r;
-	o.flags = mlx5;
-	if ((r = ibve_pipeline_add_source(p, "mlx5", &o)))
-		return r;
-	o.flags = hotplug;
-	if ((r = ibve_pipeline_add_source(p, "hotplug", &o)))
-		return r;
-	o.flags = bpf_flags();
-	if (s->all && (r = ibve_pipeline_add_source(p, "kernel", &o)))
-		return r;
-	o.flags = 0;
-	if ((r = ibve_pipeline_add_source(p, "lldp", &o)))
-		return r;
-	o.flags = devices;
-	return ibve_pipeline_add_source(p, "devices", &o);
+	for (size_t i = 0; !r && i < sizeof(src) / sizeof(src[0]); i++) {
+		o.flags = src[i].flags;
+		if (src[i].on)
+			r = ibve_pipeline_add_source(p, src[i].name, &o);
+	}
+	return r;
 }

@@ -227,18 +227,12 @@ static void report_json(struct ibve_buf *b, const struct ibve_inject_report *r)
 	ibve_buf_putc(b, '\n');
 }
 
-static size_t inject_format(const struct ibve_inject_report *r, char *buf,
-			    size_t size, bool json)
+/* list: every scenario, text or JSON Lines. */
+static int list(bool json)
 {
-	struct ibve_buf b = { buf, size, 0 };
-
-	(json ? report_json : report_text)(&b, r);
-	return ibve_buf_end(&b);
-}
-
-static size_t scenario_format(char *buf, size_t size, bool json)
-{
-	struct ibve_buf b = { buf, size, 0 };
+	char out[4096];
+	struct ibve_buf b = { out, sizeof(out), 0 };
+	size_t n;
 
 	for (const struct ibve_scenario *s = ibve_scenarios; s->name; s++) {
 		struct ibve_json j;
@@ -256,15 +250,7 @@ static size_t scenario_format(char *buf, size_t size, bool json)
 		ibve_json_close(&j);
 		ibve_buf_putc(&b, '\n');
 	}
-	return ibve_buf_end(&b);
-}
-
-/* list: every scenario, text or JSON Lines. */
-static int list(bool json)
-{
-	char out[4096];
-	size_t n = scenario_format(out, sizeof(out), json);
-
+	n = ibve_buf_end(&b);
 	return fwrite(out, 1, n, stdout) != n || fflush(stdout) ? EXIT_RUNTIME
 								: EXIT_OK;
 }
@@ -273,13 +259,15 @@ static int report(const struct inject *in, const struct ibve_inject_report *r,
 		  int status)
 {
 	char out[4096];
+	struct ibve_buf b = { out, sizeof(out), 0 };
 	size_t n;
 
 	if (status)
 		cmd_error("%s", r->error);
 	if (in->quiet || (!in->json && status == EXIT_RUNTIME))
 		return status;
-	n = inject_format(r, out, sizeof(out), in->json);
+	(in->json ? report_json : report_text)(&b, r);
+	n = ibve_buf_end(&b);
 	if ((fwrite(out, 1, n, stdout) != n || fflush(stdout)) &&
 	    errno != EPIPE) {
 		cmd_error("write to standard output: %s", strerror(errno));

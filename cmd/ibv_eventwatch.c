@@ -70,10 +70,7 @@ static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 		cmd_error("%s", ibve_errmsg());
 		r = 0;
 	}
-	if (r == -EINVAL) { /* "STATE:LINE: not a metrics state line" */
-		cmd_error("%s", ibve_errmsg());
-		return EXIT_RUNTIME;
-	}
+	/* -EINVAL: "STATE:LINE: not a metrics state line"; no file: a start */
 	if ((r && r != -ENOENT) ||
 	    ibve_sink_metrics(&s, *ports, w->metrics, w->state) ||
 	    ibve_pipeline_add_sink(p, s, IBVE_SINK_ALL))
@@ -120,23 +117,6 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	    ibve_pipeline_add_sink(p, s, w->json ? jsum : sum))
 		return cmd_fail();
 	return EXIT_OK;
-}
-
-static int check(struct watch *w)
-{
-	struct check_opts o = {
-		.sel = &w->c,
-		.state = w->state,
-		.since = w->since ? w->since : 600,
-		.json = w->json,
-		.brief = w->brief,
-	};
-
-	/* no spec: every port ACTIVE */
-	if (!w->spec && ibve_check_new(&w->spec))
-		return cmd_fail();
-	o.spec = w->spec;
-	return watch_check(&o);
 }
 
 /* "watching ...", unless -q; none yet is said either way. */
@@ -190,16 +170,10 @@ int main(int argc, char **argv)
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the reader's choice */
-	if (w.list) {
-		status = watch_list(&w.c, w.json);
-		goto out;
-	}
-	if (w.list_events) {
-		status = watch_list_events(w.json);
-		goto out;
-	}
-	if (w.check) {
-		status = check(&w);
+	if (w.list || w.list_events || w.check) {
+		status = w.list		 ? watch_list(&w.c, w.json)
+			 : w.list_events ? watch_list_events(w.json)
+					 : watch_check(&w);
 		goto out;
 	}
 	/* signals first: the threads of sources must not take them */

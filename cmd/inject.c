@@ -13,7 +13,6 @@
  * objects are made in inject_verbs.c, the report printed by the command.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,13 +47,6 @@ static double us_between(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) * 1e6 +
 	       (double)(b->tv_nsec - a->tv_nsec) / 1e3;
-}
-
-static void mark_trigger(struct inj *j)
-{
-	clock_gettime(CLOCK_MONOTONIC, &j->trigger);
-	if (!j->first_trigger.tv_sec && !j->first_trigger.tv_nsec)
-		j->first_trigger = j->trigger;
 }
 
 /* Completions of the big CQ: take them so it never overflows. */
@@ -179,10 +171,21 @@ static int wait_for(struct inj *j, unsigned long want)
 	return 0;
 }
 
-static int not_delivered(struct inj *j, int err)
+/*
+ * Triggered now: wait for WANT expected events in all. 0, or -1 with why
+ * not (interrupted, not in time, poll failed).
+ */
+static int await(struct inj *j, unsigned long want)
 {
 	struct ibve_inject_report *r = j->r;
+	int err;
 
+	clock_gettime(CLOCK_MONOTONIC, &j->trigger);
+	if (!j->first_trigger.tv_sec && !j->first_trigger.tv_nsec)
+		j->first_trigger = j->trigger;
+	err = wait_for(j, want);
+	if (!err)
+		return 0;
 	if (err == EINTR)
 		return inj_say(j, 1, "interrupted after %lu of %lu %s",
 			       r->received, r->expected, j->want->name);
@@ -198,14 +201,6 @@ static int not_delivered(struct inj *j, int err)
 		       j->want->name, j->o->timeout);
 }
 
-static int arm_srq(struct inj *j)
-{
-	struct ibv_srq_attr a = { .srq_limit = SRQ_LIMIT };
-	int err = ibv_modify_srq(j->srq, &a, IBV_SRQ_LIMIT);
-
-	return err ? inj_fail(j, "ibv_modify_srq(IBV_SRQ_LIMIT)", err) : 0;
-}
-
 /* Each round: full SRQ, armed limit, 9 sends take it to 7 left. */
 static int run_srq_limit(struct inj *j)
 {
@@ -215,16 +210,17 @@ static int run_srq_limit(struct inj *j)
 		return -1;
 	j->match_handle = j->srq->handle;
 	for (unsigned long round = 1; round <= j->r->expected; round++) {
+		struct ibv_srq_attr a = { .srq_limit = SRQ_LIMIT };
 		int err;
 
 		if (round > 1 && inj_post_recvs(j, sends))
 			return -1; /* back to full */
-		if (arm_srq(j) || inj_post_sends(j, sends, false))
-			return -1;
-		mark_trigger(j);
-		err = wait_for(j, round);
+		err = ibv_modify_srq(j->srq, &a, IBV_SRQ_LIMIT);
 		if (err)
-			return not_delivered(j, err);
+			return inj_fail(j, "ibv_modify_srq(IBV_SRQ_LIMIT)",
+					err);
+		if (inj_post_sends(j, sends, false) || await(j, round))
+			return -1;
 	}
 	return 0;
 }
@@ -285,14 +281,10 @@ static int run_cq_overflow(struct inj *j)
 		struct ibv_qp_attr qa;
 		struct ibv_qp_init_attr qia;
 		struct ibv_wc wc[16];
-		int err;
 
-		if (inj_post_sends(j, cap + m, true))
+		if (inj_post_sends(j, cap + m, true) ||
+		    await(j, r->received + m))
 			return -1;
-		mark_trigger(j);
-		err = wait_for(j, r->received + m);
-		if (err)
-			return not_delivered(j, err);
 		/* Empty the CQ for the next round. */
 		while (ibv_poll_cq(j->tiny, ARRAY_SIZE(wc), wc) > 0)
 			;
@@ -305,43 +297,31 @@ static int run_cq_overflow(struct inj *j)
 	return 0;
 }
 
-/* A with sends in flight goes RTS -> SQD, asking to be told when drained. */
-static int run_sq_drained(struct inj *j)
+/*
+ * sq-drained: A with sends in flight goes RTS -> SQD, asking to be told
+ * when drained. last-wqe: B, attached to the SRQ, goes to the error state.
+ */
+static int run_qp_state(struct inj *j)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD,
-				 .en_sqd_async_notify = 1 };
+	bool sqd = j->want->code == IBV_EVENT_SQ_DRAINED;
+	struct ibv_qp_attr a = { .qp_state = sqd ? IBV_QPS_SQD : IBV_QPS_ERR,
+				 .en_sqd_async_notify = sqd };
+	struct ibv_qp *qp;
 	int err;
 
 	if (inj_setup(j, NULL, SRQ_WQES) || inj_post_recvs(j, SRQ_WQES) ||
-	    inj_post_sends(j, 4, false))
+	    (sqd && inj_post_sends(j, 4, false)))
 		return -1;
+	qp = sqd ? j->a : j->b;
 	j->by_qpn = true;
-	j->match_qpn = j->a->qp_num;
-	err = ibv_modify_qp(j->a, &a,
-			    IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
+	j->match_qpn = qp->qp_num;
+	err = ibv_modify_qp(
+		qp, &a, IBV_QP_STATE | (sqd ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0));
 	if (err)
-		return inj_fail(j, "ibv_modify_qp(SQD)", err);
-	mark_trigger(j);
-	err = wait_for(j, 1);
-	return err ? not_delivered(j, err) : 0;
-}
-
-/* B, attached to the SRQ, goes to the error state. */
-static int run_last_wqe(struct inj *j)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-	int err;
-
-	if (inj_setup(j, NULL, SRQ_WQES) || inj_post_recvs(j, SRQ_WQES))
-		return -1;
-	j->by_qpn = true;
-	j->match_qpn = j->b->qp_num;
-	err = ibv_modify_qp(j->b, &a, IBV_QP_STATE);
-	if (err)
-		return inj_fail(j, "ibv_modify_qp(ERR)", err);
-	mark_trigger(j);
-	err = wait_for(j, 1);
-	return err ? not_delivered(j, err) : 0;
+		return inj_fail(
+			j, sqd ? "ibv_modify_qp(SQD)" : "ibv_modify_qp(ERR)",
+			err);
+	return await(j, 1);
 }
 
 /* Destroy in dependency order; every event was acked when read. */
@@ -380,18 +360,34 @@ static void teardown(struct inj *j)
 	r->teardown_ms = us_between(&t0, &t1) / 1000;
 }
 
+/* Our own context's async events, through a pipeline of its own. */
+static int watch_own(struct inj *j)
+{
+	const char *dev = j->r->device;
+	struct ibve_source_opts so = { .sz = sizeof(so),
+				       .devices = &dev,
+				       .ndevices = 1,
+				       .context = j->ctx };
+	int e = ibve_pipeline_new(&j->pl);
+
+	if (!e)
+		e = ibve_pipeline_add_source(j->pl, "devices", &so);
+	if (!e)
+		e = ibve_pipeline_start(j->pl);
+	return e ? inj_fail(j, "watching the async events", -e) : 0;
+}
+
 int ibve_inject_run(const char *name, const struct ibve_inject_opts *o,
 		    struct ibve_inject_report *r)
 {
 	static int (*const run[])(struct inj *) = {
 		run_srq_limit,
 		run_cq_overflow,
-		run_sq_drained,
-		run_last_wqe,
+		run_qp_state,
+		run_qp_state,
 	};
 	const struct ibve_scenario *s = ibve_scenario_lookup(name);
 	struct inj j = { .o = o, .r = r };
-	int e;
 
 	memset(r, 0, sizeof(*r));
 	r->gid_index = -1;
@@ -400,37 +396,10 @@ int ibve_inject_run(const char *name, const struct ibve_inject_opts *o,
 	r->scenario = s;
 	r->expected = o->count ? o->count : 1;
 	j.want = ibve_event_desc_lookup(s->expects);
-	if (inj_open(&j))
+	if (inj_open(&j) ||
+	    (o->raw ? inj_nonblock(&j, j.ctx->async_fd) : watch_own(&j)))
 		goto out;
-	if (o->raw) {
-		int fl = fcntl(j.ctx->async_fd, F_GETFL);
-
-		if (fl < 0 ||
-		    fcntl(j.ctx->async_fd, F_SETFL, fl | O_NONBLOCK)) {
-			inj_fail(&j, "fcntl", errno);
-			goto out;
-		}
-		run[s - ibve_scenarios](&j);
-		goto done;
-	}
-	e = ibve_pipeline_new(&j.pl);
-	if (!e) {
-		const char *dev = r->device;
-		struct ibve_source_opts so = { .sz = sizeof(so),
-					       .devices = &dev,
-					       .ndevices = 1,
-					       .context = j.ctx };
-
-		e = ibve_pipeline_add_source(j.pl, "devices", &so);
-	}
-	if (!e)
-		e = ibve_pipeline_start(j.pl);
-	if (e) {
-		inj_fail(&j, "watching the async events", -e);
-		goto out;
-	}
 	run[s - ibve_scenarios](&j);
-done:
 	if (r->received) {
 		r->seconds = us_between(&j.first_trigger, &j.last_event) / 1e6;
 		r->rate = r->seconds > 0 ? (double)r->received / r->seconds : 0;

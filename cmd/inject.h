@@ -101,6 +101,8 @@ int inj_say(struct inj *j, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A setup failure: name the verb and the cause. */
 int inj_fail(struct inj *j, const char *verb, int err);
+/* FD non-blocking; a setup failure if it cannot be. */
+int inj_nonblock(struct inj *j, int fd);
 /* The device and port the options name (else the first ACTIVE), its GID. */
 int inj_open(struct inj *j);
 /* Objects every scenario needs: PD, MR, channel, CQ, SRQ, A -> B. */

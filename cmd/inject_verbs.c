@@ -33,6 +33,15 @@ int inj_fail(struct inj *j, const char *verb, int err)
 	return inj_say(j, 3, "%s: %s", verb, strerror(err ? err : EIO));
 }
 
+int inj_nonblock(struct inj *j, int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		return inj_fail(j, "fcntl", errno);
+	return 0;
+}
+
 /* RoCE: the asked-for GID index, else a RoCE v2 entry, else any. */
 static int choose_gid(struct inj *j)
 {
@@ -224,7 +233,6 @@ int inj_setup(struct inj *j, struct ibv_cq *a_send_cq, uint32_t a_depth)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = SRQ_WQES,
 						  .max_sge = 1 } };
-	int fl;
 
 	j->pd = ibv_alloc_pd(j->ctx);
 	if (!j->pd)
@@ -239,9 +247,8 @@ int inj_setup(struct inj *j, struct ibv_cq *a_send_cq, uint32_t a_depth)
 	j->ch = ibv_create_comp_channel(j->ctx);
 	if (!j->ch)
 		return inj_fail(j, "ibv_create_comp_channel", errno);
-	fl = fcntl(j->ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(j->ch->fd, F_SETFL, fl | O_NONBLOCK))
-		return inj_fail(j, "fcntl", errno);
+	if (inj_nonblock(j, j->ch->fd))
+		return -1;
 	j->cq = ibv_create_cq(j->ctx, BIG_CQ, NULL, j->ch, 0);
 	if (!j->cq)
 		return inj_fail(j, "ibv_create_cq", errno);

@@ -40,14 +40,6 @@ struct watch {
 /* Parse ARGV into W; a usage error exits 2 with the reason. */
 void watch_parse(struct watch *w, int argc, char **argv);
 
-struct check_opts {
-	const struct cmd_shared *sel; /* -d, --exclude-device, -r: history */
-	struct ibve_check *spec;      /* --spec, --spec-file */
-	const char *state; /* --metrics-state: the watcher's history */
-	double since;	   /* the history's window, seconds */
-	bool json, brief;  /* brief: the first line alone */
-};
-
 /* Whether device DEV is selected: -d (none: all), less --exclude-device
  * (ARG: a struct cmd_shared). */
 bool watch_selected(const char *dev, void *arg);
@@ -61,7 +53,11 @@ int watch_facility(const char *name);
 /* Whether a syslog daemon takes messages; if not, said, and -errno. */
 int watch_syslog_ready(void);
 
-/* --check: the exit status (0 healthy, 1 not, 3 runtime, 4 bad input). */
-int watch_check(const struct check_opts *o);
+/*
+ * --check of W's spec (every port ACTIVE when it has none), the history of
+ * -r or --metrics-state over --since: the exit status (0 healthy, 1 not, 3
+ * runtime, 4 bad input).
+ */
+int watch_check(struct watch *w);
 
 #endif

@@ -25,11 +25,11 @@
 #define REASON_MAX 60
 
 /* Selected, and not excluded by the spec either. */
-static bool selected(const struct check_opts *o, const char *dev)
+static bool selected(const struct watch *w, const char *dev)
 {
 	const char *globs[64];
-	size_t n = ibve_check_excludes(o->spec, globs, 64);
-	bool want = watch_selected(dev, (void *)o->sel);
+	size_t n = ibve_check_excludes(w->spec, globs, 64);
+	bool want = watch_selected(dev, (void *)&w->c);
 
 	for (size_t i = 0; i < n && i < 64; i++)
 		want &= fnmatch(globs[i], dev, 0) != 0;
@@ -37,65 +37,55 @@ static bool selected(const struct check_opts *o, const char *dev)
 }
 
 /* The selected devices' rows, read from sysfs; how many devices. */
-static int add_devices(const struct check_opts *o, struct ibve_ports *t)
+static int add_devices(const struct watch *w, struct ibve_ports *t)
 {
-	DIR *d = opendir("/sys/class/infiniband");
+	DIR *d;
 	struct dirent *e;
 	int n = 0;
 
-	for (size_t i = 0; i < o->sel->nnames; i++) {
+	for (size_t i = 0; i < w->c.nnames; i++) {
 		char path[512];
 
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
-			 o->sel->names[i]);
+			 w->c.names[i]);
 		if (access(path, F_OK)) {
 			cmd_error("device '%s': no such RDMA device",
-				  o->sel->names[i]);
-			if (d)
-				closedir(d);
+				  w->c.names[i]);
 			return -ENODEV;
 		}
 	}
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !selected(o, e->d_name))
-			continue;
-		if (ibve_ports_add_device(t, e->d_name, 0) == -ENOMEM) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		n++;
-	}
-	closedir(d);
+	d = opendir("/sys/class/infiniband");
+	while (d && n >= 0 && (e = readdir(d)))
+		if (e->d_name[0] != '.' && selected(w, e->d_name))
+			n = ibve_ports_add_device(t, e->d_name, 0) == -ENOMEM
+				    ? -ENOMEM
+				    : n + 1;
+	if (d)
+		closedir(d);
 	return n;
 }
 
 /* The capture's records into T: its history. An exit status. */
-static int read_capture(const struct check_opts *o, struct ibve_ports *t)
+static int read_capture(const struct watch *w, struct ibve_ports *t)
 {
-	struct ibve_source_opts so = { .sz = sizeof(so),
-				       .path = o->sel->replay };
+	struct ibve_source_opts so = { .sz = sizeof(so), .path = w->c.replay };
 	struct ibve_run_opts ro = { .sz = sizeof(ro) };
 	struct ibve_pipeline *p = NULL;
 	struct ibve_sink *s;
-	int status = EXIT_OK, r;
+	int status = EXIT_OK;
 
 	if (ibve_pipeline_new(&p) ||
 	    ibve_pipeline_add_source(p, "replay", &so)) {
 		ibve_pipeline_free(p);
 		return cmd_fail();
 	}
-	cmd_exclude(p, o->sel);
+	cmd_exclude(p, &w->c);
 	ibve_pipeline_set_notes(p, cmd_notes, NULL);
 	if (ibve_sink_ports(&s, t) || ibve_pipeline_add_sink(p, s, 0) ||
-	    ibve_pipeline_start(p)) {
+	    ibve_pipeline_start(p) || ibve_pipeline_run(p, &ro) < 0)
 		status = cmd_fail();
-	} else if ((r = ibve_pipeline_run(p, &ro)) < 0) {
-		status = cmd_fail();
-	} else if (ibve_pipeline_bad_input(p)) {
+	else if (ibve_pipeline_bad_input(p))
 		status = EXIT_BAD_INPUT;
-	}
 	ibve_pipeline_free(p);
 	return status;
 }
@@ -124,7 +114,7 @@ static void reason(char *buf, const struct ibve_check_problem *p, size_t n)
 	buf[len] = '\0';
 }
 
-static int report(const struct check_opts *o, const struct ibve_ports *t,
+static int report(const struct watch *w, const struct ibve_ports *t,
 		  const struct ibve_check_problem *p, size_t n, int ndev)
 {
 	char first[REASON_MAX + 1] = "", name[IBVE_NAME_MAX + 16];
@@ -133,7 +123,7 @@ static int report(const struct check_opts *o, const struct ibve_ports *t,
 		snprintf(first, sizeof(first), "no RDMA devices");
 	else if (n)
 		reason(first, p, n);
-	if (o->json) {
+	if (w->json) {
 		char out[65536];
 		struct ibve_buf b = { out, sizeof(out), 0 };
 		struct ibve_json j;
@@ -159,7 +149,7 @@ static int report(const struct check_opts *o, const struct ibve_ports *t,
 		       stdout);
 	} else if (first[0]) {
 		printf("%s\n", first);
-		for (size_t i = 0; !o->brief && i < n; i++) {
+		for (size_t i = 0; !w->brief && i < n; i++) {
 			port_name(name, sizeof(name), &p[i]);
 			printf("%s: %s\n", name, p[i].what);
 		}
@@ -171,49 +161,51 @@ static int report(const struct check_opts *o, const struct ibve_ports *t,
 	return first[0] ? EXIT_NOT_MET : EXIT_OK;
 }
 
-int watch_check(const struct check_opts *o)
+int watch_check(struct watch *w)
 {
 	struct ibve_ports *t = NULL;
 	const struct ibve_check_problem *p;
 	struct timespec now, from;
+	double since = w->since ? w->since : 600;
 	int status = EXIT_OK, ndev, r = 0;
 	size_t n;
 
-	if (ibve_ports_new(&t, IBVE_PORTS_SYSFS))
+	/* no spec: every port ACTIVE */
+	if ((!w->spec && ibve_check_new(&w->spec)) ||
+	    ibve_ports_new(&t, IBVE_PORTS_SYSFS))
 		return cmd_fail();
 	/* the watcher's state first: its ports' health goes to their rows */
-	if (o->state)
-		r = ibve_metrics_load(t, o->state);
+	if (w->state)
+		r = ibve_metrics_load(t, w->state);
 	if (r < 0) {
-		cmd_error("%s", ibve_errmsg());
-		ibve_ports_free(t);
-		return EXIT_RUNTIME;
+		status = cmd_fail();
+		goto out;
 	}
 	if (r == 1) /* another boot's: said, and gone on with */
 		cmd_error("%s", ibve_errmsg());
-	ibve_ports_set_flap_window(t, o->since);
-	ndev = add_devices(o, t);
+	ibve_ports_set_flap_window(t, since);
+	ndev = add_devices(w, t);
 	if (ndev < 0) {
-		ibve_ports_free(t);
-		return EXIT_RUNTIME;
+		status = EXIT_RUNTIME;
+		goto out;
 	}
-	if (o->sel->replay && (status = read_capture(o, t)) != EXIT_OK &&
-	    status != EXIT_BAD_INPUT) {
-		ibve_ports_free(t);
-		return status;
-	}
+	if (w->c.replay && (status = read_capture(w, t)) != EXIT_OK &&
+	    status != EXIT_BAD_INPUT)
+		goto out;
 	/* --sm: the peers of peer= terms, asked of the SA */
-	if (o->sel->sm && ibve_ports_lookup_peers(t)) {
-		ibve_ports_free(t);
-		return cmd_fail();
+	if (w->c.sm && ibve_ports_lookup_peers(t)) {
+		status = cmd_fail();
+		goto out;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	ibve_ports_sample(t, &now);
 	from = now;
-	from.tv_sec -= (time_t)o->since;
-	n = ibve_check_run(o->spec, t,
-			   o->sel->replay || o->state ? &from : NULL, &p);
-	r = report(o, t, p, n, ndev);
+	from.tv_sec -= (time_t)since;
+	n = ibve_check_run(w->spec, t, w->c.replay || w->state ? &from : NULL,
+			   &p);
+	r = report(w, t, p, n, ndev);
+	status = status == EXIT_BAD_INPUT && r == EXIT_OK ? status : r;
+out:
 	ibve_ports_free(t);
-	return status == EXIT_BAD_INPUT && r == EXIT_OK ? status : r;
+	return status;
 }

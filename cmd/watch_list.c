@@ -36,8 +36,6 @@ bool watch_selected(const char *dev, void *arg)
  */
 int watch_list(const struct cmd_shared *sel, bool json)
 {
-	const char *const *names = sel->names;
-	size_t nnames = sel->nnames;
 	struct ibve_device_info *list;
 	int n = ibve_device_list_select(&list, watch_selected, (void *)sel);
 	int status = EXIT_OK, lldp;
@@ -63,13 +61,14 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	lldp = ibve_device_list_lldp(list, (size_t)n);
 	if (lldp && lldp != -ELIBACC && lldp != -ENOTSUP && lldp != -ENOENT)
 		cmd_error("peers of RoCE ports are unknown: %s", ibve_errmsg());
-	for (size_t k = 0; k < nnames; k++) {
+	for (size_t k = 0; k < sel->nnames; k++) {
 		int i;
 
-		for (i = 0; i < n && strcmp(list[i].name, names[k]); i++)
+		for (i = 0; i < n && strcmp(list[i].name, sel->names[k]); i++)
 			;
 		if (i == n) {
-			cmd_error("device '%s': no such RDMA device", names[k]);
+			cmd_error("device '%s': no such RDMA device",
+				  sel->names[k]);
 			status = EXIT_RUNTIME;
 		}
 	}
@@ -80,11 +79,9 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	for (int i = 0; i < n && status == EXIT_OK; i++) {
 		int r = ibve_device_print(stdout, &list[i], sel->port, json);
 
-		if (r) {
-			if (r != -EPIPE)
-				cmd_error("write to standard output: %s",
-					  strerror(-r));
-			status = r == -EPIPE ? EXIT_OK : EXIT_RUNTIME;
+		if (r && r != -EPIPE) { /* the reader gone: no failure */
+			cmd_error("write to standard output: %s", strerror(-r));
+			status = EXIT_RUNTIME;
 		}
 	}
 	ibve_device_list_free(list, (size_t)n);

@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,14 +97,13 @@ static const struct cmd_opt opts[] = {
 
 static const char *features(void)
 {
-	static const char *const f[] = {
-		"mlx5 DEVX events: no, all processes (eBPF): no",
-		"mlx5 DEVX events: yes, all processes (eBPF): no",
-		"mlx5 DEVX events: no, all processes (eBPF): yes",
-		"mlx5 DEVX events: yes, all processes (eBPF): yes",
-	};
+	static char f[64];
+	unsigned int has = ibve_features();
 
-	return f[ibve_features() & (IBVE_FEATURE_MLX5 | IBVE_FEATURE_KERNEL)];
+	snprintf(f, sizeof(f), "mlx5 DEVX events: %s, all processes (eBPF): %s",
+		 has & IBVE_FEATURE_MLX5 ? "yes" : "no",
+		 has & IBVE_FEATURE_KERNEL ? "yes" : "no");
+	return f;
 }
 
 static struct cmd_spec spec = {
@@ -128,6 +128,29 @@ static void terms(struct ibve_filter **f, const char *list, bool exclude)
 
 void watch_parse(struct watch *w, int argc, char **argv)
 {
+	/*
+	 * The options that only say yes (a bool) or keep their argument (a
+	 * string): which is told by whether they take one.
+	 */
+	const struct {
+		int id;
+		void *to;
+	} plain[] = {
+		{ 'j', &w->json },
+		{ 'l', &w->list },
+		{ OPT_LIST_EVENTS, &w->list_events },
+		{ 'q', &w->quiet },
+		{ OPT_JOURNAL, &w->journal },
+		{ OPT_MLX5, &w->mlx5 },
+		{ OPT_CHECK, &w->check },
+		{ OPT_BRIEF, &w->brief },
+		{ OPT_STORM_JSON, &w->storm_json },
+		{ 'w', &w->capture },
+		{ OPT_METRICS_FILE, &w->metrics },
+		{ OPT_METRICS_STATE, &w->state },
+		{ OPT_METRICS_LISTEN, &w->listen },
+		{ OPT_WEB_CONFIG, &w->web_config },
+	};
 	const char *arg;
 	int c;
 
@@ -136,6 +159,11 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	w->run.sz = sizeof(w->run);
 	spec.shared = &w->c;
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
+		for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+			if (plain[i].id == c && arg)
+				*(const char **)plain[i].to = arg;
+			else if (plain[i].id == c)
+				*(bool *)plain[i].to = true;
 		switch (c) {
 		case 'e':
 		case 'x':
@@ -163,28 +191,6 @@ void watch_parse(struct watch *w, int argc, char **argv)
 				cmd_usage_error("unknown syslog facility '%s'",
 						arg);
 			break;
-		/* the options that only take their argument or say yes */
-		case 'j':
-			w->json = true;
-			break;
-		case 'w':
-			w->capture = arg;
-			break;
-		case 'l':
-			w->list = true;
-			break;
-		case OPT_LIST_EVENTS:
-			w->list_events = true;
-			break;
-		case 'q':
-			w->quiet = true;
-			break;
-		case OPT_JOURNAL:
-			w->journal = true;
-			break;
-		case OPT_MLX5:
-			w->mlx5 = true;
-			break;
 		case OPT_PID:
 			w->filtered = w->owners = true;
 			ibve_filter_add_pid(
@@ -197,24 +203,6 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			w->filtered = w->owners = true;
 			if (ibve_filter_add_comm(w->c.filter, arg))
 				cmd_usage_error("--comm: %s", ibve_errmsg());
-			break;
-		case OPT_METRICS_FILE:
-			w->metrics = arg;
-			break;
-		case OPT_METRICS_STATE:
-			w->state = arg;
-			break;
-		case OPT_METRICS_LISTEN:
-			w->listen = arg;
-			break;
-		case OPT_WEB_CONFIG:
-			w->web_config = arg;
-			break;
-		case OPT_CHECK:
-			w->check = true;
-			break;
-		case OPT_BRIEF:
-			w->brief = true;
 			break;
 		case OPT_SPEC:
 		case OPT_SPEC_FILE:
@@ -232,9 +220,6 @@ void watch_parse(struct watch *w, int argc, char **argv)
 				arg,
 				"invalid storm threshold '%s': events a second, 0 for none",
 				0, ULONG_MAX);
-			break;
-		case OPT_STORM_JSON:
-			w->storm_json = true;
 			break;
 		case OPT_SINCE:
 			w->since = cmd_duration(
