@@ -41,7 +41,12 @@
  */
 #define AFTER_WINDOW_S 5
 
-enum { C_RING, C_LOST, C_PAUSE, C_DRAIN }; /* what a watched fd is */
+/*
+ * What a watched fd is: the ring's, or a timer's: of the next loss report
+ * (when one waits), of the ring's pause (one-shot), of the next read of
+ * the counts (when armed).
+ */
+enum { C_RING, C_LOST, C_PAUSE, C_DRAIN, C_COUNT };
 
 /*
  * With a storm threshold, the programs send the first event of each key
@@ -102,19 +107,15 @@ struct kernel {
 	struct ibve_kbpf *skel;
 	struct bpf_link *links[IBVE_KHOOK_COUNT];
 	struct ring_buffer *rb;
-	int ring_fd;
 	unsigned int hooks; /* attached */
 	bool kprobe;	    /* the kprobe set, not fentry */
 	bool waiting;	    /* for the RDMA modules to be loaded */
 	uint64_t lost_seen; /* of skel->bss->lost, reported */
 	int64_t lost_said;  /* CLOCK_MONOTONIC ns of the last report */
-	int timer_fd;	    /* the next report, when one waits */
-	bool timer_armed;
-	int pause_fd; /* the ring's pause: a one-shot timer */
-	int drain_fd; /* the next read of the counts, when armed */
-	bool drain_armed;
-	bool agg;	  /* the programs count storms */
-	struct agg *aggs; /* sorted by key */
+	int fd[C_COUNT];    /* by C_*: the ring's, the timers' */
+	unsigned int armed; /* the C_LOST and C_DRAIN timers set, 1u << C_* */
+	bool agg;	    /* the programs count storms */
+	struct agg *aggs;   /* sorted by key */
 	size_t naggs;
 	bool ring_watched, got;
 	unsigned int batch; /* records in this ready() call */
@@ -212,8 +213,8 @@ static int create(void **out, const struct ibve_source_opts *o,
 	s->after_ns = (o->after_window ? o->after_window : AFTER_WINDOW_S) *
 		      1000000000ull;
 #ifdef IBVE_HAVE_BPF
-	s->ring_fd = -1;
-	s->timer_fd = s->pause_fd = s->drain_fd = -1;
+	for (int c = 0; c < C_COUNT; c++)
+		s->fd[c] = -1;
 #endif
 	return ibve_names_copy(&s->names, o);
 }
@@ -302,10 +303,7 @@ static void cg_walk(struct kernel *s)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (s->cg_walked.tv_sec &&
-	    (now.tv_sec - s->cg_walked.tv_sec) * 1000000000ll +
-			    (now.tv_nsec - s->cg_walked.tv_nsec) <
-		    100000000)
+	if (s->cg_walked.tv_sec && ibve_ts_secs(&s->cg_walked, &now) < 0.1)
 		return;
 	s->cg_walked = now;
 	memset(&walk, 0, sizeof(walk));
@@ -450,15 +448,24 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 
 /* --- storms: the programs' counts ---------------------------------------- */
 
+/* Timer C to go off at NS (FLAGS: timerfd_settime's), unless it is set. */
+static bool arm(struct kernel *s, int c, int flags, int64_t ns)
+{
+	struct itimerspec t = { .it_value = { ns / 1000000000,
+					      ns % 1000000000 } };
+
+	if (s->armed & 1u << c || timerfd_settime(s->fd[c], flags, &t, NULL))
+		return false;
+	if (c != C_PAUSE) /* the pause's reader clears it: no need to know */
+		s->armed |= 1u << c;
+	return true;
+}
+
 /* The counts are read in an interval (unless that is planned already). */
 static void drain_arm(struct kernel *s)
 {
-	struct itimerspec t = { .it_value = { AGG_NS / 1000000000,
-					      AGG_NS % 1000000000 } };
-
-	if (s->agg && !s->drain_armed &&
-	    !timerfd_settime(s->drain_fd, 0, &t, NULL))
-		s->drain_armed = true;
+	if (s->agg)
+		arm(s, C_DRAIN, 0, AGG_NS);
 }
 
 static int agg_cmp(const void *a, const void *b)
@@ -631,13 +638,7 @@ static void lost_check(struct kernel *s, int64_t now)
 	if (lost == s->lost_seen)
 		return;
 	if (s->lost_said && now - s->lost_said < LOST_EVERY_NS) {
-		int64_t at = s->lost_said + LOST_EVERY_NS;
-		struct itimerspec t = { .it_value = { at / 1000000000,
-						      at % 1000000000 } };
-
-		if (!s->timer_armed &&
-		    !timerfd_settime(s->timer_fd, TFD_TIMER_ABSTIME, &t, NULL))
-			s->timer_armed = true;
+		arm(s, C_LOST, TFD_TIMER_ABSTIME, s->lost_said + LOST_EVERY_NS);
 		return;
 	}
 	s->lost_seen = lost;
@@ -664,15 +665,14 @@ static int64_t set_clock(struct kernel *s)
  */
 static void pause_or_watch(struct kernel *s)
 {
-	struct itimerspec t = { .it_value = { 0, PAUSE_NS } };
-
-	if (s->got && !timerfd_settime(s->pause_fd, 0, &t, NULL)) {
+	if (s->got && arm(s, C_PAUSE, 0, PAUSE_NS)) {
 		if (s->ring_watched)
-			s->h.unwatch(s->h.ctx, s->ring_fd);
+			s->h.unwatch(s->h.ctx, s->fd[C_RING]);
 		s->ring_watched = false;
 	} else if (!s->ring_watched) {
 		/* level-triggered: what came meanwhile wakes the loop at once */
-		s->ring_watched = !s->h.watch(s->h.ctx, s->ring_fd, s, C_RING);
+		s->ring_watched =
+			!s->h.watch(s->h.ctx, s->fd[C_RING], s, C_RING);
 	}
 	s->got = false;
 }
@@ -707,22 +707,19 @@ static bool ready(void *arg, uint32_t cookie)
 	uint64_t ticks;
 	int r = 0;
 
-	if (cookie == C_LOST) {
-		if (read(s->timer_fd, &ticks, sizeof(ticks)) < 0)
+	if (cookie == C_LOST || cookie == C_DRAIN) {
+		if (read(s->fd[cookie], &ticks, sizeof(ticks)) < 0)
 			return false;
-		s->timer_armed = false;
-	} else if (cookie == C_DRAIN) {
-		if (read(s->drain_fd, &ticks, sizeof(ticks)) < 0)
-			return false;
-		s->drain_armed = false;
-		drain(s, now);
+		s->armed &= ~(1u << cookie);
+		if (cookie == C_DRAIN)
+			drain(s, now);
 	} else {
 		/*
 		 * The pause is over: clear its timer. A drain's later calls
 		 * (after a full batch) find it cleared already; they read on.
 		 */
 		if (cookie == C_PAUSE &&
-		    read(s->pause_fd, &ticks, sizeof(ticks)) < 0 &&
+		    read(s->fd[C_PAUSE], &ticks, sizeof(ticks)) < 0 &&
 		    errno != EAGAIN)
 			return false;
 		s->batch = 0;
@@ -932,29 +929,25 @@ static int attach(struct kernel *s)
 			       "cannot hook any event handler of the kernel");
 		goto out;
 	}
-	s->ring_fd = bpf_map__fd(s->skel->maps.events);
-	s->rb = ring_buffer__new(s->ring_fd, sample, s, NULL);
+	s->fd[C_RING] = bpf_map__fd(s->skel->maps.events);
+	s->rb = ring_buffer__new(s->fd[C_RING], sample, s, NULL);
 	if (!s->rb) {
 		r = ibve_error(errno, "BPF ring buffer: %s", strerror(errno));
 		goto out;
 	}
-	s->timer_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	s->pause_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	s->drain_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->timer_fd < 0 || s->pause_fd < 0 || s->drain_fd < 0) {
-		r = ibve_error(errno, "timerfd: %s", strerror(errno));
-		goto out;
+	for (int c = C_LOST; c < C_COUNT; c++) {
+		s->fd[c] = timerfd_create(CLOCK_MONOTONIC,
+					  TFD_NONBLOCK | TFD_CLOEXEC);
+		if (s->fd[c] < 0) {
+			r = ibve_error(errno, "timerfd: %s", strerror(errno));
+			goto out;
+		}
 	}
-	if ((r = s->h.watch(s->h.ctx, s->ring_fd, s, C_RING)) ||
-	    (r = s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST)) ||
-	    (r = s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE)) ||
-	    (r = s->h.watch(s->h.ctx, s->drain_fd, s, C_DRAIN))) {
-		r = ibve_error(r, "eBPF ring: %s", strerror(-r));
-		goto out;
-	}
+	for (int c = 0; c < C_COUNT; c++)
+		if ((r = s->h.watch(s->h.ctx, s->fd[c], s, (uint32_t)c))) {
+			r = ibve_error(r, "eBPF ring: %s", strerror(-r));
+			goto out;
+		}
 	s->ring_watched = true;
 	s->waiting = false;
 out:
@@ -1052,32 +1045,6 @@ static size_t describe(const void *arg, char *buf, size_t size)
 				s->kprobe ? "kprobe" : "fentry");
 }
 
-static void destroy(void *arg)
-{
-	struct kernel *s = arg;
-
-	/* the hooks go first: a module being removed waits for them */
-	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
-		if (s->links[i])
-			bpf_link__destroy(s->links[i]);
-	/* none of it was made when libbpf was not loaded */
-	if (s->rb)
-		ring_buffer__free(s->rb);
-	ibve_kbpf__destroy(s->skel);
-	if (s->timer_fd >= 0)
-		close(s->timer_fd);
-	if (s->pause_fd >= 0)
-		close(s->pause_fd);
-	if (s->drain_fd >= 0)
-		close(s->drain_fd);
-	free(s->aggs);
-	free(s->devs);
-	free(s->causes);
-	cg_free(s->cgs, s->ncgs);
-	free(s->names.v);
-	free(s);
-}
-
 #else /* !IBVE_HAVE_BPF */
 
 static int start(void *arg)
@@ -1088,15 +1055,32 @@ static int start(void *arg)
 		"this build of libibvevent has no eBPF support (built without libbpf)");
 }
 
+#endif
+
 static void destroy(void *arg)
 {
 	struct kernel *s = arg;
 
+#ifdef IBVE_HAVE_BPF
+	/* the hooks go first: a module being removed waits for them */
+	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
+		if (s->links[i])
+			bpf_link__destroy(s->links[i]);
+	/* none of it was made when libbpf was not loaded */
+	if (s->rb)
+		ring_buffer__free(s->rb);
+	ibve_kbpf__destroy(s->skel);
+	for (int c = C_LOST; c < C_COUNT; c++)
+		if (s->fd[c] >= 0)
+			close(s->fd[c]);
+	free(s->aggs);
+	free(s->devs);
+	free(s->causes);
+	cg_free(s->cgs, s->ncgs);
+#endif
 	free(s->names.v);
 	free(s);
 }
-
-#endif
 
 /*
  * The kernel source's records carry the verbs rows (.also: what the
