@@ -163,11 +163,10 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 		ev->fields |= IBVE_FIELD_OWNER;
 	} else if (k->kern[0]) {
 		/* the RDMA CM makes QPs for others: the PD names them */
-		const char *who = strcmp(k->kern, "rdma_cm") == 0 &&
-						  k->pd_kern[0]
-					  ? k->pd_kern
-					  : k->kern;
+		const char *who = k->kern;
 
+		if (strcmp(k->kern, "rdma_cm") == 0 && k->pd_kern[0])
+			who = k->pd_kern;
 		ibve_utf8_copy(ev->kernel.consumer, who,
 			       sizeof(ev->kernel.consumer));
 		ev->fields |= IBVE_FIELD_KERNEL;
@@ -494,32 +493,25 @@ static struct agg *agg_of(struct kernel *s, const struct ibve_kagg_key *key)
 	return &a[i];
 }
 
-/* A summary record: N events of KEY's key since FROM (ns), at NOW. */
-static void summary(struct kernel *s, const struct ibve_kevent *key, uint64_t n,
-		    int64_t from, int64_t now)
-{
-	struct ibve_kevent k;
-	struct ibve_event *ev;
-
-	/* the map's copy of the key's first event, read as the ring's are */
-	if (!ibve_kevent_from_ring(&k, key, sizeof(*key)) ||
-	    !(ev = record(s, &k, now)))
-		return;
-	ev->fields |= IBVE_FIELD_SUMMARY;
-	ev->summary.count = n;
-	ev->summary.interval_us = now > from ? (uint64_t)(now - from) / 1000
-					     : 0;
-}
-
-/* What V counted since A's last delivery, as a summary at NOW. */
+/* What V counted since A's last delivery, as a summary record at NOW. */
 static void deliver(struct kernel *s, struct agg *a, struct ibve_kagg *v,
 		    int64_t now)
 {
+	/* since the last count, or the key's first event */
+	int64_t from = a->at ? a->at : (int64_t)v->made;
+	struct ibve_kevent k;
+	struct ibve_event *ev;
+
 	if (v->count == a->said)
 		return;
-	/* since the last count, or the key's first event */
-	summary(s, &v->k, v->count - a->said, a->at ? a->at : (int64_t)v->made,
-		now);
+	/* the map's copy of the key's first event, read as the ring's are */
+	if (ibve_kevent_from_ring(&k, &v->k, sizeof(v->k)) &&
+	    (ev = record(s, &k, now))) {
+		ev->fields |= IBVE_FIELD_SUMMARY;
+		ev->summary.count = v->count - a->said;
+		ev->summary.interval_us =
+			now > from ? (uint64_t)(now - from) / 1000 : 0;
+	}
 	a->said = v->count;
 	a->at = now;
 }
@@ -751,22 +743,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* Whether the kernel has FUNC, by the BTF of MODULE (vmlinux: NULL). */
+/* Whether the kernel has FUNC, by the BTF of MODULE (split on VMLINUX's). */
 static bool has_func(struct btf *vmlinux, const char *module, const char *func)
 {
-	struct btf *btf = vmlinux;
 	char path[128];
+	struct btf *btf;
 	bool found;
 
-	if (module) {
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-		btf = btf__parse_split(path, vmlinux);
-		if (!btf)
-			return false;
-	}
-	found = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
-	if (btf != vmlinux)
-		btf__free(btf);
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	btf = btf__parse_split(path, vmlinux);
+	found = btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
 	return found;
 }
 
@@ -775,22 +762,20 @@ struct hook {
 	size_t fentry, kprobe; /* offsets of the programs in progs */
 };
 
-#define PROG(name)  offsetof(struct ibve_kbpf, progs.name)
-#define PROGS(name) PROG(fe_##name), PROG(kp_##name)
+#define PROG(name) offsetof(struct ibve_kbpf, progs.name)
+/* FUNC of MODULE, hooked by the programs fe_NAME and kp_NAME */
+#define HOOK(module, func, name)                                \
+	{                                                       \
+		module, #func, PROG(fe_##name), PROG(kp_##name) \
+	}
 
 static const struct hook hooks[IBVE_KHOOK_COUNT] = {
-	[IBVE_KHOOK_QP] = { "ib_uverbs", "ib_uverbs_qp_event_handler",
-			    PROGS(qp) },
-	[IBVE_KHOOK_CQ] = { "ib_uverbs", "ib_uverbs_cq_event_handler",
-			    PROGS(cq) },
-	[IBVE_KHOOK_SRQ] = { "ib_uverbs", "ib_uverbs_srq_event_handler",
-			     PROGS(srq) },
-	[IBVE_KHOOK_WQ] = { "ib_uverbs", "ib_uverbs_wq_event_handler",
-			    PROGS(wq) },
-	[IBVE_KHOOK_CORE_QP] = { "ib_core", "__ib_qp_event_handler",
-				 PROGS(core_qp) },
-	[IBVE_KHOOK_PORT] = { "ib_core", "ib_dispatch_event_clients",
-			      PROGS(port) },
+	[IBVE_KHOOK_QP] = HOOK("ib_uverbs", ib_uverbs_qp_event_handler, qp),
+	[IBVE_KHOOK_CQ] = HOOK("ib_uverbs", ib_uverbs_cq_event_handler, cq),
+	[IBVE_KHOOK_SRQ] = HOOK("ib_uverbs", ib_uverbs_srq_event_handler, srq),
+	[IBVE_KHOOK_WQ] = HOOK("ib_uverbs", ib_uverbs_wq_event_handler, wq),
+	[IBVE_KHOOK_CORE_QP] = HOOK("ib_core", __ib_qp_event_handler, core_qp),
+	[IBVE_KHOOK_PORT] = HOOK("ib_core", ib_dispatch_event_clients, port),
 };
 
 static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
