@@ -416,26 +416,22 @@ static struct dev *device_of(struct kernel *s, const char *device)
 	return v;
 }
 
-static uint64_t node_guid(struct kernel *s, const char *device)
-{
-	const struct dev *g = device_of(s, device);
-
-	return g ? g->guid : ibve_sysfs_node_guid(device);
-}
-
 /* K's record, of its time MONO (ns, monotonic); NULL: not wanted, no room. */
 static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 				 int64_t mono)
 {
-	struct ibve_event *ev;
 	int64_t ns = mono + s->mono2real;
+	struct ibve_event *ev;
+	struct dev *g;
 
 	if (!ibve_names_want(&s->names, &s->h, k->device))
 		return NULL;
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
 		return NULL;
-	ibve_kevent_record(ev, k, node_guid(s, k->device));
+	g = device_of(s, k->device);
+	ibve_kevent_record(ev, k,
+			   g ? g->guid : ibve_sysfs_node_guid(k->device));
 	ev->time.tv_sec = ns / 1000000000;
 	ev->time.tv_nsec = ns % 1000000000;
 	if (ev->fields & IBVE_FIELD_OWNER)
