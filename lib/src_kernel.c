@@ -41,7 +41,12 @@
  */
 #define AFTER_WINDOW_S 5
 
-enum { C_RING, C_LOST, C_PAUSE, C_DRAIN }; /* what a watched fd is */
+/*
+ * What a watched fd is: the ring's, or a timer's: of the next loss report
+ * (when one waits), of the ring's pause (one-shot), of the next read of
+ * the counts (when armed).
+ */
+enum { C_RING, C_LOST, C_PAUSE, C_DRAIN, C_COUNT };
 
 /*
  * With a storm threshold, the programs send the first event of each key
@@ -102,19 +107,15 @@ struct kernel {
 	struct ibve_kbpf *skel;
 	struct bpf_link *links[IBVE_KHOOK_COUNT];
 	struct ring_buffer *rb;
-	int ring_fd;
 	unsigned int hooks; /* attached */
 	bool kprobe;	    /* the kprobe set, not fentry */
 	bool waiting;	    /* for the RDMA modules to be loaded */
 	uint64_t lost_seen; /* of skel->bss->lost, reported */
 	int64_t lost_said;  /* CLOCK_MONOTONIC ns of the last report */
-	int timer_fd;	    /* the next report, when one waits */
-	bool timer_armed;
-	int pause_fd; /* the ring's pause: a one-shot timer */
-	int drain_fd; /* the next read of the counts, when armed */
-	bool drain_armed;
-	bool agg;	  /* the programs count storms */
-	struct agg *aggs; /* sorted by key */
+	int fd[C_COUNT];    /* by C_*: the ring's, the timers' */
+	unsigned int armed; /* the C_LOST and C_DRAIN timers set, 1u << C_* */
+	bool agg;	    /* the programs count storms */
+	struct agg *aggs;   /* sorted by key */
 	size_t naggs;
 	bool ring_watched, got;
 	unsigned int batch; /* records in this ready() call */
@@ -162,11 +163,10 @@ void ibve_kevent_record(struct ibve_event *ev, const struct ibve_kevent *k,
 		ev->fields |= IBVE_FIELD_OWNER;
 	} else if (k->kern[0]) {
 		/* the RDMA CM makes QPs for others: the PD names them */
-		const char *who = strcmp(k->kern, "rdma_cm") == 0 &&
-						  k->pd_kern[0]
-					  ? k->pd_kern
-					  : k->kern;
+		const char *who = k->kern;
 
+		if (strcmp(k->kern, "rdma_cm") == 0 && k->pd_kern[0])
+			who = k->pd_kern;
 		ibve_utf8_copy(ev->kernel.consumer, who,
 			       sizeof(ev->kernel.consumer));
 		ev->fields |= IBVE_FIELD_KERNEL;
@@ -212,8 +212,8 @@ static int create(void **out, const struct ibve_source_opts *o,
 	s->after_ns = (o->after_window ? o->after_window : AFTER_WINDOW_S) *
 		      1000000000ull;
 #ifdef IBVE_HAVE_BPF
-	s->ring_fd = -1;
-	s->timer_fd = s->pause_fd = s->drain_fd = -1;
+	for (int c = 0; c < C_COUNT; c++)
+		s->fd[c] = -1;
 #endif
 	return ibve_names_copy(&s->names, o);
 }
@@ -302,10 +302,7 @@ static void cg_walk(struct kernel *s)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (s->cg_walked.tv_sec &&
-	    (now.tv_sec - s->cg_walked.tv_sec) * 1000000000ll +
-			    (now.tv_nsec - s->cg_walked.tv_nsec) <
-		    100000000)
+	if (s->cg_walked.tv_sec && ibve_ts_secs(&s->cg_walked, &now) < 0.1)
 		return;
 	s->cg_walked = now;
 	memset(&walk, 0, sizeof(walk));
@@ -419,26 +416,22 @@ static struct dev *device_of(struct kernel *s, const char *device)
 	return v;
 }
 
-static uint64_t node_guid(struct kernel *s, const char *device)
-{
-	const struct dev *g = device_of(s, device);
-
-	return g ? g->guid : ibve_sysfs_node_guid(device);
-}
-
 /* K's record, of its time MONO (ns, monotonic); NULL: not wanted, no room. */
 static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 				 int64_t mono)
 {
-	struct ibve_event *ev;
 	int64_t ns = mono + s->mono2real;
+	struct ibve_event *ev;
+	struct dev *g;
 
 	if (!ibve_names_want(&s->names, &s->h, k->device))
 		return NULL;
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
 		return NULL;
-	ibve_kevent_record(ev, k, node_guid(s, k->device));
+	g = device_of(s, k->device);
+	ibve_kevent_record(ev, k,
+			   g ? g->guid : ibve_sysfs_node_guid(k->device));
 	ev->time.tv_sec = ns / 1000000000;
 	ev->time.tv_nsec = ns % 1000000000;
 	if (ev->fields & IBVE_FIELD_OWNER)
@@ -450,15 +443,24 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 
 /* --- storms: the programs' counts ---------------------------------------- */
 
+/* Timer C to go off at NS (FLAGS: timerfd_settime's), unless it is set. */
+static bool arm(struct kernel *s, int c, int flags, int64_t ns)
+{
+	struct itimerspec t = { .it_value = { ns / 1000000000,
+					      ns % 1000000000 } };
+
+	if (s->armed & 1u << c || timerfd_settime(s->fd[c], flags, &t, NULL))
+		return false;
+	if (c != C_PAUSE) /* the pause's reader clears it: no need to know */
+		s->armed |= 1u << c;
+	return true;
+}
+
 /* The counts are read in an interval (unless that is planned already). */
 static void drain_arm(struct kernel *s)
 {
-	struct itimerspec t = { .it_value = { AGG_NS / 1000000000,
-					      AGG_NS % 1000000000 } };
-
-	if (s->agg && !s->drain_armed &&
-	    !timerfd_settime(s->drain_fd, 0, &t, NULL))
-		s->drain_armed = true;
+	if (s->agg)
+		arm(s, C_DRAIN, 0, AGG_NS);
 }
 
 static int agg_cmp(const void *a, const void *b)
@@ -487,32 +489,25 @@ static struct agg *agg_of(struct kernel *s, const struct ibve_kagg_key *key)
 	return &a[i];
 }
 
-/* A summary record: N events of KEY's key since FROM (ns), at NOW. */
-static void summary(struct kernel *s, const struct ibve_kevent *key, uint64_t n,
-		    int64_t from, int64_t now)
-{
-	struct ibve_kevent k;
-	struct ibve_event *ev;
-
-	/* the map's copy of the key's first event, read as the ring's are */
-	if (!ibve_kevent_from_ring(&k, key, sizeof(*key)) ||
-	    !(ev = record(s, &k, now)))
-		return;
-	ev->fields |= IBVE_FIELD_SUMMARY;
-	ev->summary.count = n;
-	ev->summary.interval_us = now > from ? (uint64_t)(now - from) / 1000
-					     : 0;
-}
-
-/* What V counted since A's last delivery, as a summary at NOW. */
+/* What V counted since A's last delivery, as a summary record at NOW. */
 static void deliver(struct kernel *s, struct agg *a, struct ibve_kagg *v,
 		    int64_t now)
 {
+	/* since the last count, or the key's first event */
+	int64_t from = a->at ? a->at : (int64_t)v->made;
+	struct ibve_kevent k;
+	struct ibve_event *ev;
+
 	if (v->count == a->said)
 		return;
-	/* since the last count, or the key's first event */
-	summary(s, &v->k, v->count - a->said, a->at ? a->at : (int64_t)v->made,
-		now);
+	/* the map's copy of the key's first event, read as the ring's are */
+	if (ibve_kevent_from_ring(&k, &v->k, sizeof(v->k)) &&
+	    (ev = record(s, &k, now))) {
+		ev->fields |= IBVE_FIELD_SUMMARY;
+		ev->summary.count = v->count - a->said;
+		ev->summary.interval_us =
+			now > from ? (uint64_t)(now - from) / 1000 : 0;
+	}
 	a->said = v->count;
 	a->at = now;
 }
@@ -631,13 +626,7 @@ static void lost_check(struct kernel *s, int64_t now)
 	if (lost == s->lost_seen)
 		return;
 	if (s->lost_said && now - s->lost_said < LOST_EVERY_NS) {
-		int64_t at = s->lost_said + LOST_EVERY_NS;
-		struct itimerspec t = { .it_value = { at / 1000000000,
-						      at % 1000000000 } };
-
-		if (!s->timer_armed &&
-		    !timerfd_settime(s->timer_fd, TFD_TIMER_ABSTIME, &t, NULL))
-			s->timer_armed = true;
+		arm(s, C_LOST, TFD_TIMER_ABSTIME, s->lost_said + LOST_EVERY_NS);
 		return;
 	}
 	s->lost_seen = lost;
@@ -664,15 +653,14 @@ static int64_t set_clock(struct kernel *s)
  */
 static void pause_or_watch(struct kernel *s)
 {
-	struct itimerspec t = { .it_value = { 0, PAUSE_NS } };
-
-	if (s->got && !timerfd_settime(s->pause_fd, 0, &t, NULL)) {
+	if (s->got && arm(s, C_PAUSE, 0, PAUSE_NS)) {
 		if (s->ring_watched)
-			s->h.unwatch(s->h.ctx, s->ring_fd);
+			s->h.unwatch(s->h.ctx, s->fd[C_RING]);
 		s->ring_watched = false;
 	} else if (!s->ring_watched) {
 		/* level-triggered: what came meanwhile wakes the loop at once */
-		s->ring_watched = !s->h.watch(s->h.ctx, s->ring_fd, s, C_RING);
+		s->ring_watched =
+			!s->h.watch(s->h.ctx, s->fd[C_RING], s, C_RING);
 	}
 	s->got = false;
 }
@@ -707,22 +695,19 @@ static bool ready(void *arg, uint32_t cookie)
 	uint64_t ticks;
 	int r = 0;
 
-	if (cookie == C_LOST) {
-		if (read(s->timer_fd, &ticks, sizeof(ticks)) < 0)
+	if (cookie == C_LOST || cookie == C_DRAIN) {
+		if (read(s->fd[cookie], &ticks, sizeof(ticks)) < 0)
 			return false;
-		s->timer_armed = false;
-	} else if (cookie == C_DRAIN) {
-		if (read(s->drain_fd, &ticks, sizeof(ticks)) < 0)
-			return false;
-		s->drain_armed = false;
-		drain(s, now);
+		s->armed &= ~(1u << cookie);
+		if (cookie == C_DRAIN)
+			drain(s, now);
 	} else {
 		/*
 		 * The pause is over: clear its timer. A drain's later calls
 		 * (after a full batch) find it cleared already; they read on.
 		 */
 		if (cookie == C_PAUSE &&
-		    read(s->pause_fd, &ticks, sizeof(ticks)) < 0 &&
+		    read(s->fd[C_PAUSE], &ticks, sizeof(ticks)) < 0 &&
 		    errno != EAGAIN)
 			return false;
 		s->batch = 0;
@@ -754,22 +739,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* Whether the kernel has FUNC, by the BTF of MODULE (vmlinux: NULL). */
+/* Whether the kernel has FUNC, by the BTF of MODULE (split on VMLINUX's). */
 static bool has_func(struct btf *vmlinux, const char *module, const char *func)
 {
-	struct btf *btf = vmlinux;
 	char path[128];
+	struct btf *btf;
 	bool found;
 
-	if (module) {
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-		btf = btf__parse_split(path, vmlinux);
-		if (!btf)
-			return false;
-	}
-	found = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
-	if (btf != vmlinux)
-		btf__free(btf);
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	btf = btf__parse_split(path, vmlinux);
+	found = btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
 	return found;
 }
 
@@ -778,22 +758,20 @@ struct hook {
 	size_t fentry, kprobe; /* offsets of the programs in progs */
 };
 
-#define PROG(name)  offsetof(struct ibve_kbpf, progs.name)
-#define PROGS(name) PROG(fe_##name), PROG(kp_##name)
+#define PROG(name) offsetof(struct ibve_kbpf, progs.name)
+/* FUNC of MODULE, hooked by the programs fe_NAME and kp_NAME */
+#define HOOK(module, func, name)                                \
+	{                                                       \
+		module, #func, PROG(fe_##name), PROG(kp_##name) \
+	}
 
 static const struct hook hooks[IBVE_KHOOK_COUNT] = {
-	[IBVE_KHOOK_QP] = { "ib_uverbs", "ib_uverbs_qp_event_handler",
-			    PROGS(qp) },
-	[IBVE_KHOOK_CQ] = { "ib_uverbs", "ib_uverbs_cq_event_handler",
-			    PROGS(cq) },
-	[IBVE_KHOOK_SRQ] = { "ib_uverbs", "ib_uverbs_srq_event_handler",
-			     PROGS(srq) },
-	[IBVE_KHOOK_WQ] = { "ib_uverbs", "ib_uverbs_wq_event_handler",
-			    PROGS(wq) },
-	[IBVE_KHOOK_CORE_QP] = { "ib_core", "__ib_qp_event_handler",
-				 PROGS(core_qp) },
-	[IBVE_KHOOK_PORT] = { "ib_core", "ib_dispatch_event_clients",
-			      PROGS(port) },
+	[IBVE_KHOOK_QP] = HOOK("ib_uverbs", ib_uverbs_qp_event_handler, qp),
+	[IBVE_KHOOK_CQ] = HOOK("ib_uverbs", ib_uverbs_cq_event_handler, cq),
+	[IBVE_KHOOK_SRQ] = HOOK("ib_uverbs", ib_uverbs_srq_event_handler, srq),
+	[IBVE_KHOOK_WQ] = HOOK("ib_uverbs", ib_uverbs_wq_event_handler, wq),
+	[IBVE_KHOOK_CORE_QP] = HOOK("ib_core", __ib_qp_event_handler, core_qp),
+	[IBVE_KHOOK_PORT] = HOOK("ib_core", ib_dispatch_event_clients, port),
 };
 
 static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
@@ -932,29 +910,25 @@ static int attach(struct kernel *s)
 			       "cannot hook any event handler of the kernel");
 		goto out;
 	}
-	s->ring_fd = bpf_map__fd(s->skel->maps.events);
-	s->rb = ring_buffer__new(s->ring_fd, sample, s, NULL);
+	s->fd[C_RING] = bpf_map__fd(s->skel->maps.events);
+	s->rb = ring_buffer__new(s->fd[C_RING], sample, s, NULL);
 	if (!s->rb) {
 		r = ibve_error(errno, "BPF ring buffer: %s", strerror(errno));
 		goto out;
 	}
-	s->timer_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	s->pause_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	s->drain_fd =
-		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->timer_fd < 0 || s->pause_fd < 0 || s->drain_fd < 0) {
-		r = ibve_error(errno, "timerfd: %s", strerror(errno));
-		goto out;
+	for (int c = C_LOST; c < C_COUNT; c++) {
+		s->fd[c] = timerfd_create(CLOCK_MONOTONIC,
+					  TFD_NONBLOCK | TFD_CLOEXEC);
+		if (s->fd[c] < 0) {
+			r = ibve_error(errno, "timerfd: %s", strerror(errno));
+			goto out;
+		}
 	}
-	if ((r = s->h.watch(s->h.ctx, s->ring_fd, s, C_RING)) ||
-	    (r = s->h.watch(s->h.ctx, s->timer_fd, s, C_LOST)) ||
-	    (r = s->h.watch(s->h.ctx, s->pause_fd, s, C_PAUSE)) ||
-	    (r = s->h.watch(s->h.ctx, s->drain_fd, s, C_DRAIN))) {
-		r = ibve_error(r, "eBPF ring: %s", strerror(-r));
-		goto out;
-	}
+	for (int c = 0; c < C_COUNT; c++)
+		if ((r = s->h.watch(s->h.ctx, s->fd[c], s, (uint32_t)c))) {
+			r = ibve_error(r, "eBPF ring: %s", strerror(-r));
+			goto out;
+		}
 	s->ring_watched = true;
 	s->waiting = false;
 out:
@@ -1052,32 +1026,6 @@ static size_t describe(const void *arg, char *buf, size_t size)
 				s->kprobe ? "kprobe" : "fentry");
 }
 
-static void destroy(void *arg)
-{
-	struct kernel *s = arg;
-
-	/* the hooks go first: a module being removed waits for them */
-	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
-		if (s->links[i])
-			bpf_link__destroy(s->links[i]);
-	/* none of it was made when libbpf was not loaded */
-	if (s->rb)
-		ring_buffer__free(s->rb);
-	ibve_kbpf__destroy(s->skel);
-	if (s->timer_fd >= 0)
-		close(s->timer_fd);
-	if (s->pause_fd >= 0)
-		close(s->pause_fd);
-	if (s->drain_fd >= 0)
-		close(s->drain_fd);
-	free(s->aggs);
-	free(s->devs);
-	free(s->causes);
-	cg_free(s->cgs, s->ncgs);
-	free(s->names.v);
-	free(s);
-}
-
 #else /* !IBVE_HAVE_BPF */
 
 static int start(void *arg)
@@ -1088,15 +1036,32 @@ static int start(void *arg)
 		"this build of libibvevent has no eBPF support (built without libbpf)");
 }
 
+#endif
+
 static void destroy(void *arg)
 {
 	struct kernel *s = arg;
 
+#ifdef IBVE_HAVE_BPF
+	/* the hooks go first: a module being removed waits for them */
+	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
+		if (s->links[i])
+			bpf_link__destroy(s->links[i]);
+	/* none of it was made when libbpf was not loaded */
+	if (s->rb)
+		ring_buffer__free(s->rb);
+	ibve_kbpf__destroy(s->skel);
+	for (int c = C_LOST; c < C_COUNT; c++)
+		if (s->fd[c] >= 0)
+			close(s->fd[c]);
+	free(s->aggs);
+	free(s->devs);
+	free(s->causes);
+	cg_free(s->cgs, s->ncgs);
+#endif
 	free(s->names.v);
 	free(s);
 }
-
-#endif
 
 /*
  * The kernel source's records carry the verbs rows (.also: what the

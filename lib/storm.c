@@ -15,7 +15,7 @@
 #include "storm.h"
 
 struct slot {
-	bool used, storming;
+	bool storming;
 	struct timespec win; /* the counting window's start */
 	unsigned long n;     /* events in it */
 	/* storming: the interval [from, from + 1 s) */
@@ -102,7 +102,7 @@ static void set_due(struct ibve_storm *s)
 	for (size_t i = 0; i < s->n; i++) {
 		struct timespec end = s->v[i].from;
 
-		if (!s->v[i].used || !s->v[i].storming)
+		if (!s->v[i].storming)
 			continue;
 		ibve_ts_add(&end, 1);
 		if (!s->due.tv_sec || ibve_ts_before(&end, &s->due))
@@ -163,7 +163,7 @@ int ibve_storm_tick(struct ibve_storm *s, const struct timespec *now,
 		struct timespec end;
 
 		/* an interval at a time: a quiet one ends the storm */
-		while (!r && k->used && k->storming) {
+		while (!r && k->storming) {
 			end = k->from;
 			ibve_ts_add(&end, 1);
 			if (now && ibve_ts_before(now, &end))
@@ -195,12 +195,11 @@ static struct slot *slot_of(struct ibve_storm *s, const struct ibve_event *ev)
 	for (size_t i = 0; i < s->n; i++) {
 		struct slot *k = &s->v[i];
 
-		if (k->used && same_key(&k->first, ev))
+		if (same_key(&k->first, ev))
 			return k;
 		/* a key whose window has passed counts nothing any more */
-		if (!spare &&
-		    (!k->used ||
-		     (!k->storming && ibve_ts_secs(&k->win, &ev->time) >= 1)))
+		if (!spare && !k->storming &&
+		    ibve_ts_secs(&k->win, &ev->time) >= 1)
 			spare = k;
 	}
 	if (!spare) {
@@ -210,7 +209,7 @@ static struct slot *slot_of(struct ibve_storm *s, const struct ibve_event *ev)
 		s->v = v;
 		spare = &v[s->n++];
 	}
-	*spare = (struct slot){ .used = true, .win = ev->time };
+	*spare = (struct slot){ .win = ev->time };
 	spare->first = *ev;
 	return spare;
 }

@@ -207,128 +207,124 @@ static __always_inline void count_lost(struct ib_event *e)
 	__sync_fetch_and_add(&lost, 1);
 }
 
-/* The owner recorded by restrack entry RES: a process or a module. */
-static __always_inline void owner(struct ibve_kevent *k,
-				  struct rdma_restrack_entry *res)
+/*
+ * R(direct, p, field): a field through kernel pointer P. DIRECT (fentry,
+ * P typed by the kernel's BTF): a plain load, far cheaper than the helper
+ * call of BPF_CORE_READ (kprobe). Both are relocated to the running
+ * kernel's layout.
+ */
+#define R(direct, p, field)                                     \
+	((direct) ? __builtin_preserve_access_index((p)->field) \
+		  : BPF_CORE_READ(p, field))
+
+/*
+ * The restrack entry naming the owner of OBJ, the object of an event HOOK
+ * saw, and in *TASK its task (NULL: a kernel consumer's, or none). An SRQ's
+ * own entry may name no task: its PD's does; a WQ has no entry of its own.
+ * The verifier types a pointer read from ib_event's union as its first
+ * member, the CQ: only a CQ's fields can be plain loads (DIRECT).
+ */
+static __always_inline struct rdma_restrack_entry *
+owner_of(void *obj, __u32 hook, const int direct, struct task_struct **task)
 {
-	struct task_struct *t = BPF_CORE_READ(res, task);
-	const char *kern = BPF_CORE_READ(res, kern_name);
+	struct rdma_restrack_entry *res = NULL;
+	struct ib_pd *pd = NULL;
 
-	if (t) {
-		struct task_struct *leader = BPF_CORE_READ(t, group_leader);
-
-		k->tgid = BPF_CORE_READ(t, tgid);
-		BPF_CORE_READ_STR_INTO(&k->comm, leader, comm);
-		k->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-		k->flags |= IBVE_KF_OWNER;
+	switch (hook) {
+	case IBVE_KHOOK_QP:
+	case IBVE_KHOOK_CORE_QP:
+		res = &((struct ib_qp *)obj)->res;
+		break;
+	case IBVE_KHOOK_CQ:
+		*task = R(direct, (struct ib_cq *)obj, res.task);
+		return &((struct ib_cq *)obj)->res;
+	case IBVE_KHOOK_SRQ:
+		res = &((struct ib_srq *)obj)->res;
+		if (!BPF_CORE_READ(res, task))
+			pd = BPF_CORE_READ((struct ib_srq *)obj, pd);
+		break;
+	case IBVE_KHOOK_WQ:
+		pd = BPF_CORE_READ((struct ib_wq *)obj, pd);
+		break;
 	}
-	if (kern)
-		bpf_probe_read_kernel_str(k->kern, sizeof(k->kern), kern);
+	if (pd)
+		res = &pd->res;
+	*task = res ? BPF_CORE_READ(res, task) : NULL;
+	return res;
 }
 
-static __always_inline void pd_owner(struct ibve_kevent *k, struct ib_pd *pd)
-{
-	const char *kern;
+/* The events' part of user object UO, a struct ib_u*_object; NULL: none. */
+#define UEVENT(uo)                         \
+	({                                 \
+		__typeof__(uo) uo_ = (uo); \
+		uo_ ? &uo_->uevent : NULL; \
+	})
 
-	if (!pd)
-		return;
-	kern = BPF_CORE_READ(&pd->res, kern_name);
-	if (kern)
-		bpf_probe_read_kernel_str(k->pd_kern, sizeof(k->pd_kern), kern);
-}
-
-/* K: what E is, seen by HOOK. */
+/*
+ * K: what E is, seen by HOOK, of object OBJ (NULL: a port or device event)
+ * owned as owner_of() says: by RES and its TASK.
+ */
 static __always_inline void fill(struct ibve_kevent *k, struct ib_event *e,
-				 __u32 hook)
+				 __u32 hook, void *obj,
+				 struct rdma_restrack_entry *res,
+				 struct task_struct *t)
 {
-	struct ib_device *dev;
+	struct ib_device *dev = BPF_CORE_READ(e, device);
+	const char *kern = res ? BPF_CORE_READ(res, kern_name) : NULL;
+	struct ib_uevent_object *ue = NULL;
 
 	__builtin_memset(k, 0, sizeof(*k));
 	k->ns = bpf_ktime_get_ns();
 	k->hook = hook;
 	k->event = BPF_CORE_READ(e, event);
-	dev = BPF_CORE_READ(e, device);
 	if (dev)
 		BPF_CORE_READ_STR_INTO(&k->device, dev, name);
+	if (hook == IBVE_KHOOK_PORT)
+		k->port = BPF_CORE_READ(e, element.port_num);
+	if (!obj)
+		return;
+	if (t) {
+		k->tgid = BPF_CORE_READ(t, tgid);
+		BPF_CORE_READ_STR_INTO(&k->comm, t, group_leader, comm);
+		k->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+		k->flags |= IBVE_KF_OWNER;
+	}
+	if (kern)
+		bpf_probe_read_kernel_str(k->kern, sizeof(k->kern), kern);
 
 	switch (hook) {
 	case IBVE_KHOOK_QP:
 	case IBVE_KHOOK_CORE_QP: {
-		struct ib_qp *qp = BPF_CORE_READ(e, element.qp);
-		struct ib_uqp_object *uo;
+		struct ib_qp *qp = obj;
+		struct ib_pd *pd = k->kern[0] ? BPF_CORE_READ(qp, pd) : NULL;
 
-		if (!qp)
-			break;
 		k->num = BPF_CORE_READ(qp, qp_num);
 		k->port = BPF_CORE_READ(qp, port);
 		k->qp_type = BPF_CORE_READ(qp, qp_type);
 		k->flags |= IBVE_KF_NUM | IBVE_KF_QP_TYPE;
-		uo = BPF_CORE_READ(qp, uobject);
-		if (uo) {
-			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
-			k->flags |= IBVE_KF_HANDLE;
-		}
-		owner(k, &qp->res);
-		if (k->kern[0])
-			pd_owner(k, BPF_CORE_READ(qp, pd));
+		ue = UEVENT(BPF_CORE_READ(qp, uobject));
+		/* the RDMA CM's QPs: their PD names the real consumer */
+		kern = pd ? BPF_CORE_READ(&pd->res, kern_name) : NULL;
+		if (kern)
+			bpf_probe_read_kernel_str(k->pd_kern,
+						  sizeof(k->pd_kern), kern);
 		break;
 	}
-	case IBVE_KHOOK_CQ: {
-		struct ib_cq *cq = BPF_CORE_READ(e, element.cq);
-		struct ib_ucq_object *uo;
-
-		if (!cq)
-			break;
-		uo = BPF_CORE_READ(cq, uobject);
-		if (uo) {
-			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
-			k->flags |= IBVE_KF_HANDLE;
-		}
-		owner(k, &cq->res);
+	case IBVE_KHOOK_CQ:
+		ue = UEVENT(BPF_CORE_READ((struct ib_cq *)obj, uobject));
 		break;
-	}
-	case IBVE_KHOOK_SRQ: {
-		struct ib_srq *srq = BPF_CORE_READ(e, element.srq);
-		struct ib_usrq_object *uo;
-		struct ib_pd *pd;
-
-		if (!srq)
-			break;
-		uo = BPF_CORE_READ(srq, uobject);
-		if (uo) {
-			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
-			k->flags |= IBVE_KF_HANDLE;
-		}
-		/* an SRQ's own entry may name no task: its PD's does */
-		owner(k, &srq->res);
-		pd = BPF_CORE_READ(srq, pd);
-		if (!(k->flags & IBVE_KF_OWNER) && pd)
-			owner(k, &pd->res);
+	case IBVE_KHOOK_SRQ:
+		ue = UEVENT(BPF_CORE_READ((struct ib_srq *)obj, uobject));
 		break;
-	}
-	case IBVE_KHOOK_WQ: {
-		struct ib_wq *wq = BPF_CORE_READ(e, element.wq);
-		struct ib_uwq_object *uo;
-		struct ib_pd *pd;
-
-		if (!wq)
-			break;
-		k->num = BPF_CORE_READ(wq, wq_num);
+	case IBVE_KHOOK_WQ:
+		k->num = BPF_CORE_READ((struct ib_wq *)obj, wq_num);
 		k->flags |= IBVE_KF_NUM;
-		uo = BPF_CORE_READ(wq, uobject);
-		if (uo) {
-			k->handle = BPF_CORE_READ(&uo->uevent.uobject, id);
-			k->flags |= IBVE_KF_HANDLE;
-		}
-		/* a WQ has no restrack entry of its own */
-		pd = BPF_CORE_READ(wq, pd);
-		if (pd)
-			owner(k, &pd->res);
+		ue = UEVENT(BPF_CORE_READ((struct ib_wq *)obj, uobject));
 		break;
 	}
-	case IBVE_KHOOK_PORT:
-		k->port = BPF_CORE_READ(e, element.port_num);
-		break;
+	if (ue) {
+		k->handle = BPF_CORE_READ(ue, uobject.id);
+		k->flags |= IBVE_KF_HANDLE;
 	}
 }
 
@@ -343,45 +339,6 @@ static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
 	}
 	__sync_fetch_and_add(&sent, 1);
 	return 0;
-}
-
-/*
- * R(direct, p, field): a field through kernel pointer P. DIRECT (fentry,
- * P typed by the kernel's BTF): a plain load, far cheaper than the helper
- * call of BPF_CORE_READ (kprobe). Both are relocated to the running
- * kernel's layout.
- */
-#define R(direct, p, field)                                     \
-	((direct) ? __builtin_preserve_access_index((p)->field) \
-		  : BPF_CORE_READ(p, field))
-
-/*
- * The task owning OBJ, the object of an event HOOK saw, as fill() finds it.
- * The verifier types a pointer read from ib_event's union as its first
- * member, the CQ: only a CQ's fields can be plain loads (DIRECT).
- */
-static __always_inline struct task_struct *owner_task(void *obj, __u32 hook,
-						      const int direct)
-{
-	struct task_struct *t = NULL;
-	struct ib_pd *pd = NULL;
-
-	switch (hook) {
-	case IBVE_KHOOK_QP:
-	case IBVE_KHOOK_CORE_QP:
-		return BPF_CORE_READ((struct ib_qp *)obj, res.task);
-	case IBVE_KHOOK_CQ:
-		return R(direct, (struct ib_cq *)obj, res.task);
-	case IBVE_KHOOK_SRQ:
-		t = BPF_CORE_READ((struct ib_srq *)obj, res.task);
-		if (!t)
-			pd = BPF_CORE_READ((struct ib_srq *)obj, pd);
-		break;
-	case IBVE_KHOOK_WQ:
-		pd = BPF_CORE_READ((struct ib_wq *)obj, pd);
-		break;
-	}
-	return pd ? BPF_CORE_READ(pd, res.task) : t;
 }
 
 /* Whether TASK, the owner, is one asked for (--pid, --comm). */
@@ -412,25 +369,25 @@ static __always_inline int wanted(struct task_struct *task)
 static __always_inline int seen(struct ib_event *e, __u32 hook,
 				const int direct)
 {
+	struct rdma_restrack_entry *res = NULL;
 	struct ibve_kagg_key key = {};
-	struct task_struct *task;
+	struct task_struct *task = NULL;
 	struct ibve_kevent k;
 	struct ibve_kagg *v;
+	void *obj = NULL;
 	__u64 now;
-	void *obj;
 
-	if (hook == IBVE_KHOOK_PORT) {
-		fill(&k, e, hook);
-		return send(&k, e, hook);
+	if (hook != IBVE_KHOOK_PORT) {
+		obj = R(direct, e, element.cq);
+		if (obj)
+			res = owner_of(obj, hook, direct, &task);
+		if (!wanted(task)) {
+			__sync_fetch_and_add(&filtered, 1);
+			return 0;
+		}
 	}
-	obj = R(direct, e, element.cq);
-	task = obj ? owner_task(obj, hook, direct) : NULL;
-	if (!wanted(task)) {
-		__sync_fetch_and_add(&filtered, 1);
-		return 0;
-	}
-	if (!agg_ns) {
-		fill(&k, e, hook);
+	if (hook == IBVE_KHOOK_PORT || !agg_ns) {
+		fill(&k, e, hook, obj, res, task);
 		return send(&k, e, hook);
 	}
 	key.obj = (__u64)obj;
@@ -443,7 +400,7 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 		__sync_fetch_and_add(&v->count, 1);
 		return 0;
 	}
-	fill(&k, e, hook);
+	fill(&k, e, hook, obj, res, task);
 	if (!v && !bpf_map_update_elem(&agg, &key, &agg_empty, BPF_NOEXIST)) {
 		/* a key of its own: this event starts its interval */
 		v = bpf_map_lookup_elem(&agg, &key);
