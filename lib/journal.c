@@ -236,14 +236,11 @@ static int journal_reachable(void)
 
 	if (fd < 0)
 		return ibve_error(errno, "socket (%s)", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		close(fd);
-		return 0;
-	}
-	e = errno;
+	e = connect(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
 	close(fd);
-	return ibve_error(e, "no journal at %s (%s)", IBVE_JOURNAL_SOCKET,
-			  strerror(e));
+	return e ? ibve_error(e, "no journal at %s (%s)", IBVE_JOURNAL_SOCKET,
+			      strerror(e))
+		 : 0;
 }
 
 struct journal {
