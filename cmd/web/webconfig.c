@@ -542,13 +542,11 @@ static int parse(struct rd *r, const char *data, size_t len)
 				"a second YAML document: the configuration is one");
 		yaml.document_delete(&next);
 	}
-	if (e)
-		;
-	else if (root && root->type != YAML_MAPPING_NODE && !is_null(root))
+	if (!e && root && root->type != YAML_MAPPING_NODE && !is_null(root))
 		e = bad(r, root,
 			"a mapping of tls_server_config, http_server_config and basic_auth_users, not %s",
 			kind(root));
-	else if (root)
+	else if (!e && root)
 		e = walk(r, "", root, top_keys, ARRAY_SIZE(top_keys));
 	if (!e && r->tls)
 		e = load_tls(r);
