@@ -16,11 +16,10 @@
 
 #include "ports.h"
 
-/* A label value: backslash, double quote and newline escaped. */
-static void label(struct ibve_buf *b, const char *name, const char *v,
-		  bool first)
+/* NAME="V", with \, " and newline escaped; ",NAME" after the first. */
+static void label(struct ibve_buf *b, const char *name, const char *v)
 {
-	ibve_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
+	ibve_buf_printf(b, "%s=\"", name);
 	for (; *v; v++) {
 		if (*v == '\\' || *v == '"')
 			ibve_buf_putc(b, '\\');
@@ -38,7 +37,7 @@ static void series(struct ibve_buf *b, const char *name, const char *key,
 		   const char *value)
 {
 	ibve_buf_printf(b, "%s{", name);
-	label(b, key, value, true);
+	label(b, key, value);
 }
 
 /* The start of a line of a port's: device, port ("" for 0: the device). */
@@ -50,7 +49,7 @@ static void port_series(struct ibve_buf *b, const char *name, const char *dev,
 	if (port)
 		snprintf(num, sizeof(num), "%u", port);
 	series(b, name, "device", dev);
-	label(b, "port", num, false);
+	label(b, ",port", num);
 }
 
 /* The node GUID of DEV as text, or "" when unknown. */
@@ -133,7 +132,7 @@ static void workloads(struct ibve_buf *b, const struct ibve_ports *m)
 	for (size_t i = 0; i < m->nworkloads; i++) {
 		series(b, "ibvevent_workload_queue_errors_total", "workload",
 		       v[i]->name);
-		label(b, "event", v[i]->event, false);
+		label(b, ",event", v[i]->event);
 		ibve_buf_printf(b, "} %" PRIu64 "\n", v[i]->count);
 	}
 }
@@ -150,8 +149,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		const struct ibve_series *s = &m->series[i];
 
 		port_series(&b, "ibvevent_events_total", s->device, s->port);
-		label(&b, "event", s->event, false);
-		label(&b, "severity", ibve_severity_name(s->severity), false);
+		label(&b, ",event", s->event);
+		label(&b, ",severity", ibve_severity_name(s->severity));
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", s->count);
 	}
 	family(&b, "ibvevent_events_by_class_total", "counter",
@@ -174,8 +173,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 				continue;
 			series(&b, "ibvevent_events_by_class_total", "device",
 			       m->series[i].device);
-			label(&b, "class", ibve_class_name((enum ibve_class)c),
-			      false);
+			label(&b, ",class",
+			      ibve_class_name((enum ibve_class)c));
 			ibve_buf_printf(&b, "} %" PRIu64 "\n", n[c]);
 		}
 	}
@@ -195,7 +194,7 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 				last = m->series[j].last;
 		port_series(&b, "ibvevent_last_event_timestamp_seconds",
 			    s->device, s->port);
-		label(&b, "event", s->event, false);
+		label(&b, ",event", s->event);
 		ibve_buf_printf(&b, "} %lld.%03ld\n", (long long)last.tv_sec,
 				last.tv_nsec / 1000000);
 	}
@@ -265,16 +264,15 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		port_series(&b, "ibvevent_port_info", r->pub.device,
 			    r->pub.port);
 		if (r->pub.state_num)
-			label(&b, "state",
-			      ibve_port_state_name(r->pub.state_num), false);
+			label(&b, ",state",
+			      ibve_port_state_name(r->pub.state_num));
 		if (r->pub.live) {
-			label(&b, "link_layer", r->a.link_layer, false);
-			label(&b, "phys_state", r->a.phys_state, false);
-			label(&b, "rate", r->a.rate, false);
-			label(&b, "address", r->a.address, false);
-			label(&b, "node_guid",
-			      guid_of(m, r->pub.device, guid, sizeof(guid)),
-			      false);
+			label(&b, ",link_layer", r->a.link_layer);
+			label(&b, ",phys_state", r->a.phys_state);
+			label(&b, ",rate", r->a.rate);
+			label(&b, ",address", r->a.address);
+			label(&b, ",node_guid",
+			      guid_of(m, r->pub.device, guid, sizeof(guid)));
 		}
 		ibve_buf_puts(&b, "} 1\n");
 	}
@@ -289,15 +287,15 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		port_series(&b, "ibvevent_port_peer_info",
 			    m->rows[i].pub.device, m->rows[i].pub.port);
 		if (q->kind == IBVE_PEER_LLDP) {
-			label(&b, "peer_guid", q->chassis, false);
-			label(&b, "peer_port", q->port_id, false);
+			label(&b, ",peer_guid", q->chassis);
+			label(&b, ",peer_port", q->port_id);
 		} else {
 			ibve_guid_format(q->guid, guid, sizeof(guid));
 			snprintf(port, sizeof(port), "%u", q->port);
-			label(&b, "peer_guid", guid, false);
-			label(&b, "peer_port", port, false);
+			label(&b, ",peer_guid", guid);
+			label(&b, ",peer_port", port);
 		}
-		label(&b, "peer_name", q->name, false);
+		label(&b, ",peer_name", q->name);
 		ibve_buf_puts(&b, "} 1\n");
 	}
 	family(&b, "ibvevent_device_present", "gauge",
@@ -312,8 +310,7 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 	family(&b, "ibvevent_build_info", "gauge",
 	       "The ibvevent build that exports these metrics; the value is always 1.");
 	series(&b, "ibvevent_build_info", "version", IBVE_VERSION);
-	label(&b, "mlx5", ibve_features() & IBVE_FEATURE_MLX5 ? "yes" : "no",
-	      false);
+	label(&b, ",mlx5", ibve_features() & IBVE_FEATURE_MLX5 ? "yes" : "no");
 	ibve_buf_puts(&b, "} 1\n");
 	return ibve_buf_end(&b);
 }
