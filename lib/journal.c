@@ -54,22 +54,21 @@ static int put(struct ibve_journal_entry *e, const char *s, size_t n)
 static int add(struct ibve_journal_entry *e, const char *name,
 	       const char *value, size_t n)
 {
+	size_t start = e->len;
+
 	if (e->n == e->cap) { /* room for as many iovecs, kept */
 		size_t cap = e->cap ? e->cap * 2 : 32;
-		size_t *p = realloc(e->ends, cap * sizeof(*p));
-		struct iovec *v;
+		struct iovec *v = realloc(e->iov, cap * sizeof(*v));
 
-		if (!p)
-			return -ENOMEM;
-		e->ends = p;
-		if (!(v = realloc(e->iov, cap * sizeof(*v))))
+		if (!v)
 			return -ENOMEM;
 		e->iov = v;
 		e->cap = cap;
 	}
 	if (put(e, name, strlen(name)) || put(e, "=", 1) || put(e, value, n))
 		return -ENOMEM;
-	e->ends[e->n++] = e->len;
+	/* the base once the text is whole: realloc() may move it */
+	e->iov[e->n++].iov_len = e->len - start;
 	return 0;
 }
 
@@ -191,8 +190,7 @@ int ibve_journal_entry_build(struct ibve_journal_entry *e,
 		return r;
 	for (size_t i = 0; i < e->n; i++) {
 		e->iov[i].iov_base = e->text + start;
-		e->iov[i].iov_len = e->ends[i] - start;
-		start = e->ends[i];
+		start += e->iov[i].iov_len;
 	}
 	return 0;
 }
@@ -201,7 +199,6 @@ void ibve_journal_entry_free(struct ibve_journal_entry *e)
 {
 	free(e->iov);
 	free(e->text);
-	free(e->ends);
 	free(e->tmp);
 	if (e->tok)
 		json_tokener_free(e->tok);
@@ -236,14 +233,11 @@ static int journal_reachable(void)
 
 	if (fd < 0)
 		return ibve_error(errno, "socket (%s)", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		close(fd);
-		return 0;
-	}
-	e = errno;
+	e = connect(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
 	close(fd);
-	return ibve_error(e, "no journal at %s (%s)", IBVE_JOURNAL_SOCKET,
-			  strerror(e));
+	return e ? ibve_error(e, "no journal at %s (%s)", IBVE_JOURNAL_SOCKET,
+			      strerror(e))
+		 : 0;
 }
 
 struct journal {

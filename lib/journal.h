@@ -15,12 +15,10 @@
 struct ibve_journal_entry {
 	struct iovec *iov; /* the fields, after ibve_journal_entry_build() */
 	size_t n;
-	/* where they live: one text, each field ending at ends[i] */
-	char *text;
+	size_t cap; /* of iov */
+	char *text; /* where they live, one after the other */
 	size_t len, size;
-	size_t *ends;
-	size_t cap; /* of ends and iov */
-	char *tmp;  /* the record's syslog text, then its JSON */
+	char *tmp; /* the record's syslog text, then its JSON */
 	size_t tmp_size;
 	struct json_tokener *tok;
 };

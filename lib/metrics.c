@@ -16,11 +16,10 @@
 
 #include "ports.h"
 
-/* A label value: backslash, double quote and newline escaped. */
-static void label(struct ibve_buf *b, const char *name, const char *v,
-		  bool first)
+/* NAME="V", with \, " and newline escaped; ",NAME" after the first. */
+static void label(struct ibve_buf *b, const char *name, const char *v)
 {
-	ibve_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
+	ibve_buf_printf(b, "%s=\"", name);
 	for (; *v; v++) {
 		if (*v == '\\' || *v == '"')
 			ibve_buf_putc(b, '\\');
@@ -33,13 +32,24 @@ static void label(struct ibve_buf *b, const char *name, const char *v,
 	ibve_buf_putc(b, '"');
 }
 
-static void port_label(struct ibve_buf *b, uint32_t port)
+/* The start of a line of family NAME: its name and first label. */
+static void series(struct ibve_buf *b, const char *name, const char *key,
+		   const char *value)
+{
+	ibve_buf_printf(b, "%s{", name);
+	label(b, key, value);
+}
+
+/* The start of a line of a port's: device, port ("" for 0: the device). */
+static void port_series(struct ibve_buf *b, const char *name, const char *dev,
+			uint32_t port)
 {
 	char num[16] = "";
 
 	if (port)
 		snprintf(num, sizeof(num), "%u", port);
-	label(b, "port", num, false);
+	series(b, name, "device", dev);
+	label(b, ",port", num);
 }
 
 /* The node GUID of DEV as text, or "" when unknown. */
@@ -72,8 +82,8 @@ static void watcher(struct ibve_buf *b, const struct ibve_ports *m)
 	family(b, "ibvevent_events_lost_total", "counter",
 	       "Events the watcher's sources lost before reading them (EVENTS_LOST records: the kernel source's count; an mlx5 event channel's overflows, one each), by device.");
 	for (size_t i = 0; i < m->ndevs; i++) {
-		ibve_buf_puts(b, "ibvevent_events_lost_total{");
-		label(b, "device", m->devs[i].name, true);
+		series(b, "ibvevent_events_lost_total", "device",
+		       m->devs[i].name);
 		ibve_buf_printf(b, "} %" PRIu64 "\n", m->devs[i].lost);
 	}
 	if (!w->known)
@@ -85,18 +95,17 @@ static void watcher(struct ibve_buf *b, const struct ibve_ports *m)
 	family(b, "ibvevent_source_enabled", "gauge",
 	       "Whether the watcher runs the source of these records (1) or not (0).");
 	for (size_t i = 0; i < w->nsources; i++) {
-		ibve_buf_puts(b, "ibvevent_source_enabled{");
-		label(b, "source",
-		      ibve_source_name((enum ibve_source)w->sources[i].records),
-		      true);
+		series(b, "ibvevent_source_enabled", "source",
+		       ibve_source_name(
+			       (enum ibve_source)w->sources[i].records));
 		ibve_buf_printf(b, "} %d\n", w->sources[i].runs);
 	}
 	if (w->nlogs)
 		family(b, "ibvevent_log_send_failures_total", "counter",
 		       "Entries the watcher could not send to a log (journal, syslog) and lost.");
 	for (size_t i = 0; i < w->nlogs; i++) {
-		ibve_buf_puts(b, "ibvevent_log_send_failures_total{");
-		label(b, "sink", w->logs[i].name, true);
+		series(b, "ibvevent_log_send_failures_total", "sink",
+		       w->logs[i].name);
 		ibve_buf_printf(b, "} %" PRIu64 "\n", w->logs[i].failures);
 	}
 }
@@ -121,9 +130,9 @@ static void workloads(struct ibve_buf *b, const struct ibve_ports *m)
 		v[i] = &m->workloads[i];
 	qsort(v, m->nworkloads, sizeof(v[0]), workload_cmp);
 	for (size_t i = 0; i < m->nworkloads; i++) {
-		ibve_buf_puts(b, "ibvevent_workload_queue_errors_total{");
-		label(b, "workload", v[i]->name, true);
-		label(b, "event", v[i]->event, false);
+		series(b, "ibvevent_workload_queue_errors_total", "workload",
+		       v[i]->name);
+		label(b, ",event", v[i]->event);
 		ibve_buf_printf(b, "} %" PRIu64 "\n", v[i]->count);
 	}
 }
@@ -139,11 +148,9 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 	for (size_t i = 0; i < m->nseries; i++) {
 		const struct ibve_series *s = &m->series[i];
 
-		ibve_buf_puts(&b, "ibvevent_events_total{");
-		label(&b, "device", s->device, true);
-		port_label(&b, s->port);
-		label(&b, "event", s->event, false);
-		label(&b, "severity", ibve_severity_name(s->severity), false);
+		port_series(&b, "ibvevent_events_total", s->device, s->port);
+		label(&b, ",event", s->event);
+		label(&b, ",severity", ibve_severity_name(s->severity));
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", s->count);
 	}
 	family(&b, "ibvevent_events_by_class_total", "counter",
@@ -164,10 +171,10 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		for (int c = 0; c <= IBVE_CLASS_UNKNOWN; c++) {
 			if (!n[c])
 				continue;
-			ibve_buf_puts(&b, "ibvevent_events_by_class_total{");
-			label(&b, "device", m->series[i].device, true);
-			label(&b, "class", ibve_class_name((enum ibve_class)c),
-			      false);
+			series(&b, "ibvevent_events_by_class_total", "device",
+			       m->series[i].device);
+			label(&b, ",class",
+			      ibve_class_name((enum ibve_class)c));
 			ibve_buf_printf(&b, "} %" PRIu64 "\n", n[c]);
 		}
 	}
@@ -185,10 +192,9 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 		     j++)
 			if (ibve_ts_before(&last, &m->series[j].last))
 				last = m->series[j].last;
-		ibve_buf_puts(&b, "ibvevent_last_event_timestamp_seconds{");
-		label(&b, "device", s->device, true);
-		port_label(&b, s->port);
-		label(&b, "event", s->event, false);
+		port_series(&b, "ibvevent_last_event_timestamp_seconds",
+			    s->device, s->port);
+		label(&b, ",event", s->event);
 		ibve_buf_printf(&b, "} %lld.%03ld\n", (long long)last.tv_sec,
 				last.tv_nsec / 1000000);
 	}
@@ -199,9 +205,7 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!p->state_num || !p->port)
 			continue;
-		ibve_buf_puts(&b, "ibvevent_port_state{");
-		label(&b, "device", p->device, true);
-		port_label(&b, p->port);
+		port_series(&b, "ibvevent_port_state", p->device, p->port);
 		ibve_buf_printf(&b, "} %d\n", p->state_num);
 	}
 	family(&b, "ibvevent_port_state_since_timestamp_seconds", "gauge",
@@ -211,10 +215,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!p->port || (!p->since.tv_sec && !p->since.tv_nsec))
 			continue;
-		ibve_buf_puts(&b,
-			      "ibvevent_port_state_since_timestamp_seconds{");
-		label(&b, "device", p->device, true);
-		port_label(&b, p->port);
+		port_series(&b, "ibvevent_port_state_since_timestamp_seconds",
+			    p->device, p->port);
 		ibve_buf_printf(&b, "} %lld.%03ld\n",
 				(long long)p->since.tv_sec,
 				p->since.tv_nsec / 1000000);
@@ -226,9 +228,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!p->port)
 			continue;
-		ibve_buf_puts(&b, "ibvevent_port_flaps_total{");
-		label(&b, "device", p->device, true);
-		port_label(&b, p->port);
+		port_series(&b, "ibvevent_port_flaps_total", p->device,
+			    p->port);
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", p->flaps);
 	}
 	family(&b, "ibvevent_port_last_down_duration_seconds", "gauge",
@@ -238,9 +239,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!p->port || p->last_down <= 0)
 			continue;
-		ibve_buf_puts(&b, "ibvevent_port_last_down_duration_seconds{");
-		label(&b, "device", p->device, true);
-		port_label(&b, p->port);
+		port_series(&b, "ibvevent_port_last_down_duration_seconds",
+			    p->device, p->port);
 		ibve_buf_printf(&b, "} %.3f\n", p->last_down);
 	}
 	family(&b, "ibvevent_port_rate_bytes_per_second", "gauge",
@@ -250,9 +250,8 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!p->port || p->rate_gbps <= 0)
 			continue;
-		ibve_buf_puts(&b, "ibvevent_port_rate_bytes_per_second{");
-		label(&b, "device", p->device, true);
-		port_label(&b, p->port);
+		port_series(&b, "ibvevent_port_rate_bytes_per_second",
+			    p->device, p->port);
 		ibve_buf_printf(&b, "} %.0f\n", p->rate_gbps * 1e9 / 8);
 	}
 	family(&b, "ibvevent_port_info", "gauge",
@@ -262,20 +261,18 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!r->pub.live && !(r->pub.port && r->pub.state_num))
 			continue;
-		ibve_buf_puts(&b, "ibvevent_port_info{");
-		label(&b, "device", r->pub.device, true);
-		port_label(&b, r->pub.port);
+		port_series(&b, "ibvevent_port_info", r->pub.device,
+			    r->pub.port);
 		if (r->pub.state_num)
-			label(&b, "state",
-			      ibve_port_state_name(r->pub.state_num), false);
+			label(&b, ",state",
+			      ibve_port_state_name(r->pub.state_num));
 		if (r->pub.live) {
-			label(&b, "link_layer", r->a.link_layer, false);
-			label(&b, "phys_state", r->a.phys_state, false);
-			label(&b, "rate", r->a.rate, false);
-			label(&b, "address", r->a.address, false);
-			label(&b, "node_guid",
-			      guid_of(m, r->pub.device, guid, sizeof(guid)),
-			      false);
+			label(&b, ",link_layer", r->a.link_layer);
+			label(&b, ",phys_state", r->a.phys_state);
+			label(&b, ",rate", r->a.rate);
+			label(&b, ",address", r->a.address);
+			label(&b, ",node_guid",
+			      guid_of(m, r->pub.device, guid, sizeof(guid)));
 		}
 		ibve_buf_puts(&b, "} 1\n");
 	}
@@ -287,36 +284,33 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 
 		if (!m->rows[i].pub.port || q->state != IBVE_PEER_KNOWN)
 			continue;
-		ibve_buf_puts(&b, "ibvevent_port_peer_info{");
-		label(&b, "device", m->rows[i].pub.device, true);
-		port_label(&b, m->rows[i].pub.port);
+		port_series(&b, "ibvevent_port_peer_info",
+			    m->rows[i].pub.device, m->rows[i].pub.port);
 		if (q->kind == IBVE_PEER_LLDP) {
-			label(&b, "peer_guid", q->chassis, false);
-			label(&b, "peer_port", q->port_id, false);
+			label(&b, ",peer_guid", q->chassis);
+			label(&b, ",peer_port", q->port_id);
 		} else {
 			ibve_guid_format(q->guid, guid, sizeof(guid));
 			snprintf(port, sizeof(port), "%u", q->port);
-			label(&b, "peer_guid", guid, false);
-			label(&b, "peer_port", port, false);
+			label(&b, ",peer_guid", guid);
+			label(&b, ",peer_port", port);
 		}
-		label(&b, "peer_name", q->name, false);
+		label(&b, ",peer_name", q->name);
 		ibve_buf_puts(&b, "} 1\n");
 	}
 	family(&b, "ibvevent_device_present", "gauge",
 	       "Whether the device is there (1) or went away (0) since it was seen.");
 	for (size_t i = 0; i < m->ndevs; i++) {
-		ibve_buf_puts(&b, "ibvevent_device_present{");
-		label(&b, "device", m->devs[i].name, true);
+		series(&b, "ibvevent_device_present", "device",
+		       m->devs[i].name);
 		ibve_buf_printf(&b, "} %d\n", m->devs[i].present);
 	}
 	workloads(&b, m);
 	watcher(&b, m);
 	family(&b, "ibvevent_build_info", "gauge",
 	       "The ibvevent build that exports these metrics; the value is always 1.");
-	ibve_buf_puts(&b, "ibvevent_build_info{");
-	label(&b, "version", IBVE_VERSION, true);
-	label(&b, "mlx5", ibve_features() & IBVE_FEATURE_MLX5 ? "yes" : "no",
-	      false);
+	series(&b, "ibvevent_build_info", "version", IBVE_VERSION);
+	label(&b, ",mlx5", ibve_features() & IBVE_FEATURE_MLX5 ? "yes" : "no");
 	ibve_buf_puts(&b, "} 1\n");
 	return ibve_buf_end(&b);
 }
@@ -357,28 +351,24 @@ static int write_atomic(const char *path, const char *data, size_t len,
 	return -e;
 }
 
-static char *render(size_t (*fmt)(const struct ibve_ports *, char *, size_t),
-		    const struct ibve_ports *m, size_t *len)
+/* What FMT makes of M, written to PATH with write_atomic(). */
+static int render(size_t (*fmt)(const struct ibve_ports *, char *, size_t),
+		  const struct ibve_ports *m, const char *path, bool durable)
 {
 	size_t n = fmt(m, NULL, 0);
 	char *buf = malloc(n + 1);
-
-	if (buf)
-		*len = fmt(m, buf, n + 1);
-	return buf;
-}
-
-IBVE_EXPORT int ibve_metrics_write(const struct ibve_ports *m, const char *path)
-{
-	size_t len;
-	char *buf = render(ibve_metrics_format, m, &len);
 	int r;
 
 	if (!buf)
 		return ibve_error(ENOMEM, "out of memory");
-	r = write_atomic(path, buf, len, false);
+	r = write_atomic(path, buf, fmt(m, buf, n + 1), durable);
 	free(buf);
 	return r ? ibve_error(r, "write to %s: %s", path, strerror(-r)) : 0;
+}
+
+IBVE_EXPORT int ibve_metrics_write(const struct ibve_ports *m, const char *path)
+{
+	return render(ibve_metrics_format, m, path, false);
 }
 
 /* A port's health as a state line. */
@@ -446,15 +436,7 @@ static size_t format_state(const struct ibve_ports *m, char *buf, size_t size)
 
 IBVE_EXPORT int ibve_metrics_save(const struct ibve_ports *m, const char *path)
 {
-	size_t len;
-	char *buf = render(format_state, m, &len);
-	int r;
-
-	if (!buf)
-		return ibve_error(ENOMEM, "out of memory");
-	r = write_atomic(path, buf, len, true);
-	free(buf);
-	return r ? ibve_error(r, "write to %s: %s", path, strerror(-r)) : 0;
+	return render(format_state, m, path, true);
 }
 
 /* A port's health line into the table's saved ports; false: not one. */
@@ -504,6 +486,39 @@ static bool load_port(struct ibve_ports *m, struct json_object *o,
 	return true;
 }
 
+/* A counter's line into the table; false: not one. */
+static bool load_series(struct ibve_ports *m, struct json_object *o)
+{
+	struct json_object *v;
+	const char *dev, *ev;
+	int sev;
+	struct ibve_series *s;
+	struct timespec last = { 0, 0 };
+
+	if (!json_object_object_get_ex(o, "device", &v) ||
+	    !(dev = json_object_get_string(v)) || !*dev ||
+	    !json_object_object_get_ex(o, "event", &v) ||
+	    !(ev = json_object_get_string(v)) || !*ev ||
+	    !json_object_object_get_ex(o, "severity", &v) ||
+	    (sev = ibve_severity_parse(json_object_get_string(v))) < 0 ||
+	    !json_object_object_get_ex(o, "count", &v) ||
+	    json_object_get_int64(v) < 0)
+		return false;
+	s = ibve_ports_series(m, dev,
+			      json_object_object_get_ex(o, "port", &v)
+				      ? (uint32_t)json_object_get_int64(v)
+				      : 0,
+			      ev, (enum ibve_severity)sev);
+	if (s) {
+		json_object_object_get_ex(o, "count", &v);
+		s->count += (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(o, "last", &v))
+			ibve_time_parse(json_object_get_string(v), &last);
+		s->last = last;
+	}
+	return true;
+}
+
 IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -522,10 +537,7 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 	ibve_boot_id(boot, sizeof(boot));
 	while (getline(&line, &cap, f) > 0) {
 		struct json_object *o = json_tokener_parse(line), *v;
-		const char *dev, *ev;
-		int sev;
-		struct ibve_series *s;
-		struct timespec last = { 0, 0 };
+		bool ok;
 
 		n++;
 		if (o && json_object_object_get_ex(o, "boot_id", &v)) {
@@ -535,47 +547,16 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 			json_object_put(o);
 			continue;
 		}
-		if (o && json_object_object_get_ex(o, "flaps", &v)) {
-			bool ok = load_port(m, o, same_boot);
-
-			json_object_put(o);
-			if (ok)
-				continue;
-			r = ibve_error(EINVAL,
-				       "%s:%lu: not a metrics state line", path,
-				       n);
-			break;
-		}
-		if (!o || !json_object_object_get_ex(o, "device", &v) ||
-		    !(dev = json_object_get_string(v)) || !*dev ||
-		    !json_object_object_get_ex(o, "event", &v) ||
-		    !(ev = json_object_get_string(v)) || !*ev ||
-		    !json_object_object_get_ex(o, "severity", &v) ||
-		    (sev = ibve_severity_parse(json_object_get_string(v))) <
-			    0 ||
-		    !json_object_object_get_ex(o, "count", &v) ||
-		    json_object_get_int64(v) < 0) {
-			json_object_put(o);
-			r = ibve_error(EINVAL,
-				       "%s:%lu: not a metrics state line", path,
-				       n);
-			break;
-		}
-		s = ibve_ports_series(
-			m, dev,
-			json_object_object_get_ex(o, "port", &v)
-				? (uint32_t)json_object_get_int64(v)
-				: 0,
-			ev, (enum ibve_severity)sev);
-		if (s) {
-			json_object_object_get_ex(o, "count", &v);
-			s->count += (uint64_t)json_object_get_int64(v);
-			if (json_object_object_get_ex(o, "last", &v))
-				ibve_time_parse(json_object_get_string(v),
-						&last);
-			s->last = last;
-		}
+		ok = o && (json_object_object_get_ex(o, "flaps", &v)
+				   ? load_port(m, o, same_boot)
+				   : load_series(m, o));
 		json_object_put(o);
+		if (!ok) {
+			r = ibve_error(EINVAL,
+				       "%s:%lu: not a metrics state line", path,
+				       n);
+			break;
+		}
 	}
 	if (!r && ferror(f)) /* a directory: EISDIR */
 		r = ibve_error(errno, "%s: %s", path, strerror(errno));

@@ -149,16 +149,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		explicit_bzero(password, strlen(password));
 	mhd.free(password);
 	mhd.free(user);
-	switch (status) {
-	case MHD_HTTP_UNAUTHORIZED:
-		return reply(h, c, status, strdup("401 Unauthorized\n"), 17,
-			     "text/plain");
-	case MHD_HTTP_METHOD_NOT_ALLOWED:
-		return reply(h, c, status, strdup("only GET\n"), 9,
-			     "text/plain");
-	case MHD_HTTP_NOT_FOUND:
-		return reply(h, c, status,
-			     strdup("the metrics are at /metrics\n"), 28,
+	if (status != MHD_HTTP_OK) {
+		const char *why = status == MHD_HTTP_UNAUTHORIZED
+					  ? "401 Unauthorized\n"
+				  : status == MHD_HTTP_NOT_FOUND
+					  ? "the metrics are at /metrics\n"
+					  : "only GET\n";
+
+		return reply(h, c, status, strdup(why), strlen(why),
 			     "text/plain");
 	}
 	n = ibve_metrics_format(h->m, NULL, 0);

@@ -504,6 +504,13 @@ static int load_tls(struct rd *r)
 	return 0;
 }
 
+static int not_yaml(const struct rd *r, const yaml_parser_t *parser)
+{
+	return ibve_error(EINVAL, "%s:%lu: not YAML: %s", r->path,
+			  (unsigned long)parser->problem_mark.line + 1,
+			  parser->problem ? parser->problem : "?");
+}
+
 static int parse(struct rd *r, const char *data, size_t len)
 {
 	yaml_parser_t parser;
@@ -515,9 +522,7 @@ static int parse(struct rd *r, const char *data, size_t len)
 		return ibve_error(ENOMEM, "out of memory");
 	yaml.parser_set_input_string(&parser, (const unsigned char *)data, len);
 	if (!yaml.parser_load(&parser, &doc)) {
-		e = ibve_error(EINVAL, "%s:%lu: not YAML: %s", r->path,
-			       (unsigned long)parser.problem_mark.line + 1,
-			       parser.problem ? parser.problem : "?");
+		e = not_yaml(r, &parser);
 		yaml.parser_delete(&parser);
 		return e;
 	}
@@ -528,9 +533,7 @@ static int parse(struct rd *r, const char *data, size_t len)
 	 * one too: "---" then "---") would be read by no one. Refused.
 	 */
 	if (!yaml.parser_load(&parser, &next)) {
-		e = ibve_error(EINVAL, "%s:%lu: not YAML: %s", r->path,
-			       (unsigned long)parser.problem_mark.line + 1,
-			       parser.problem ? parser.problem : "?");
+		e = not_yaml(r, &parser);
 	} else {
 		yaml_node_t *more = yaml.get_root_node(&next);
 
@@ -539,13 +542,11 @@ static int parse(struct rd *r, const char *data, size_t len)
 				"a second YAML document: the configuration is one");
 		yaml.document_delete(&next);
 	}
-	if (e)
-		;
-	else if (root && root->type != YAML_MAPPING_NODE && !is_null(root))
+	if (!e && root && root->type != YAML_MAPPING_NODE && !is_null(root))
 		e = bad(r, root,
 			"a mapping of tls_server_config, http_server_config and basic_auth_users, not %s",
 			kind(root));
-	else if (root)
+	else if (!e && root)
 		e = walk(r, "", root, top_keys, ARRAY_SIZE(top_keys));
 	if (!e && r->tls)
 		e = load_tls(r);
