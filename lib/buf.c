@@ -234,10 +234,6 @@ void ibve_buf_uint(struct ibve_buf *b, uint64_t v)
 
 void ibve_json_int(struct ibve_json *j, const char *key, int64_t v)
 {
-	if (v >= 0) {
-		ibve_json_uint(j, key, (uint64_t)v);
-		return;
-	}
 	ibve_json_key(j, key);
 	ibve_buf_printf(j->b, "%lld", (long long)v);
 }

@@ -14,7 +14,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +325,18 @@ static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
 		*v = (struct ibve_jval){ .type = J_ABSENT };
 }
 
+#if defined(__SSE2__)
+/* The mask of the backslashes and control bytes of the 16 at P. */
+static inline int bad16(const char *p)
+{
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	return _mm_movemask_epi8(_mm_or_si128(
+		_mm_cmpeq_epi8(b, _mm_set1_epi8('\\')),
+		_mm_cmpeq_epi8(_mm_min_epu8(b, _mm_set1_epi8(0x1f)), b)));
+}
+#endif
+
 /*
  * Whether LINE has no backslash and no control byte: then a string is the
  * bytes up to the next quote, found by memchr(). SSE2 where there is one.
@@ -333,27 +344,13 @@ static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
 static bool clean_line(const char *line, size_t len)
 {
 #if defined(__SSE2__)
-	const __m128i bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
 	size_t i = 0;
 
-	for (; i + 16 <= len; i += 16) {
-		__m128i b = _mm_loadu_si128(
-			(const __m128i *)(const void *)(line + i));
-		__m128i bad =
-			_mm_or_si128(_mm_cmpeq_epi8(b, bs),
-				     _mm_cmpeq_epi8(_mm_min_epu8(b, ctl), b));
-
-		if (_mm_movemask_epi8(bad))
+	for (; i + 16 <= len; i += 16)
+		if (bad16(line + i))
 			return false;
-	}
-	if (i < len && len >= 16) { /* the last 16 bytes, again in part */
-		__m128i b = _mm_loadu_si128(
-			(const __m128i *)(const void *)(line + len - 16));
-
-		return !_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(b, bs),
-				     _mm_cmpeq_epi8(_mm_min_epu8(b, ctl), b)));
-	}
+	if (i < len && len >= 16) /* the last 16 bytes, again in part */
+		return !bad16(line + len - 16);
 	for (; i < len; i++)
 		if (line[i] == '\\' || (unsigned char)line[i] < 0x20)
 			return false;
