@@ -80,6 +80,14 @@ static const bool json_plain[256] = {
 	[0x5d ... 0x7e] = true,
 };
 
+/* Bytes escaped by a letter (or themselves) after a backslash. */
+static const char short_esc[256] = {
+	['"'] = '"',
+	['\\'] = '\\',
+	['\n'] = 'n',
+	['\t'] = 't',
+};
+
 void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -96,15 +104,9 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 			p += run;
 			continue;
 		}
-		if (*p == '"' || *p == '\\') {
+		if (short_esc[*p]) {
 			ibve_buf_putc(b, '\\');
-			ibve_buf_putc(b, (char)*p++);
-		} else if (*p == '\n') {
-			ibve_buf_puts(b, "\\n");
-			p++;
-		} else if (*p == '\t') {
-			ibve_buf_puts(b, "\\t");
-			p++;
+			ibve_buf_putc(b, short_esc[*p++]);
 		} else if (*p < 0x20 || *p == 0x7f) {
 			ibve_buf_puts(b, "\\u00");
 			ibve_buf_putc(b, hexdig[*p >> 4]);
@@ -232,10 +234,6 @@ void ibve_buf_uint(struct ibve_buf *b, uint64_t v)
 
 void ibve_json_int(struct ibve_json *j, const char *key, int64_t v)
 {
-	if (v >= 0) {
-		ibve_json_uint(j, key, (uint64_t)v);
-		return;
-	}
 	ibve_json_key(j, key);
 	ibve_buf_printf(j->b, "%lld", (long long)v);
 }
@@ -253,12 +251,6 @@ void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,
 {
 	ibve_json_key(j, key);
 	ibve_buf_printf(j->b, fmt, v);
-}
-
-void ibve_json_raw(struct ibve_json *j, const char *key, const char *text)
-{
-	ibve_json_key(j, key);
-	ibve_buf_puts(j->b, text);
 }
 
 /* A port's peer: the record's, a listed port's and the dashboard's. */

@@ -88,10 +88,11 @@ void ibve_json_init(struct ibve_json *j, struct ibve_buf *b);
 void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
 			bool comma);
 
-static inline void ibve_json_key_n(struct ibve_json *j, const char *key,
-				   size_t n)
+/* The key alone; the value follows with ibve_buf_*(). */
+static inline void ibve_json_key(struct ibve_json *j, const char *key)
 {
 	struct ibve_buf *b = j->b;
+	size_t n = key ? strlen(key) : 0;
 	bool comma = !j->first[j->depth];
 
 	j->first[j->depth] = false;
@@ -108,12 +109,6 @@ static inline void ibve_json_key_n(struct ibve_json *j, const char *key,
 		return;
 	}
 	ibve_json_key_slow(j, key, n, comma);
-}
-
-/* The key alone; the value follows with ibve_buf_*(). */
-static inline void ibve_json_key(struct ibve_json *j, const char *key)
-{
-	ibve_json_key_n(j, key, key ? strlen(key) : 0);
 }
 
 void ibve_json_open(struct ibve_json *j, const char *key); /* { */
@@ -172,8 +167,6 @@ static inline void ibve_json_null(struct ibve_json *j, const char *key)
 /* A number printed with FMT ("%.3f", "%g"). */
 void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,
 		      double v);
-/* Something already JSON (a number printed elsewhere). */
-void ibve_json_raw(struct ibve_json *j, const char *key, const char *text);
 /*
  * P as the object KEY: a record's "peer", a listed port's, a row of
  * ibv_eventtop's (the commands link this object, not the library's

@@ -14,7 +14,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,26 +253,12 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 	}
 }
 
-int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
-		      size_t errlen)
-{
-	struct ibve_jsrc s = { jc_get, o, { { 0 } } };
-
-	memset(&s.present, 0xff, sizeof(s.present));
-
-	memset(ev, 0, sizeof(*ev));
-	if (!json_object_is_type(o, json_type_object)) {
-		snprintf(err, errlen, "not a JSON object");
-		return -EINVAL;
-	}
-	return parse_fields(&s, ev, err, errlen);
-}
-
 static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 		       struct ibve_event *ev, char *err, size_t errlen)
 {
 	struct json_tokener *tok = *tokp;
 	struct json_object *o;
+	struct ibve_jsrc s = { jc_get, NULL, { { 0 } } };
 	enum json_tokener_error jerr;
 	size_t used;
 	int r;
@@ -308,7 +293,10 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 			json_object_put(o);
 			FAIL("text after the JSON object");
 		}
-	r = ibve_parse_object(o, ev, err, errlen);
+	/* an object: the line begins with '{' */
+	s.data = o;
+	memset(&s.present, 0xff, sizeof(s.present));
+	r = parse_fields(&s, ev, err, errlen);
 	json_object_put(o);
 	return r;
 }
@@ -337,6 +325,18 @@ static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
 		*v = (struct ibve_jval){ .type = J_ABSENT };
 }
 
+#if defined(__SSE2__)
+/* The mask of the backslashes and control bytes of the 16 at P. */
+static inline int bad16(const char *p)
+{
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	return _mm_movemask_epi8(_mm_or_si128(
+		_mm_cmpeq_epi8(b, _mm_set1_epi8('\\')),
+		_mm_cmpeq_epi8(_mm_min_epu8(b, _mm_set1_epi8(0x1f)), b)));
+}
+#endif
+
 /*
  * Whether LINE has no backslash and no control byte: then a string is the
  * bytes up to the next quote, found by memchr(). SSE2 where there is one.
@@ -344,27 +344,13 @@ static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
 static bool clean_line(const char *line, size_t len)
 {
 #if defined(__SSE2__)
-	const __m128i bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
 	size_t i = 0;
 
-	for (; i + 16 <= len; i += 16) {
-		__m128i b = _mm_loadu_si128(
-			(const __m128i *)(const void *)(line + i));
-		__m128i bad =
-			_mm_or_si128(_mm_cmpeq_epi8(b, bs),
-				     _mm_cmpeq_epi8(_mm_min_epu8(b, ctl), b));
-
-		if (_mm_movemask_epi8(bad))
+	for (; i + 16 <= len; i += 16)
+		if (bad16(line + i))
 			return false;
-	}
-	if (i < len && len >= 16) { /* the last 16 bytes, again in part */
-		__m128i b = _mm_loadu_si128(
-			(const __m128i *)(const void *)(line + len - 16));
-
-		return !_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(b, bs),
-				     _mm_cmpeq_epi8(_mm_min_epu8(b, ctl), b)));
-	}
+	if (i < len && len >= 16) /* the last 16 bytes, again in part */
+		return !bad16(line + len - 16);
 	for (; i < len; i++)
 		if (line[i] == '\\' || (unsigned char)line[i] < 0x20)
 			return false;
@@ -466,6 +452,16 @@ static const bool stops_string[256] = {
 	['\\'] = true,
 };
 
+/* N bytes at S after F's strings; false when they do not fit. */
+static inline bool put(struct fast *f, const char *s, size_t n)
+{
+	if (f->used + n >= sizeof(f->str))
+		return false;
+	memcpy(f->str + f->used, s, n);
+	f->used += n;
+	return true;
+}
+
 /* Put UTF-8 for code point C (not a surrogate, not 0) into F. */
 static bool put_utf8(struct fast *f, unsigned int c)
 {
@@ -485,11 +481,7 @@ static bool put_utf8(struct fast *f, unsigned int c)
 		b[2] = (char)(0x80 | (c & 0x3f));
 		n = 3;
 	}
-	if (f->used + n >= sizeof(f->str))
-		return false;
-	memcpy(f->str + f->used, b, n);
-	f->used += n;
-	return true;
+	return put(f, b, n);
 }
 
 /*
@@ -528,12 +520,8 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 		if (!q)
 			return NULL;
 		if (out) {
-			size_t n = (size_t)(q - p);
-
-			if (f->used + n >= sizeof(f->str))
+			if (!put(f, p, (size_t)(q - p)))
 				return NULL;
-			memcpy(f->str + f->used, p, n);
-			f->used += n;
 			f->str[f->used++] = '\0';
 			*out = f->str + start;
 		}
@@ -545,14 +533,8 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 
 		while (p < end && !stops_string[(unsigned char)*p])
 			p++;
-		if (p > run && out) {
-			size_t n = (size_t)(p - run);
-
-			if (f->used + n >= sizeof(f->str))
-				return NULL;
-			memcpy(f->str + f->used, run, n);
-			f->used += n;
-		}
+		if (p > run && out && !put(f, run, (size_t)(p - run)))
+			return NULL;
 		if (p >= end)
 			return NULL;
 		c = (unsigned char)*p;
@@ -592,13 +574,8 @@ static const char *fast_string(struct fast *f, const char *p, const char *end,
 					  to[] = "\"\\/\b\f\n\r\t";
 			const char *e = memchr(from, *p, sizeof(from) - 1);
 
-			if (!e)
+			if (!e || (out && !put(f, &to[e - from], 1)))
 				return NULL;
-			if (out) {
-				if (f->used + 1 >= sizeof(f->str))
-					return NULL;
-				f->str[f->used++] = to[e - from];
-			}
 			p++;
 		}
 	}
@@ -718,8 +695,17 @@ tail:
 
 /* ------------------------------------------------------------------ */
 
-int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
-		    struct ibve_event *ev, char *err, size_t errlen)
+/* Whether the scanner reads LINE, into F. */
+static bool fast_read(struct fast *f, const char *line, size_t len)
+{
+	pthread_once(&by_hash_once, build_by_hash);
+	return fast_ok && fast_object(f, line, line + len);
+}
+
+/* LINE by the scanner when FAST and it can, else by json-c. */
+static int parse_line(struct json_tokener **tok, const char *line, size_t len,
+		      struct ibve_event *ev, char *err, size_t errlen,
+		      bool fast)
 {
 	struct fast f;
 	size_t i;
@@ -730,9 +716,7 @@ int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
 		;
 	if (i == len || line[i] != '{')
 		FAIL("not a JSON object");
-	pthread_once(&by_hash_once, build_by_hash);
-	if (fast_ok && fast_object(&f, line, line + len)) {
-
+	if (fast && fast_read(&f, line, len)) {
 		struct ibve_jsrc s = { fast_get, &f, f.present };
 
 		return parse_fields(&s, ev, err, errlen);
@@ -740,17 +724,17 @@ int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
 	return parse_jsonc(tok, line, len, ev, err, errlen);
 }
 
+int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
+		    struct ibve_event *ev, char *err, size_t errlen)
+{
+	return parse_line(tok, line, len, ev, err, errlen, true);
+}
+
 int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
 			  size_t len, struct ibve_event *ev, char *err,
 			  size_t errlen)
 {
-	size_t i;
-
-	for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
-		;
-	if (i == len || line[i] != '{')
-		FAIL("not a JSON object");
-	return parse_jsonc(tok, line, len, ev, err, errlen);
+	return parse_line(tok, line, len, ev, err, errlen, false);
 }
 
 IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,
@@ -770,6 +754,5 @@ bool ibve_parse_fast_takes(const char *line, size_t len)
 {
 	struct fast f;
 
-	pthread_once(&by_hash_once, build_by_hash);
-	return fast_ok && fast_object(&f, line, line + len);
+	return fast_read(&f, line, len);
 }

@@ -20,8 +20,6 @@ bool ibve_parse_fast_takes(const char *line, size_t len);
 int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
 			  size_t len, struct ibve_event *ev, char *err,
 			  size_t errlen);
-int ibve_parse_object(struct json_object *o, struct ibve_event *ev, char *err,
-		      size_t errlen);
 /* JSON's white space: space, tab, line feed, carriage return. */
 static inline bool ibve_json_ws(char c)
 {

@@ -315,7 +315,6 @@ static bool decide(const struct ibve_filter *f, const struct ident *id)
 struct entry {
 	uint32_t fp;  /* the hash; 0: empty */
 	uint16_t off; /* of the key in the arena */
-	uint8_t len;  /* of the key */
 	bool pass;
 };
 
@@ -419,7 +418,10 @@ static bool same(const struct ibve_prefilter *pf, const struct entry *e,
 	return true;
 }
 
-/* Keep what was decided for the identity, if there is room. */
+/*
+ * Keep what was decided for the identity, unless a value is longer than
+ * PF_FIELD: the caller made room for three that long.
+ */
 static void keep(struct ibve_prefilter *pf, struct entry *e, uint32_t fp,
 		 const struct ident *id, bool pass)
 {
@@ -431,12 +433,9 @@ static void keep(struct ibve_prefilter *pf, struct entry *e, uint32_t fp,
 			return;
 		len += 1 + (id->v[i] ? id->n[i] : 0);
 	}
-	if (pf->used + len > PF_ARENA || pf->nentries >= PF_SLOTS / 4 * 3)
-		return;
 	k = pf->arena + pf->used;
 	e->fp = fp;
 	e->off = (uint16_t)pf->used;
-	e->len = (uint8_t)len;
 	e->pass = pass;
 	for (int i = 0; i < ID_COUNT; i++) {
 		size_t n = id->v[i] ? id->n[i] : 0;

@@ -55,6 +55,7 @@ int ibve_sysfs_port(const char *device, uint32_t port,
 int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a)
 {
 	char path[300], v[96];
+	uint8_t raw[16];
 
 	if (access(dir, F_OK))
 		return -errno;
@@ -70,26 +71,14 @@ int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a)
 			memcpy(a->address, "LID ", 4);
 		return 0;
 	}
-	/* RoCE and iWARP: the first GID, as an IPv6 address */
+	/*
+	 * RoCE and iWARP: the first GID, as an IPv6 address. The kernel
+	 * writes it in full (%pI6), which inet_pton() reads.
+	 */
 	snprintf(path, sizeof(path), "%s/gids/0", dir);
-	if (ibve_sysfs_read(path, v, sizeof(v)) == 0) {
-		uint8_t raw[16];
-		int n = 0;
-
-		for (char *s = v; *s && n < 16; s++) {
-			unsigned int hi, lo;
-
-			if (*s == ':')
-				continue;
-			if (sscanf(s, "%1x%1x", &hi, &lo) != 2)
-				break;
-			raw[n++] = (uint8_t)(hi << 4 | lo);
-			s++;
-		}
-		if (n == 16)
-			inet_ntop(AF_INET6, raw, a->address,
-				  sizeof(a->address));
-	}
+	if (ibve_sysfs_read(path, v, sizeof(v)) == 0 &&
+	    inet_pton(AF_INET6, v, raw) == 1)
+		inet_ntop(AF_INET6, raw, a->address, sizeof(a->address));
 	return 0;
 }
 
