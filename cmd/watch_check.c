@@ -75,11 +75,11 @@ static int read_capture(const struct watch *w, struct ibve_ports *t)
 	int status = EXIT_OK;
 
 	if (ibve_pipeline_new(&p) ||
-	    ibve_pipeline_add_source(p, "replay", &so)) {
+	    ibve_pipeline_add_source(p, "replay", &so) ||
+	    cmd_exclude(p, &w->c)) {
 		ibve_pipeline_free(p);
 		return cmd_fail();
 	}
-	cmd_exclude(p, &w->c);
 	ibve_pipeline_set_notes(p, cmd_notes, NULL);
 	if (ibve_sink_ports(&s, t) || ibve_pipeline_add_sink(p, s, 0) ||
 	    ibve_pipeline_start(p) || ibve_pipeline_run(p, &ro) < 0)
