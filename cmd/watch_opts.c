@@ -128,14 +128,11 @@ static void terms(struct ibve_filter **f, const char *list, bool exclude)
 
 void watch_parse(struct watch *w, int argc, char **argv)
 {
-	/*
-	 * The options that only say yes (a bool) or keep their argument (a
-	 * string): which is told by whether they take one.
-	 */
+	/* The options that only say yes, and those that keep their argument. */
 	const struct {
 		int id;
-		void *to;
-	} plain[] = {
+		bool *to;
+	} yes[] = {
 		{ 'j', &w->json },
 		{ 'l', &w->list },
 		{ OPT_LIST_EVENTS, &w->list_events },
@@ -145,6 +142,11 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		{ OPT_CHECK, &w->check },
 		{ OPT_BRIEF, &w->brief },
 		{ OPT_STORM_JSON, &w->storm_json },
+	};
+	const struct {
+		int id;
+		const char **to;
+	} keep[] = {
 		{ 'w', &w->capture },
 		{ OPT_METRICS_FILE, &w->metrics },
 		{ OPT_METRICS_STATE, &w->state },
@@ -159,11 +161,12 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	w->run.sz = sizeof(w->run);
 	spec.shared = &w->c;
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
-		for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-			if (plain[i].id == c && arg)
-				*(const char **)plain[i].to = arg;
-			else if (plain[i].id == c)
-				*(bool *)plain[i].to = true;
+		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+			if (yes[i].id == c)
+				*yes[i].to = true;
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+			if (keep[i].id == c)
+				*keep[i].to = arg;
 		switch (c) {
 		case 'e':
 		case 'x':
