@@ -194,15 +194,15 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 /* The rows that match the filter (command, job or device), in the
  * view's order: V->porder, V->nporder. */
 void top_procs_order(struct view *v);
-/* Rows in the view's order (newest first by default): their titles and
- * cells as one text table. */
+/* The rows of V->porder, as top_procs_order() left them (newest first by
+ * default): their titles and cells as one text table. */
 struct ibve_json;
 void top_procs_text(const struct view *v, struct ibve_buf *b);
 void top_procs_json(const struct view *v, struct ibve_json *j);
 /* The view V as one JSON object and a newline (ibve_buf_grow()'s shape). */
 size_t top_format_json(const void *arg, char *buf, size_t size);
-/* The same for ibve_buf_grow() (ARG: the view). */
-size_t top_procs_format(const void *arg, char *buf, size_t size);
+/* The process table alone, ordered first, as snprintf writes. */
+size_t top_procs_format(struct view *v, char *buf, size_t size);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

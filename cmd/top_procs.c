@@ -218,30 +218,18 @@ static bool matches(const struct view *v, const struct top_proc *p)
 	       strstr(p->device, f);
 }
 
-/* The rows in the order shown, as indices; NULL when out of memory. */
-static size_t *ordered(const struct view *v, size_t *n)
-{
-	size_t *o = malloc((v->procs.n + 1) * sizeof(*o));
-
-	*n = 0;
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < v->procs.n; i++)
-		if (matches(v, &v->procs.v[i]))
-			o[(*n)++] = i;
-	qsort_r(o, *n, sizeof(*o), proc_order, (void *)v);
-	return o;
-}
-
 void top_procs_order(struct view *v)
 {
-	size_t n, *o = ordered(v, &n);
+	size_t *o = realloc(v->porder, (v->procs.n + 1) * sizeof(*o));
 
 	if (!o)
 		return;
-	free(v->porder);
 	v->porder = o;
-	v->nporder = n;
+	v->nporder = 0;
+	for (size_t i = 0; i < v->procs.n; i++)
+		if (matches(v, &v->procs.v[i]))
+			o[v->nporder++] = i;
+	qsort_r(o, v->nporder, sizeof(*o), proc_order, v);
 }
 
 static void put_prow(const struct view *v, const struct top_proc *p,
@@ -264,26 +252,18 @@ static void put_prow(const struct view *v, const struct top_proc *p,
 
 void top_procs_text(const struct view *v, struct ibve_buf *b)
 {
-	size_t n, *o = ordered(v, &n);
-
-	if (!o)
-		return;
 	put_prow(v, NULL, b);
-	for (size_t i = 0; i < n; i++)
-		put_prow(v, &v->procs.v[o[i]], b);
-	free(o);
+	for (size_t i = 0; i < v->nporder; i++)
+		put_prow(v, &v->procs.v[v->porder[i]], b);
 }
 
 void top_procs_json(const struct view *v, struct ibve_json *j)
 {
-	size_t n, *o = ordered(v, &n);
 	char when[64];
 
-	if (!o)
-		return;
 	ibve_json_open_array(j, "processes");
-	for (size_t i = 0; i < n; i++) {
-		const struct top_proc *p = &v->procs.v[o[i]];
+	for (size_t i = 0; i < v->nporder; i++) {
+		const struct top_proc *p = &v->procs.v[v->porder[i]];
 
 		ibve_json_open(j, NULL);
 		ibve_json_uint_or_null(j, "pid", p->pid);
@@ -313,13 +293,13 @@ void top_procs_json(const struct view *v, struct ibve_json *j)
 		ibve_json_close(j);
 	}
 	ibve_json_close_array(j);
-	free(o);
 }
 
-size_t top_procs_format(const void *arg, char *buf, size_t size)
+size_t top_procs_format(struct view *v, char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
 
-	top_procs_text(arg, &b);
+	top_procs_order(v);
+	top_procs_text(v, &b);
 	return ibve_buf_end(&b);
 }
