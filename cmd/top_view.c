@@ -15,14 +15,12 @@
 #include "top.h"
 
 #define PORT(type, member) TOP_FIELD(struct ibve_port_row, type, member)
-#define COUNT(kind)	   { PORT(U64, counts[kind]) }, kind, true
+#define COUNT(kind)	   PORT(U64, counts[kind])
 
 static const struct {
 	const char *title;
 	int width; /* negative: left-aligned */
 	struct top_field f;
-	enum ibve_kind kind; /* count columns */
-	bool counts;
 } columns[COL_COUNT] = {
 	[COL_DEVICE] = { "DEVICE", -10 },
 	[COL_PORT] = { "PORT", 4 },
@@ -34,18 +32,18 @@ static const struct {
 	[COL_PEER] = { "PEER", -22 }, /* a GUID and its port */
 	[COL_DOWN_SINCE] = { "DOWN SINCE", 10, { PORT(DBL, since_age) } },
 	[COL_FLAPS] = { "FLAPS", 5, { PORT(UINT, flaps_window) } },
-	[COL_DOWN] = { "DOWN", 5, COUNT(IBVE_KIND_LINK_DOWN) },
-	[COL_UP] = { "UP", 5, COUNT(IBVE_KIND_LINK_UP) },
-	[COL_LID] = { "LID", 4, COUNT(IBVE_KIND_LID) },
-	[COL_PKEY] = { "PKEY", 4, COUNT(IBVE_KIND_PKEY) },
-	[COL_SM] = { "SM", 4, COUNT(IBVE_KIND_SM) },
-	[COL_GID] = { "GID", 4, COUNT(IBVE_KIND_GID) },
-	[COL_REREG] = { "REREG", 5, COUNT(IBVE_KIND_REREG) },
-	[COL_FATAL] = { "FATAL", 5, COUNT(IBVE_KIND_FATAL) },
-	[COL_MODULE] = { "MODULE", 6, COUNT(IBVE_KIND_MODULE) },
-	[COL_TEMP] = { "TEMP", 4, COUNT(IBVE_KIND_TEMP) },
-	[COL_SUBNET] = { "SUBNET", 6, COUNT(IBVE_KIND_SUBNET) },
-	[COL_OTHER] = { "OTHER", 5, COUNT(IBVE_KIND_OTHER) },
+	[COL_DOWN] = { "DOWN", 5, { COUNT(IBVE_KIND_LINK_DOWN) } },
+	[COL_UP] = { "UP", 5, { COUNT(IBVE_KIND_LINK_UP) } },
+	[COL_LID] = { "LID", 4, { COUNT(IBVE_KIND_LID) } },
+	[COL_PKEY] = { "PKEY", 4, { COUNT(IBVE_KIND_PKEY) } },
+	[COL_SM] = { "SM", 4, { COUNT(IBVE_KIND_SM) } },
+	[COL_GID] = { "GID", 4, { COUNT(IBVE_KIND_GID) } },
+	[COL_REREG] = { "REREG", 5, { COUNT(IBVE_KIND_REREG) } },
+	[COL_FATAL] = { "FATAL", 5, { COUNT(IBVE_KIND_FATAL) } },
+	[COL_MODULE] = { "MODULE", 6, { COUNT(IBVE_KIND_MODULE) } },
+	[COL_TEMP] = { "TEMP", 4, { COUNT(IBVE_KIND_TEMP) } },
+	[COL_SUBNET] = { "SUBNET", 6, { COUNT(IBVE_KIND_SUBNET) } },
+	[COL_OTHER] = { "OTHER", 5, { COUNT(IBVE_KIND_OTHER) } },
 	[COL_TOTAL] = { "TOTAL", 6, { PORT(U64, total) } },
 	[COL_PER_MIN] = { "EV/MIN", 6, { PORT(UINT, per_minute) } },
 	[COL_LAST] = { "LAST EVENT", -19, { PORT(STR, last_event) } },
@@ -112,11 +110,12 @@ int top_col_width(enum top_col col)
 	return (size_t)col < COL_COUNT ? columns[col].width : 0;
 }
 
+/* The count columns are the kinds' in their order, DOWN first. */
+_Static_assert(COL_OTHER - COL_DOWN == IBVE_KIND_OTHER, "a kind's column");
+
 int top_col_kind(enum top_col col)
 {
-	return (size_t)col < COL_COUNT && columns[col].counts
-		       ? (int)columns[col].kind
-		       : -1;
+	return col >= COL_DOWN && col <= COL_OTHER ? (int)(col - COL_DOWN) : -1;
 }
 
 /* MODULE, TEMP and SUBNET only once such events exist; PEER once a
@@ -124,7 +123,7 @@ int top_col_kind(enum top_col col)
 bool top_col_visible(const struct view *v, enum top_col col)
 {
 	if (col == COL_MODULE || col == COL_TEMP || col == COL_SUBNET)
-		return ibve_ports_summary(v->ports)->kinds[columns[col].kind];
+		return ibve_ports_summary(v->ports)->kinds[top_col_kind(col)];
 	if (col == COL_PEER) {
 		for (size_t i = 0; i < ibve_ports_count(v->ports); i++)
 			if (ibve_ports_at(v->ports, i)->peer.state ==
