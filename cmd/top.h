@@ -69,7 +69,8 @@ struct top_proc {
 	char comm[40]; /* or "[module]" */
 	char job[96];  /* "slurm job 12", "pod ...", "" */
 	char device[IBVE_NAME_MAX];
-	uint64_t qp, cq, srq, wq, total;
+	uint64_t by_class[IBVE_CLASS_WQ + 1]; /* QP, CQ, SRQ, WQ */
+	uint64_t total;
 	uint64_t sampled;  /* total at the last sample */
 	double per_second; /* events over the last interval */
 	char last[IBVE_EVENT_NAME_MAX];

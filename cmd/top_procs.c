@@ -65,10 +65,8 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	if (!kernel)
 		ibve_cgroup_job(ev->kernel.cgroup, p->job, sizeof(p->job));
 	/* events: a storm's summary stands for its count */
-	p->qp += ev->cls == IBVE_CLASS_QP ? n : 0;
-	p->cq += ev->cls == IBVE_CLASS_CQ ? n : 0;
-	p->srq += ev->cls == IBVE_CLASS_SRQ ? n : 0;
-	p->wq += ev->cls == IBVE_CLASS_WQ ? n : 0;
+	if (ev->cls >= IBVE_CLASS_QP && ev->cls <= IBVE_CLASS_WQ)
+		p->by_class[ev->cls] += n;
 	p->total += n;
 	snprintf(p->last, sizeof(p->last), "%s", ev->name);
 	p->last_time = ev->time;
@@ -119,10 +117,10 @@ static const struct {
 	[PCOL_COMM] = { "COMM", -15, { PROC(STR, comm) } },
 	[PCOL_JOB] = { "JOB", 0, { PROC(STR, job) } },
 	[PCOL_DEVICE] = { "DEVICE", -10, { PROC(STR, device) } },
-	[PCOL_QP] = { "QP", 5, { PROC(U64, qp) } },
-	[PCOL_CQ] = { "CQ", 5, { PROC(U64, cq) } },
-	[PCOL_SRQ] = { "SRQ", 5, { PROC(U64, srq) } },
-	[PCOL_WQ] = { "WQ", 5, { PROC(U64, wq) } },
+	[PCOL_QP] = { "QP", 5, { PROC(U64, by_class[IBVE_CLASS_QP]) } },
+	[PCOL_CQ] = { "CQ", 5, { PROC(U64, by_class[IBVE_CLASS_CQ]) } },
+	[PCOL_SRQ] = { "SRQ", 5, { PROC(U64, by_class[IBVE_CLASS_SRQ]) } },
+	[PCOL_WQ] = { "WQ", 5, { PROC(U64, by_class[IBVE_CLASS_WQ]) } },
 	[PCOL_TOTAL] = { "TOTAL", 6, { PROC(U64, total) } },
 	[PCOL_RATE] = { "EV/S", 7, { PROC(DBL, per_second) } },
 	[PCOL_LAST] = { "LAST", -20, { PROC(STR, last) } },
@@ -279,10 +277,8 @@ void top_procs_json(const struct view *v, struct ibve_json *j)
 		}
 		ibve_json_str(j, "device", p->device);
 		ibve_json_open(j, "counts");
-		ibve_json_uint(j, "qp", p->qp);
-		ibve_json_uint(j, "cq", p->cq);
-		ibve_json_uint(j, "srq", p->srq);
-		ibve_json_uint(j, "wq", p->wq);
+		for (int c = IBVE_CLASS_QP; c <= IBVE_CLASS_WQ; c++)
+			ibve_json_uint(j, ibve_class_name(c), p->by_class[c]);
 		ibve_json_close(j);
 		ibve_json_uint(j, "total", p->total);
 		ibve_json_double(j, "per_second", "%.3f", p->per_second);
