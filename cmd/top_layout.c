@@ -53,8 +53,7 @@ size_t top_screen_cols(const struct view *v, int *cols)
 
 const char *top_table_title(const struct view *v, int col)
 {
-	return v->procs_view ? top_pcol_title((enum top_pcol)col)
-			     : top_col_title((enum top_col)col);
+	return (v->procs_view ? top_pcolumns : top_columns)[col].title;
 }
 
 size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
@@ -82,8 +81,8 @@ static int top_table_width(const struct view *v, int col)
 	else if (col == COL_PEER)
 		max = 32;
 	else
-		return top_col_width((enum top_col)col);
-	w = strlen(top_col_title((enum top_col)col));
+		return top_columns[col].width;
+	w = strlen(top_columns[col].title);
 	for (size_t i = 0; i < v->norder && w < max; i++) {
 		size_t n = top_table_cell(v, i, col, cell, sizeof(cell));
 

@@ -108,11 +108,7 @@ void top_procs_free(struct top_procs *t)
 
 #define PROC(type, member) TOP_FIELD(struct top_proc, type, member)
 
-static const struct {
-	const char *title;
-	int width; /* negative: left-aligned; 0: sized to its cells */
-	struct top_field f;
-} pcols[PCOL_COUNT] = {
+const struct top_column top_pcolumns[PCOL_COUNT] = {
 	[PCOL_PID] = { "PID", 7, { PROC(UINT, pid) } },
 	[PCOL_COMM] = { "COMM", -15, { PROC(STR, comm) } },
 	[PCOL_JOB] = { "JOB", 0, { PROC(STR, job) } },
@@ -127,11 +123,6 @@ static const struct {
 	[PCOL_AGE] = { "AGE", -6 }, /* ties sort newest first */
 };
 
-const char *top_pcol_title(enum top_pcol col)
-{
-	return (size_t)col < PCOL_COUNT ? pcols[col].title : "";
-}
-
 int top_pcol_width(const struct view *v, enum top_pcol col)
 {
 	size_t w = 3; /* "JOB" */
@@ -139,7 +130,7 @@ int top_pcol_width(const struct view *v, enum top_pcol col)
 	if ((size_t)col >= PCOL_COUNT)
 		return 0;
 	if (col != PCOL_JOB)
-		return pcols[col].width;
+		return top_pcolumns[col].width;
 	for (size_t i = 0; i < v->procs.n; i++) {
 		size_t n = strlen(v->procs.v[i].job);
 
@@ -181,7 +172,7 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 	case PCOL_COUNT:
 		break;
 	default:
-		top_field_put(&b, pcols[col].f, p);
+		top_field_put(&b, top_pcolumns[col].f, p);
 		break;
 	}
 	return ibve_buf_end(&b);
@@ -191,7 +182,7 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 static int compare(const struct top_proc *x, const struct top_proc *y,
 		   enum top_pcol col)
 {
-	int c = top_field_cmp(pcols[col].f, x, y);
+	int c = top_field_cmp(top_pcolumns[col].f, x, y);
 
 	if (!c)
 		c = cmp_time(&y->last_time, &x->last_time);
@@ -243,7 +234,7 @@ static void put_prow(const struct view *v, const struct top_proc *p,
 				      sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
-		top_put_cell(b, p ? cell : pcols[c].title, w, true);
+		top_put_cell(b, p ? cell : top_pcolumns[c].title, w, true);
 	}
 	ibve_buf_putc(b, '\n');
 }

@@ -17,11 +17,7 @@
 #define PORT(type, member) TOP_FIELD(struct ibve_port_row, type, member)
 #define COUNT(kind)	   PORT(U64, counts[kind])
 
-static const struct {
-	const char *title;
-	int width; /* negative: left-aligned */
-	struct top_field f;
-} columns[COL_COUNT] = {
+const struct top_column top_columns[COL_COUNT] = {
 	[COL_DEVICE] = { "DEVICE", -10 },
 	[COL_PORT] = { "PORT", 4 },
 	[COL_STATE] = { "STATE", -6, { PORT(STR, state) } },
@@ -98,16 +94,6 @@ void top_put_cell(struct ibve_buf *b, const char *s, int width, bool cut)
 	/* a negative precision is none */
 	ibve_buf_printf(b, width < 0 ? "%-*.*s" : "%*.*s", w, cut && w ? w : -1,
 			s);
-}
-
-const char *top_col_title(enum top_col col)
-{
-	return (size_t)col < COL_COUNT ? columns[col].title : "";
-}
-
-int top_col_width(enum top_col col)
-{
-	return (size_t)col < COL_COUNT ? columns[col].width : 0;
 }
 
 /* The count columns are the kinds' in their order, DOWN first. */
@@ -261,7 +247,7 @@ size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 	case COL_COUNT:
 		break;
 	default:
-		top_field_put(&b, columns[col].f, p);
+		top_field_put(&b, top_columns[col].f, p);
 		break;
 	}
 	return ibve_buf_end(&b);
@@ -292,7 +278,7 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		/* rows with no event at all come after the oldest */
 		c = cmp_u64(!a->total, !b->total);
 	else
-		c = top_field_cmp(columns[col].f, a, b);
+		c = top_field_cmp(top_columns[col].f, a, b);
 	if (c)
 		return c;
 	c = strcmp(a->device, b->device);
@@ -366,8 +352,9 @@ static void put_row(struct ibve_buf *b, const struct ibve_port_row *p,
 			top_cell(p, (enum top_col)c, cell, sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
-		top_put_cell(b, p ? cell : columns[c].title,
-			     c == COL_COUNT - 1 ? 0 : columns[c].width, false);
+		top_put_cell(b, p ? cell : top_columns[c].title,
+			     c == COL_COUNT - 1 ? 0 : top_columns[c].width,
+			     false);
 	}
 	ibve_buf_putc(b, '\n');
 }

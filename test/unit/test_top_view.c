@@ -220,7 +220,7 @@ static void test_columns(void)
 	ibve_ports_reset(v.ports);
 	ok(!top_col_visible(&v, COL_MODULE), "after a reset, it goes");
 	ok(!top_col_visible(&v, COL_COUNT), "no column past the last");
-	is_str(top_col_title(COL_ADDRESS), "LID/GID", "a title");
+	is_str(top_columns[COL_ADDRESS].title, "LID/GID", "a title");
 	teardown(&v);
 }
 
