@@ -185,15 +185,13 @@ static void draw_titles(struct view *v, int y, const struct top_span *sp,
 	attron(A_REVERSE * !v->color);
 	printw("%*s", COLS, "");
 	for (size_t i = 0; i < nsp; i++) {
-		int c = sp[i].col;
-
-		if (c == sort) {
+		if (sp[i].col == sort) {
 			set_color(v, C_TITLE, false);
 			set_color(v, C_SORT, true);
 			attron(A_UNDERLINE * !v->color);
 		}
-		put_cell(y, &sp[i], top_table_title(v, c));
-		if (c == sort) {
+		put_cell(y, &sp[i], top_table_title(v, sp[i].col));
+		if (sp[i].col == sort) {
 			attroff(A_UNDERLINE);
 			set_color(v, C_SORT, false);
 			set_color(v, C_TITLE, true);
