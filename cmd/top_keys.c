@@ -66,8 +66,6 @@ static int move_sort(struct view *v, int step)
 	int cols[TOP_MAX_COLS], *sort = v->procs_view ? &v->psort : &v->sort;
 	size_t n = top_screen_cols(v, cols), pos = 0;
 
-	if (!n)
-		return K_NONE;
 	for (size_t i = 0; i < n; i++)
 		if (cols[i] == *sort)
 			pos = i;

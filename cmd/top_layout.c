@@ -115,13 +115,11 @@ size_t top_layout(const struct view *v, int width, struct top_span *s,
 			skip--;
 			continue;
 		}
-		if (x >= width || (aw > width - x && k > TOP_FROZEN)) {
+		if (x >= width || aw > width - x) {
 			*more = true;
-			break;
-		}
-		if (aw > width - x) {
-			*more = true;
-			aw = width - x;
+			if (x >= width || k > TOP_FROZEN)
+				break;
+			aw = width - x; /* clipped */
 		}
 		s[k++] = (struct top_span){ cols[i], x, aw, w < 0 };
 		x += aw + 1;
