@@ -60,10 +60,9 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 		      size_t size)
 {
 	if (v->procs_view)
-		return top_proc_cell(v, &v->procs.v[v->porder[row]],
-				     (enum top_pcol)col, buf, size);
-	return top_cell(ibve_ports_at(v->ports, v->order[row]),
-			(enum top_col)col, buf, size);
+		return top_proc_cell(v, &v->procs.v[v->porder[row]], col, buf,
+				     size);
+	return top_cell(ibve_ports_at(v->ports, v->order[row]), col, buf, size);
 }
 
 /* Its width on the screen (negative: left-aligned). */

@@ -127,8 +127,6 @@ int top_pcol_width(const struct view *v, enum top_pcol col)
 {
 	size_t w = 3; /* "JOB" */
 
-	if ((size_t)col >= PCOL_COUNT)
-		return 0;
 	if (col != PCOL_JOB)
 		return top_pcolumns[col].width;
 	for (size_t i = 0; i < v->procs.n; i++) {
@@ -168,8 +166,6 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 		break;
 	case PCOL_AGE:
 		top_put_age(&b, age(v, p));
-		break;
-	case PCOL_COUNT:
 		break;
 	default:
 		top_field_put(&b, top_pcolumns[col].f, p);
@@ -230,8 +226,7 @@ static void put_prow(const struct view *v, const struct top_proc *p,
 		char cell[128];
 
 		if (p)
-			top_proc_cell(v, p, (enum top_pcol)c, cell,
-				      sizeof(cell));
+			top_proc_cell(v, p, c, cell, sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
 		top_put_cell(b, p ? cell : top_pcolumns[c].title, w, true);

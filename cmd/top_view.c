@@ -244,8 +244,6 @@ size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 	case COL_COUNTERS:
 		put_moved(&b, p);
 		break;
-	case COL_COUNT:
-		break;
 	default:
 		top_field_put(&b, top_columns[col].f, p);
 		break;
