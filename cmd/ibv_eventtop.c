@@ -239,6 +239,7 @@ static int setup(struct top *t)
 	struct ibve_loop *l;
 	struct ibve_sink *s;
 	struct itimerspec its = { 0 };
+	unsigned int sysfs = IBVE_PORTS_SYSFS | IBVE_PORTS_COUNTERS;
 	/* a capture, stepped and paced on the screen; or every device */
 	struct ibve_source_opts o = {
 		.step = v->follow ? v->delay : 0,
@@ -246,11 +247,7 @@ static int setup(struct top *t)
 	};
 
 	if (ibve_ports_new(&v->ports,
-			   IBVE_PORTS_RECENT |
-				   (v->replay_path
-					    ? 0
-					    : IBVE_PORTS_SYSFS |
-						      IBVE_PORTS_COUNTERS)) ||
+			   IBVE_PORTS_RECENT | (v->replay_path ? 0 : sysfs)) ||
 	    ibve_pipeline_new(&v->pl) || cmd_exclude(v->pl, &t->c))
 		return cmd_fail();
 	ibve_ports_set_flap_window(v->ports, t->c.flap_window);

@@ -69,7 +69,8 @@ struct top_proc {
 	char comm[40]; /* or "[module]" */
 	char job[96];  /* "slurm job 12", "pod ...", "" */
 	char device[IBVE_NAME_MAX];
-	uint64_t qp, cq, srq, wq, total;
+	uint64_t by_class[IBVE_CLASS_WQ + 1]; /* QP, CQ, SRQ, WQ */
+	uint64_t total;
 	uint64_t sampled;  /* total at the last sample */
 	double per_second; /* events over the last interval */
 	char last[IBVE_EVENT_NAME_MAX];
@@ -132,6 +133,17 @@ struct top_field {
 /* Its initializer: { TOP_FIELD(struct ibve_port_row, STR, state) } */
 #define TOP_FIELD(row, type, member) F_##type, offsetof(row, member)
 
+/* A column of a table: its title, width (negative: left-aligned; 0: sized
+ * to its cells) and field. The ports' (top_view.c), the processes'
+ * (top_procs.c). */
+struct top_column {
+	const char *title;
+	int width;
+	struct top_field f;
+};
+extern const struct top_column top_columns[COL_COUNT];
+extern const struct top_column top_pcolumns[PCOL_COUNT];
+
 /* top_view.c */
 int top_field_cmp(struct top_field f, const void *a, const void *b);
 struct ibve_buf;
@@ -139,8 +151,6 @@ void top_field_put(struct ibve_buf *b, struct top_field f, const void *row);
 /* S in a column of WIDTH (negative: left-aligned; 0: as it is), CUT to
  * it or not. */
 void top_put_cell(struct ibve_buf *b, const char *s, int width, bool cut);
-const char *top_col_title(enum top_col col);
-int top_col_width(enum top_col col); /* negative: left-aligned */
 bool top_col_visible(const struct view *v, enum top_col col);
 /* A count column's kind (enum ibve_kind); -1 for the others. */
 int top_col_kind(enum top_col col);
@@ -187,22 +197,21 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev);
 void top_procs_sample(struct top_procs *t, const struct timespec *now);
 void top_procs_reset(struct top_procs *t);
 void top_procs_free(struct top_procs *t);
-const char *top_pcol_title(enum top_pcol col);
 int top_pcol_width(const struct view *v, enum top_pcol col);
 size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 		     enum top_pcol col, char *buf, size_t size);
 /* The rows that match the filter (command, job or device), in the
  * view's order: V->porder, V->nporder. */
 void top_procs_order(struct view *v);
-/* Rows in the view's order (newest first by default): their titles and
- * cells as one text table. */
+/* The rows of V->porder, as top_procs_order() left them (newest first by
+ * default): their titles and cells as one text table. */
 struct ibve_json;
 void top_procs_text(const struct view *v, struct ibve_buf *b);
 void top_procs_json(const struct view *v, struct ibve_json *j);
 /* The view V as one JSON object and a newline (ibve_buf_grow()'s shape). */
 size_t top_format_json(const void *arg, char *buf, size_t size);
-/* The same for ibve_buf_grow() (ARG: the view). */
-size_t top_procs_format(const void *arg, char *buf, size_t size);
+/* The process table alone, ordered first, as snprintf writes. */
+size_t top_procs_format(struct view *v, char *buf, size_t size);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

@@ -30,42 +30,33 @@ enum { PAGE = 1 << 20, ALL = 1 << 28 };
 
 /* One table: the keys and the help screen. */
 static const struct key {
-	int keys[4];
-	const char *label;
-	const char *help;
 	int act, arg;
+	const char *chars; /* its ASCII keys */
+	int key;	   /* and an ncurses one (KEY_*), or 0 */
+	const char *label, *help;
 } keys[] = {
-	{ { 'q', KEY_F(10) }, "q", "quit", QUIT, 0 },
-	{ { 'h', '?', KEY_F(1) }, "h ?", "show or hide this help", HELP, 0 },
-	{ { '<', ',' }, "<", "sort by the column to the left", SORT, -1 },
-	{ { '>', '.' }, ">", "sort by the column to the right", SORT, 1 },
-	{ { 'I' }, "I", "invert the sort order", INVERT, 0 },
-	{ { '/' },
-	  "/",
-	  "filter: ports by device; processes by command, job, device",
-	  FILTER,
-	  0 },
-	{ { ' ', 'Z' }, "Z space", "pause or resume the display", PAUSE, 0 },
-	{ { 'r' }, "r", "reset event counts and counter deltas", RESET, 0 },
-	{ { 'e' }, "e", "show or hide the event log (newest first)", LOG, 0 },
-	{ { 'p' },
-	  "p",
-	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports",
-	  PROCS,
-	  0 },
-	{ { KEY_LEFT }, "Left", "scroll the columns back", SCROLL, -1 },
-	{ { KEY_RIGHT },
-	  "Right",
-	  "scroll the columns: those off the right edge",
-	  SCROLL,
-	  1 },
-	{ { KEY_UP, 'k' }, "Up", "previous row", SELECT, -1 },
-	{ { KEY_DOWN, 'j' }, "Down", "next row", SELECT, 1 },
-	{ { KEY_PPAGE }, "PgUp", "a page up", SELECT, -PAGE },
-	{ { KEY_NPAGE }, "PgDn", "a page down", SELECT, PAGE },
-	{ { KEY_HOME, 'g' }, "Home", "first row", SELECT, -ALL },
-	{ { KEY_END, 'G' }, "End", "last row", SELECT, ALL },
-	{ { 12 }, "^L", "redraw the screen", REDRAW, 0 },
+	{ QUIT, 0, "q", KEY_F(10), "q", "quit" },
+	{ HELP, 0, "h?", KEY_F(1), "h ?", "show or hide this help" },
+	{ SORT, -1, "<,", 0, "<", "sort by the column to the left" },
+	{ SORT, 1, ">.", 0, ">", "sort by the column to the right" },
+	{ INVERT, 0, "I", 0, "I", "invert the sort order" },
+	{ FILTER, 0, "/", 0, "/",
+	  "filter: ports by device; processes by command, job, device" },
+	{ PAUSE, 0, " Z", 0, "Z space", "pause or resume the display" },
+	{ RESET, 0, "r", 0, "r", "reset event counts and counter deltas" },
+	{ LOG, 0, "e", 0, "e", "show or hide the event log (newest first)" },
+	{ PROCS, 0, "p", 0, "p",
+	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports" },
+	{ SCROLL, -1, "", KEY_LEFT, "Left", "scroll the columns back" },
+	{ SCROLL, 1, "", KEY_RIGHT, "Right",
+	  "scroll the columns: those off the right edge" },
+	{ SELECT, -1, "k", KEY_UP, "Up", "previous row" },
+	{ SELECT, 1, "j", KEY_DOWN, "Down", "next row" },
+	{ SELECT, -PAGE, "", KEY_PPAGE, "PgUp", "a page up" },
+	{ SELECT, PAGE, "", KEY_NPAGE, "PgDn", "a page down" },
+	{ SELECT, -ALL, "g", KEY_HOME, "Home", "first row" },
+	{ SELECT, ALL, "G", KEY_END, "End", "last row" },
+	{ REDRAW, 0, "\f", 0, "^L", "redraw the screen" },
 };
 
 /* Move the sort column by STEP, over the screen's columns in their
@@ -75,8 +66,6 @@ static int move_sort(struct view *v, int step)
 	int cols[TOP_MAX_COLS], *sort = v->procs_view ? &v->psort : &v->sort;
 	size_t n = top_screen_cols(v, cols), pos = 0;
 
-	if (!n)
-		return K_NONE;
 	for (size_t i = 0; i < n; i++)
 		if (cols[i] == *sort)
 			pos = i;
@@ -179,10 +168,10 @@ int top_key(struct view *v, int ch)
 		return edit_filter(v, ch);
 	if (ch == KEY_RESIZE)
 		return K_REDRAW;
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		for (size_t k = 0; k < 4 && keys[i].keys[k]; k++)
-			if (keys[i].keys[k] == ch)
-				return act(v, &keys[i]);
+	for (size_t i = 0; ch > 0 && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (ch == keys[i].key ||
+		    (ch < 128 && strchr(keys[i].chars, ch)))
+			return act(v, &keys[i]);
 	return K_NONE;
 }
 

@@ -53,18 +53,16 @@ size_t top_screen_cols(const struct view *v, int *cols)
 
 const char *top_table_title(const struct view *v, int col)
 {
-	return v->procs_view ? top_pcol_title((enum top_pcol)col)
-			     : top_col_title((enum top_col)col);
+	return (v->procs_view ? top_pcolumns : top_columns)[col].title;
 }
 
 size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 		      size_t size)
 {
 	if (v->procs_view)
-		return top_proc_cell(v, &v->procs.v[v->porder[row]],
-				     (enum top_pcol)col, buf, size);
-	return top_cell(ibve_ports_at(v->ports, v->order[row]),
-			(enum top_col)col, buf, size);
+		return top_proc_cell(v, &v->procs.v[v->porder[row]], col, buf,
+				     size);
+	return top_cell(ibve_ports_at(v->ports, v->order[row]), col, buf, size);
 }
 
 /* Its width on the screen (negative: left-aligned). */
@@ -82,8 +80,8 @@ static int top_table_width(const struct view *v, int col)
 	else if (col == COL_PEER)
 		max = 32;
 	else
-		return top_col_width((enum top_col)col);
-	w = strlen(top_col_title((enum top_col)col));
+		return top_columns[col].width;
+	w = strlen(top_columns[col].title);
 	for (size_t i = 0; i < v->norder && w < max; i++) {
 		size_t n = top_table_cell(v, i, col, cell, sizeof(cell));
 
@@ -116,13 +114,11 @@ size_t top_layout(const struct view *v, int width, struct top_span *s,
 			skip--;
 			continue;
 		}
-		if (x >= width || (aw > width - x && k > TOP_FROZEN)) {
+		if (x >= width || aw > width - x) {
 			*more = true;
-			break;
-		}
-		if (aw > width - x) {
-			*more = true;
-			aw = width - x;
+			if (x >= width || k > TOP_FROZEN)
+				break;
+			aw = width - x; /* clipped */
 		}
 		s[k++] = (struct top_span){ cols[i], x, aw, w < 0 };
 		x += aw + 1;

@@ -65,10 +65,8 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	if (!kernel)
 		ibve_cgroup_job(ev->kernel.cgroup, p->job, sizeof(p->job));
 	/* events: a storm's summary stands for its count */
-	p->qp += ev->cls == IBVE_CLASS_QP ? n : 0;
-	p->cq += ev->cls == IBVE_CLASS_CQ ? n : 0;
-	p->srq += ev->cls == IBVE_CLASS_SRQ ? n : 0;
-	p->wq += ev->cls == IBVE_CLASS_WQ ? n : 0;
+	if (ev->cls >= IBVE_CLASS_QP && ev->cls <= IBVE_CLASS_WQ)
+		p->by_class[ev->cls] += n;
 	p->total += n;
 	snprintf(p->last, sizeof(p->last), "%s", ev->name);
 	p->last_time = ev->time;
@@ -110,38 +108,27 @@ void top_procs_free(struct top_procs *t)
 
 #define PROC(type, member) TOP_FIELD(struct top_proc, type, member)
 
-static const struct {
-	const char *title;
-	int width; /* negative: left-aligned; 0: sized to its cells */
-	struct top_field f;
-} pcols[PCOL_COUNT] = {
+const struct top_column top_pcolumns[PCOL_COUNT] = {
 	[PCOL_PID] = { "PID", 7, { PROC(UINT, pid) } },
 	[PCOL_COMM] = { "COMM", -15, { PROC(STR, comm) } },
 	[PCOL_JOB] = { "JOB", 0, { PROC(STR, job) } },
 	[PCOL_DEVICE] = { "DEVICE", -10, { PROC(STR, device) } },
-	[PCOL_QP] = { "QP", 5, { PROC(U64, qp) } },
-	[PCOL_CQ] = { "CQ", 5, { PROC(U64, cq) } },
-	[PCOL_SRQ] = { "SRQ", 5, { PROC(U64, srq) } },
-	[PCOL_WQ] = { "WQ", 5, { PROC(U64, wq) } },
+	[PCOL_QP] = { "QP", 5, { PROC(U64, by_class[IBVE_CLASS_QP]) } },
+	[PCOL_CQ] = { "CQ", 5, { PROC(U64, by_class[IBVE_CLASS_CQ]) } },
+	[PCOL_SRQ] = { "SRQ", 5, { PROC(U64, by_class[IBVE_CLASS_SRQ]) } },
+	[PCOL_WQ] = { "WQ", 5, { PROC(U64, by_class[IBVE_CLASS_WQ]) } },
 	[PCOL_TOTAL] = { "TOTAL", 6, { PROC(U64, total) } },
 	[PCOL_RATE] = { "EV/S", 7, { PROC(DBL, per_second) } },
 	[PCOL_LAST] = { "LAST", -20, { PROC(STR, last) } },
 	[PCOL_AGE] = { "AGE", -6 }, /* ties sort newest first */
 };
 
-const char *top_pcol_title(enum top_pcol col)
-{
-	return (size_t)col < PCOL_COUNT ? pcols[col].title : "";
-}
-
 int top_pcol_width(const struct view *v, enum top_pcol col)
 {
 	size_t w = 3; /* "JOB" */
 
-	if ((size_t)col >= PCOL_COUNT)
-		return 0;
 	if (col != PCOL_JOB)
-		return pcols[col].width;
+		return top_pcolumns[col].width;
 	for (size_t i = 0; i < v->procs.n; i++) {
 		size_t n = strlen(v->procs.v[i].job);
 
@@ -180,10 +167,8 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 	case PCOL_AGE:
 		top_put_age(&b, age(v, p));
 		break;
-	case PCOL_COUNT:
-		break;
 	default:
-		top_field_put(&b, pcols[col].f, p);
+		top_field_put(&b, top_pcolumns[col].f, p);
 		break;
 	}
 	return ibve_buf_end(&b);
@@ -193,7 +178,7 @@ size_t top_proc_cell(const struct view *v, const struct top_proc *p,
 static int compare(const struct top_proc *x, const struct top_proc *y,
 		   enum top_pcol col)
 {
-	int c = top_field_cmp(pcols[col].f, x, y);
+	int c = top_field_cmp(top_pcolumns[col].f, x, y);
 
 	if (!c)
 		c = cmp_time(&y->last_time, &x->last_time);
@@ -218,30 +203,18 @@ static bool matches(const struct view *v, const struct top_proc *p)
 	       strstr(p->device, f);
 }
 
-/* The rows in the order shown, as indices; NULL when out of memory. */
-static size_t *ordered(const struct view *v, size_t *n)
-{
-	size_t *o = malloc((v->procs.n + 1) * sizeof(*o));
-
-	*n = 0;
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < v->procs.n; i++)
-		if (matches(v, &v->procs.v[i]))
-			o[(*n)++] = i;
-	qsort_r(o, *n, sizeof(*o), proc_order, (void *)v);
-	return o;
-}
-
 void top_procs_order(struct view *v)
 {
-	size_t n, *o = ordered(v, &n);
+	size_t *o = realloc(v->porder, (v->procs.n + 1) * sizeof(*o));
 
 	if (!o)
 		return;
-	free(v->porder);
 	v->porder = o;
-	v->nporder = n;
+	v->nporder = 0;
+	for (size_t i = 0; i < v->procs.n; i++)
+		if (matches(v, &v->procs.v[i]))
+			o[v->nporder++] = i;
+	qsort_r(o, v->nporder, sizeof(*o), proc_order, v);
 }
 
 static void put_prow(const struct view *v, const struct top_proc *p,
@@ -253,37 +226,28 @@ static void put_prow(const struct view *v, const struct top_proc *p,
 		char cell[128];
 
 		if (p)
-			top_proc_cell(v, p, (enum top_pcol)c, cell,
-				      sizeof(cell));
+			top_proc_cell(v, p, c, cell, sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
-		top_put_cell(b, p ? cell : pcols[c].title, w, true);
+		top_put_cell(b, p ? cell : top_pcolumns[c].title, w, true);
 	}
 	ibve_buf_putc(b, '\n');
 }
 
 void top_procs_text(const struct view *v, struct ibve_buf *b)
 {
-	size_t n, *o = ordered(v, &n);
-
-	if (!o)
-		return;
 	put_prow(v, NULL, b);
-	for (size_t i = 0; i < n; i++)
-		put_prow(v, &v->procs.v[o[i]], b);
-	free(o);
+	for (size_t i = 0; i < v->nporder; i++)
+		put_prow(v, &v->procs.v[v->porder[i]], b);
 }
 
 void top_procs_json(const struct view *v, struct ibve_json *j)
 {
-	size_t n, *o = ordered(v, &n);
 	char when[64];
 
-	if (!o)
-		return;
 	ibve_json_open_array(j, "processes");
-	for (size_t i = 0; i < n; i++) {
-		const struct top_proc *p = &v->procs.v[o[i]];
+	for (size_t i = 0; i < v->nporder; i++) {
+		const struct top_proc *p = &v->procs.v[v->porder[i]];
 
 		ibve_json_open(j, NULL);
 		ibve_json_uint_or_null(j, "pid", p->pid);
@@ -299,10 +263,8 @@ void top_procs_json(const struct view *v, struct ibve_json *j)
 		}
 		ibve_json_str(j, "device", p->device);
 		ibve_json_open(j, "counts");
-		ibve_json_uint(j, "qp", p->qp);
-		ibve_json_uint(j, "cq", p->cq);
-		ibve_json_uint(j, "srq", p->srq);
-		ibve_json_uint(j, "wq", p->wq);
+		for (int c = IBVE_CLASS_QP; c <= IBVE_CLASS_WQ; c++)
+			ibve_json_uint(j, ibve_class_name(c), p->by_class[c]);
 		ibve_json_close(j);
 		ibve_json_uint(j, "total", p->total);
 		ibve_json_double(j, "per_second", "%.3f", p->per_second);
@@ -313,13 +275,13 @@ void top_procs_json(const struct view *v, struct ibve_json *j)
 		ibve_json_close(j);
 	}
 	ibve_json_close_array(j);
-	free(o);
 }
 
-size_t top_procs_format(const void *arg, char *buf, size_t size)
+size_t top_procs_format(struct view *v, char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
 
-	top_procs_text(arg, &b);
+	top_procs_order(v);
+	top_procs_text(v, &b);
 	return ibve_buf_end(&b);
 }

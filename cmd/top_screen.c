@@ -185,15 +185,13 @@ static void draw_titles(struct view *v, int y, const struct top_span *sp,
 	attron(A_REVERSE * !v->color);
 	printw("%*s", COLS, "");
 	for (size_t i = 0; i < nsp; i++) {
-		int c = sp[i].col;
-
-		if (c == sort) {
+		if (sp[i].col == sort) {
 			set_color(v, C_TITLE, false);
 			set_color(v, C_SORT, true);
 			attron(A_UNDERLINE * !v->color);
 		}
-		put_cell(y, &sp[i], top_table_title(v, c));
-		if (c == sort) {
+		put_cell(y, &sp[i], top_table_title(v, sp[i].col));
+		if (sp[i].col == sort) {
 			attroff(A_UNDERLINE);
 			set_color(v, C_SORT, false);
 			set_color(v, C_TITLE, true);
@@ -262,7 +260,7 @@ static void draw_log(struct view *v, int top, int rows)
 
 /* TEXT from line Y on, wrapped at spaces to the screen's width less
  * margins; never past the last line. */
-static int draw_wrapped(int y, const char *text)
+static void draw_wrapped(int y, const char *text)
 {
 	int width = COLS - 4;
 
@@ -281,7 +279,6 @@ static int draw_wrapped(int y, const char *text)
 		while (*text == ' ')
 			text++;
 	}
-	return y;
 }
 
 static void draw_help(struct view *v)
@@ -337,21 +334,11 @@ static void draw_footer(struct view *v)
 	draw_bar(v, LINES - 1, line);
 }
 
-/* Fewer columns than when it scrolled (counts folded): Left acts at once. */
-static void clamp_hscroll(struct view *v)
-{
-	int cols[TOP_MAX_COLS];
-	int max = (int)top_screen_cols(v, cols) - TOP_FROZEN - 1;
-
-	if (v->hscroll > max)
-		v->hscroll = max > 0 ? max : 0;
-}
-
 void top_draw(struct view *v)
 {
 	struct top_span sp[TOP_MAX_COLS];
+	int cols[TOP_MAX_COLS], table_rows, max, y = 3;
 	size_t nsp, nrows;
-	int table_rows, y = 3;
 	bool more;
 
 	if (v->help) {
@@ -361,7 +348,10 @@ void top_draw(struct view *v)
 	}
 	top_order(v);
 	nrows = top_nrows(v);
-	clamp_hscroll(v);
+	/* columns folded since it scrolled away: Left acts at once */
+	max = (int)top_screen_cols(v, cols) - TOP_FROZEN - 1;
+	if (v->hscroll > max)
+		v->hscroll = max > 0 ? max : 0;
 	if (v->sort_follow)
 		top_show_sort(v, COLS);
 	erase();

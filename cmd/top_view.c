@@ -15,15 +15,9 @@
 #include "top.h"
 
 #define PORT(type, member) TOP_FIELD(struct ibve_port_row, type, member)
-#define COUNT(kind)	   { PORT(U64, counts[kind]) }, kind, true
+#define COUNT(kind)	   PORT(U64, counts[kind])
 
-static const struct {
-	const char *title;
-	int width; /* negative: left-aligned */
-	struct top_field f;
-	enum ibve_kind kind; /* count columns */
-	bool counts;
-} columns[COL_COUNT] = {
+const struct top_column top_columns[COL_COUNT] = {
 	[COL_DEVICE] = { "DEVICE", -10 },
 	[COL_PORT] = { "PORT", 4 },
 	[COL_STATE] = { "STATE", -6, { PORT(STR, state) } },
@@ -34,18 +28,18 @@ static const struct {
 	[COL_PEER] = { "PEER", -22 }, /* a GUID and its port */
 	[COL_DOWN_SINCE] = { "DOWN SINCE", 10, { PORT(DBL, since_age) } },
 	[COL_FLAPS] = { "FLAPS", 5, { PORT(UINT, flaps_window) } },
-	[COL_DOWN] = { "DOWN", 5, COUNT(IBVE_KIND_LINK_DOWN) },
-	[COL_UP] = { "UP", 5, COUNT(IBVE_KIND_LINK_UP) },
-	[COL_LID] = { "LID", 4, COUNT(IBVE_KIND_LID) },
-	[COL_PKEY] = { "PKEY", 4, COUNT(IBVE_KIND_PKEY) },
-	[COL_SM] = { "SM", 4, COUNT(IBVE_KIND_SM) },
-	[COL_GID] = { "GID", 4, COUNT(IBVE_KIND_GID) },
-	[COL_REREG] = { "REREG", 5, COUNT(IBVE_KIND_REREG) },
-	[COL_FATAL] = { "FATAL", 5, COUNT(IBVE_KIND_FATAL) },
-	[COL_MODULE] = { "MODULE", 6, COUNT(IBVE_KIND_MODULE) },
-	[COL_TEMP] = { "TEMP", 4, COUNT(IBVE_KIND_TEMP) },
-	[COL_SUBNET] = { "SUBNET", 6, COUNT(IBVE_KIND_SUBNET) },
-	[COL_OTHER] = { "OTHER", 5, COUNT(IBVE_KIND_OTHER) },
+	[COL_DOWN] = { "DOWN", 5, { COUNT(IBVE_KIND_LINK_DOWN) } },
+	[COL_UP] = { "UP", 5, { COUNT(IBVE_KIND_LINK_UP) } },
+	[COL_LID] = { "LID", 4, { COUNT(IBVE_KIND_LID) } },
+	[COL_PKEY] = { "PKEY", 4, { COUNT(IBVE_KIND_PKEY) } },
+	[COL_SM] = { "SM", 4, { COUNT(IBVE_KIND_SM) } },
+	[COL_GID] = { "GID", 4, { COUNT(IBVE_KIND_GID) } },
+	[COL_REREG] = { "REREG", 5, { COUNT(IBVE_KIND_REREG) } },
+	[COL_FATAL] = { "FATAL", 5, { COUNT(IBVE_KIND_FATAL) } },
+	[COL_MODULE] = { "MODULE", 6, { COUNT(IBVE_KIND_MODULE) } },
+	[COL_TEMP] = { "TEMP", 4, { COUNT(IBVE_KIND_TEMP) } },
+	[COL_SUBNET] = { "SUBNET", 6, { COUNT(IBVE_KIND_SUBNET) } },
+	[COL_OTHER] = { "OTHER", 5, { COUNT(IBVE_KIND_OTHER) } },
 	[COL_TOTAL] = { "TOTAL", 6, { PORT(U64, total) } },
 	[COL_PER_MIN] = { "EV/MIN", 6, { PORT(UINT, per_minute) } },
 	[COL_LAST] = { "LAST EVENT", -19, { PORT(STR, last_event) } },
@@ -102,21 +96,12 @@ void top_put_cell(struct ibve_buf *b, const char *s, int width, bool cut)
 			s);
 }
 
-const char *top_col_title(enum top_col col)
-{
-	return (size_t)col < COL_COUNT ? columns[col].title : "";
-}
-
-int top_col_width(enum top_col col)
-{
-	return (size_t)col < COL_COUNT ? columns[col].width : 0;
-}
+/* The count columns are the kinds' in their order, DOWN first. */
+_Static_assert(COL_OTHER - COL_DOWN == IBVE_KIND_OTHER, "a kind's column");
 
 int top_col_kind(enum top_col col)
 {
-	return (size_t)col < COL_COUNT && columns[col].counts
-		       ? (int)columns[col].kind
-		       : -1;
+	return col >= COL_DOWN && col <= COL_OTHER ? (int)(col - COL_DOWN) : -1;
 }
 
 /* MODULE, TEMP and SUBNET only once such events exist; PEER once a
@@ -124,7 +109,7 @@ int top_col_kind(enum top_col col)
 bool top_col_visible(const struct view *v, enum top_col col)
 {
 	if (col == COL_MODULE || col == COL_TEMP || col == COL_SUBNET)
-		return ibve_ports_summary(v->ports)->kinds[columns[col].kind];
+		return ibve_ports_summary(v->ports)->kinds[top_col_kind(col)];
 	if (col == COL_PEER) {
 		for (size_t i = 0; i < ibve_ports_count(v->ports); i++)
 			if (ibve_ports_at(v->ports, i)->peer.state ==
@@ -259,10 +244,8 @@ size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 	case COL_COUNTERS:
 		put_moved(&b, p);
 		break;
-	case COL_COUNT:
-		break;
 	default:
-		top_field_put(&b, columns[col].f, p);
+		top_field_put(&b, top_columns[col].f, p);
 		break;
 	}
 	return ibve_buf_end(&b);
@@ -293,7 +276,7 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		/* rows with no event at all come after the oldest */
 		c = cmp_u64(!a->total, !b->total);
 	else
-		c = top_field_cmp(columns[col].f, a, b);
+		c = top_field_cmp(top_columns[col].f, a, b);
 	if (c)
 		return c;
 	c = strcmp(a->device, b->device);
@@ -367,8 +350,9 @@ static void put_row(struct ibve_buf *b, const struct ibve_port_row *p,
 			top_cell(p, (enum top_col)c, cell, sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
-		top_put_cell(b, p ? cell : columns[c].title,
-			     c == COL_COUNT - 1 ? 0 : columns[c].width, false);
+		top_put_cell(b, p ? cell : top_columns[c].title,
+			     c == COL_COUNT - 1 ? 0 : top_columns[c].width,
+			     false);
 	}
 	ibve_buf_putc(b, '\n');
 }

@@ -220,7 +220,7 @@ static void test_columns(void)
 	ibve_ports_reset(v.ports);
 	ok(!top_col_visible(&v, COL_MODULE), "after a reset, it goes");
 	ok(!top_col_visible(&v, COL_COUNT), "no column past the last");
-	is_str(top_col_title(COL_ADDRESS), "LID/GID", "a title");
+	is_str(top_columns[COL_ADDRESS].title, "LID/GID", "a title");
 	teardown(&v);
 }
 
@@ -356,7 +356,8 @@ static void test_procs_storm(void)
 	for (int k = 0; k < 2; k++) {
 		const struct top_proc *p = &v[k].procs.v[0];
 
-		ok(v[k].procs.n == 1 && p->cq == 6001 && p->total == 6001,
+		ok(v[k].procs.n == 1 && p->by_class[IBVE_CLASS_CQ] == 6001 &&
+			   p->total == 6001,
 		   "%s: one row, every event counted",
 		   k ? "summaries" : "a record per event");
 		top_proc_cell(&v[k], p, PCOL_RATE, cell, sizeof(cell));
