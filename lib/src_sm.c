@@ -154,11 +154,10 @@ static void queue_locked(struct sm *sm, const struct ibve_event *ev)
 static void send_set(struct sm_port *p, int t)
 {
 	struct sm *sm = p->sm;
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
 	long wait = (long)TRY_MS << p->tries[t];
 
-	memset(buf, 0, sizeof(buf));
 	ibve_sm_inform_encode(umad_get_mad(buf), tid,
 			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), p->subscribe,
 			      RESP_TIME);
@@ -214,13 +213,12 @@ static void peer_set(struct sm_port *p, const struct ibve_peer *next)
 static void peer_send(struct sm_port *p)
 {
 	struct sm *sm = p->sm;
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
 	long wait = (long)TRY_MS << p->peer_tries;
 	const char *none = NULL;
 	umad_port_t up;
 
-	memset(buf, 0, sizeof(buf));
 	if (p->peer_node) {
 		ibve_sm_node_encode(umad_get_mad(buf), tid,
 				    p->peer_link.to_lid);
@@ -367,25 +365,24 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
  * are answered (a send that timed out comes back with its status), so
  * that nothing it asked for arrives after it. Under lock.
  */
-static bool stopped(struct sm_port *p, const uint8_t *buf)
+static bool stopped(struct sm_port *p, uint8_t *buf)
 {
+	uint32_t tid = 0; /* the low 32 bits: the kernel owns the rest */
 	bool pending = false;
 
 	if (buf) {
-		const uint8_t *mad = umad_get_mad((void *)buf);
-		uint32_t tid = (uint32_t)mad[IBVE_MAD_OFF_TID + 4] << 24 |
-			       (uint32_t)mad[IBVE_MAD_OFF_TID + 5] << 16 |
-			       (uint32_t)mad[IBVE_MAD_OFF_TID + 6] << 8 |
-			       mad[IBVE_MAD_OFF_TID + 7];
-
+		memcpy(&tid,
+		       (uint8_t *)umad_get_mad(buf) + IBVE_MAD_OFF_TID + 4,
+		       sizeof(tid));
+		tid = be32toh(tid);
 		if (tid == p->wake)
 			p->wake = 0;
-		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
-			if (umad_status((void *)buf) && p->pending[t] == tid)
-				p->pending[t] = 0;
 	}
-	for (int t = 0; t < IBVE_SM_NTRAPS; t++)
+	for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
+		if (buf && umad_status(buf) && p->pending[t] == tid)
+			p->pending[t] = 0;
 		pending |= p->pending[t] != 0;
+	}
 	return !p->wake && !pending;
 }
 
@@ -517,15 +514,16 @@ static void arm(struct sm *sm)
 	struct timespec next = sm->refresh_due;
 	struct itimerspec its = { 0 };
 
-	for (size_t i = 0; i < sm->nports; i++)
+	for (size_t i = 0; i < sm->nports; i++) {
+		const struct sm_port *p = &sm->ports[i];
+
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
-			if (sm->ports[i].pending[t] &&
-			    ibve_ts_before(&sm->ports[i].due[t], &next))
-				next = sm->ports[i].due[t];
-	for (size_t i = 0; i < sm->nports; i++)
-		if ((sm->ports[i].peer_tid || sm->ports[i].peer_asked) &&
-		    ibve_ts_before(&sm->ports[i].peer_due, &next))
-			next = sm->ports[i].peer_due;
+			if (p->pending[t] && ibve_ts_before(&p->due[t], &next))
+				next = p->due[t];
+		if ((p->peer_tid || p->peer_asked) &&
+		    ibve_ts_before(&p->peer_due, &next))
+			next = p->peer_due;
+	}
 	its.it_value = next;
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
 		its.it_value.tv_nsec = 1;
@@ -694,14 +692,11 @@ static int empty(const void *arg)
  */
 static bool stop_thread(struct sm_port *p, const struct timespec *until)
 {
-	bool ended = true;
+	bool ended = !p->thread || !pthread_timedjoin_np(p->tid, NULL, until);
 
-	if (!p->thread)
-		return true;
-	if (pthread_timedjoin_np(p->tid, NULL, until)) {
+	if (!ended) {
 		pthread_cancel(p->tid);
 		pthread_join(p->tid, NULL);
-		ended = false;
 	}
 	p->thread = false;
 	return ended;
@@ -710,10 +705,9 @@ static bool stop_thread(struct sm_port *p, const struct timespec *until)
 /* A request the SA answers at once, without a trace: wakes a receiver. */
 static void send_wake(struct sm_port *p)
 {
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++p->sm->next_tid ? p->sm->next_tid : ++p->sm->next_tid;
 
-	memset(buf, 0, sizeof(buf));
 	ibve_sm_get_encode(umad_get_mad(buf), tid,
 			   IBVE_MAD_ATTR_CLASS_PORT_INFO);
 	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
