@@ -107,8 +107,8 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len,
  */
 void ibve_sm_peer_from(struct ibve_peer *p, const struct ibve_sm_mad *link,
 		       const struct ibve_sm_mad *node);
-/* A peer looked up in vain: none, for REASON. */
-void ibve_sm_peer_none(struct ibve_peer *p, const char *reason);
+/* A peer looked up in vain: none, for REASON. Returns P. */
+struct ibve_peer *ibve_sm_peer_none(struct ibve_peer *p, const char *reason);
 /* Turn a received Report into its ReportResp, in place. */
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE]);
 /*

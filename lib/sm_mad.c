@@ -214,12 +214,13 @@ void ibve_sm_peer_from(struct ibve_peer *p, const struct ibve_sm_mad *link,
 	ibve_strcpy(p->name, node->desc, sizeof(p->name));
 }
 
-void ibve_sm_peer_none(struct ibve_peer *p, const char *reason)
+struct ibve_peer *ibve_sm_peer_none(struct ibve_peer *p, const char *reason)
 {
 	memset(p, 0, sizeof(*p));
 	p->kind = IBVE_PEER_IB;
 	p->state = IBVE_PEER_NONE;
 	ibve_strcpy(p->reason, reason, sizeof(p->reason));
+	return p;
 }
 
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE])

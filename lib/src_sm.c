@@ -217,6 +217,7 @@ static void peer_send(struct sm_port *p)
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
 	long wait = (long)TRY_MS << p->peer_tries;
 	const char *none = NULL;
+	struct ibve_peer next;
 	umad_port_t up;
 
 	if (p->peer_node) {
@@ -237,10 +238,7 @@ static void peer_send(struct sm_port *p)
 	}
 	p->peer_asked = false;
 	if (none) {
-		struct ibve_peer next;
-
-		ibve_sm_peer_none(&next, none);
-		peer_set(p, &next);
+		peer_set(p, ibve_sm_peer_none(&next, none));
 		return;
 	}
 	p->peer_tid = tid;
@@ -270,9 +268,8 @@ static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	    p->peer_node != (d->kind == IBVE_SM_MAD_NODE_RESP))
 		return;
 	if (d->status) {
-		ibve_sm_peer_none(&next, ibve_sm_status_str(d->status, st,
-							    sizeof(st)));
-		peer_set(p, &next);
+		ibve_sm_status_str(d->status, st, sizeof(st));
+		peer_set(p, ibve_sm_peer_none(&next, st));
 	} else if (!p->peer_node) {
 		p->peer_link = *d;
 		p->peer_node = true;
@@ -442,16 +439,10 @@ static void umad_path(const char *ca, int port, char *path, size_t len)
 	}
 }
 
-static int open_port(struct sm *sm, struct sm_port *p, char *path,
-		     size_t pathlen)
+static int open_port(struct sm_port *p, char *path, size_t pathlen)
 {
 	long mask[16 / sizeof(long)] = { 0 };
-	long get[16 / sizeof(long)] = { 0 };
 
-	p->sm = sm;
-	p->smi_agent = p->dr_agent = p->agent = -1;
-	p->issm_fd = -1;
-	p->subscribe = true;
 	errno = 0;
 	p->fd = umad_open_port(p->ca, p->portnum);
 	if (p->fd < 0) {
@@ -479,19 +470,19 @@ static int open_port(struct sm *sm, struct sm_port *p, char *path,
 	 * as an SM does) only once the agents that answer exist: a query
 	 * for a class nobody registered crashes ibsim's umad2sim.
 	 */
-	if (sm->issm) {
-		get[0] = 1L << IBVE_MAD_GET;
+	if (p->sm->issm) {
+		mask[0] = 1L << IBVE_MAD_GET;
 		p->smi_agent =
-			umad_register(p->fd, IBVE_MAD_CLASS_SMI, 1, 0, get);
+			umad_register(p->fd, IBVE_MAD_CLASS_SMI, 1, 0, mask);
 		p->dr_agent =
-			umad_register(p->fd, IBVE_MAD_CLASS_SMI_DR, 1, 0, get);
+			umad_register(p->fd, IBVE_MAD_CLASS_SMI_DR, 1, 0, mask);
 		if (p->smi_agent < 0 || p->dr_agent < 0)
 			return -EIO;
 	}
 	if (pthread_create(&p->tid, NULL, receiver, p))
 		return -EAGAIN;
 	p->thread = true;
-	if (sm->issm) {
+	if (p->sm->issm) {
 		char issm[256];
 
 		if (umad_get_issm_path(p->ca, p->portnum, issm, sizeof(issm)) <
@@ -582,15 +573,17 @@ static int sm_open(struct sm *sm)
 				return ibve_error(ENOMEM, "out of memory");
 			}
 			sm->ports = v;
-			v = &sm->ports[sm->nports];
+			v = &sm->ports[sm->nports++];
 			memset(v, 0, sizeof(*v));
-			v->fd = -1;
-			sm->nports++;
-			ibve_strcpy(v->ca, names[c], sizeof(v->ca));
+			v->sm = sm;
+			v->fd = v->issm_fd = v->agent = v->smi_agent =
+				v->dr_agent = -1;
+			v->subscribe = true;
 			v->portnum = i;
 			v->node_guid = be64toh(ca.node_guid);
 			v->port_guid_be = up->port_guid;
-			r = open_port(sm, v, path, sizeof(path));
+			ibve_strcpy(v->ca, names[c], sizeof(v->ca));
+			r = open_port(v, path, sizeof(path));
 			if (r == -EACCES)
 				r = ibve_error(EACCES,
 					       "cannot open %s: %s (subnet "
@@ -878,6 +871,7 @@ static void tick(struct sm *sm)
 	}
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
+		struct ibve_peer none;
 
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
 			if (!p->pending[t] || ibve_ts_before(&now, &p->due[t]))
@@ -898,16 +892,13 @@ static void tick(struct sm *sm)
 		if (p->dead || (!p->peer_tid && !p->peer_asked) ||
 		    ibve_ts_before(&now, &p->peer_due))
 			continue;
-		if (p->peer_asked || ++p->peer_tries < TRIES) {
+		if (p->peer_asked || ++p->peer_tries < TRIES)
 			peer_send(p);
-		} else {
-			struct ibve_peer none;
-
-			ibve_sm_peer_none(&none,
-					  p->sm_lid ? "no answer from the SA"
-						    : "no SM");
-			peer_set(p, &none);
-		}
+		else
+			peer_set(p, ibve_sm_peer_none(
+					    &none,
+					    p->sm_lid ? "no answer from the SA"
+						      : "no SM"));
 	}
 	arm(sm);
 	pthread_mutex_unlock(&sm->lock);
