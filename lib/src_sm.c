@@ -68,10 +68,9 @@ struct sm_port {
 	/* Under sm->lock from here on. */
 	uint16_t sm_lid;
 	uint8_t sm_sl;
-	bool subscribe;			  /* false once unsubscribing */
-	bool stopping;			  /* the receiver ends when answered */
-	uint32_t wake;			  /* low TID bits of the wake Get */
-	uint32_t acked;			  /* bit per trap: the SA said yes */
+	bool stopping;	/* unsubscribing: the receiver ends when answered */
+	uint32_t wake;	/* low TID bits of the wake Get */
+	uint32_t acked; /* bit per trap: the SA said yes */
 	uint32_t pending[IBVE_SM_NTRAPS]; /* low TID bits of a Set; 0 none */
 	unsigned int tries[IBVE_SM_NTRAPS];
 	struct timespec due[IBVE_SM_NTRAPS];
@@ -159,7 +158,7 @@ static void send_set(struct sm_port *p, int t)
 	long wait = (long)TRY_MS << p->tries[t];
 
 	ibve_sm_inform_encode(umad_get_mad(buf), tid,
-			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), p->subscribe,
+			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), !p->stopping,
 			      RESP_TIME);
 	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
 	p->pending[t] = tid;
@@ -335,7 +334,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 			else
 				p->acked &= ~(1u << t);
 			/* when leaving, a refusal is nothing to do about */
-			if (d.status && p->subscribe)
+			if (d.status && !p->stopping)
 				note_locked(sm,
 					    "%s port %d: the SA refused the "
 					    "subscription to trap %u: %s",
@@ -578,7 +577,6 @@ static int sm_open(struct sm *sm)
 			v->sm = sm;
 			v->fd = v->issm_fd = v->agent = v->smi_agent =
 				v->dr_agent = -1;
-			v->subscribe = true;
 			v->portnum = i;
 			v->node_guid = be64toh(ca.node_guid);
 			v->port_guid_be = up->port_guid;
@@ -741,13 +739,11 @@ static void destroy(void *arg)
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
-		bool sent = false, subscribing = p->subscribe;
+		bool sent = false;
 
-		p->subscribe = false;
 		p->stopping = true;
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
-			bool taken = p->acked & 1u << t ||
-				     (subscribing && p->pending[t]);
+			bool taken = p->acked & 1u << t || p->pending[t];
 
 			p->pending[t] = 0;
 			if (p->thread && !p->dead && taken) {
