@@ -77,8 +77,7 @@ struct ibve_sm_mad {
 	uint16_t to_lid;
 	uint8_t to_port;
 	/* NODE_RESP (status 0): that node */
-	uint8_t node_type;  /* NodeInfo: 1 CA, 2 switch, 3 router */
-	uint8_t local_port; /* NodeInfo.LocalPortNum: the port asked through */
+	uint8_t node_type; /* NodeInfo: 1 CA, 2 switch, 3 router */
 	uint64_t node_guid;
 	char desc[65]; /* NodeDescription, printable ASCII, '?' for others */
 };

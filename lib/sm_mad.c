@@ -183,7 +183,6 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 			return false;
 		out->kind = IBVE_SM_MAD_NODE_RESP;
 		out->node_type = d[NR_NODE_TYPE];
-		out->local_port = d[NR_LOCAL_PORT];
 		out->node_guid = get(d + NR_NODE_GUID, 8);
 		node_desc(out->desc, d + NR_DESC);
 	} else if (method == IBVE_MAD_REPORT && attr == IBVE_MAD_ATTR_NOTICE) {
