@@ -112,11 +112,7 @@ struct sm {
 
 static void wake(struct sm *sm)
 {
-	uint64_t one = 1;
-
-	if (write(sm->evfd, &one, sizeof(one)) < 0) {
-		/* the counter is full: the loop is awake anyway */
-	}
+	eventfd_write(sm->evfd, 1); /* fails when full: the loop is awake */
 }
 
 /* Under lock. */
@@ -809,7 +805,7 @@ static void destroy(void *arg)
  */
 static void drain(struct sm *sm)
 {
-	uint64_t v;
+	eventfd_t v;
 
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nnotes; i++) {
@@ -841,9 +837,7 @@ static void drain(struct sm *sm)
 		else
 			ibve_host_note(&sm->h, IBVE_NOTE, "%s", why);
 	}
-	if (read(sm->evfd, &v, sizeof(v)) < 0) {
-		/* nothing was counted: fine */
-	}
+	eventfd_read(sm->evfd, &v); /* fails when nothing was counted: fine */
 	pthread_mutex_unlock(&sm->lock);
 }
 
