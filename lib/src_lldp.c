@@ -59,11 +59,8 @@ static void neighbour(struct ibve_peer *p, lldpctl_atom_t *port,
 	lldpctl_atom_t *ch = n ? lldpctl_atom_get(n, lldpctl_k_port_chassis)
 			       : NULL;
 
-	if (!n) {
-		none(p, "no LLDP neighbour on %s", netdev);
-	} else {
-		memset(p, 0, sizeof(*p));
-		p->kind = IBVE_PEER_LLDP;
+	none(p, n ? "" : "no LLDP neighbour on %s", netdev);
+	if (n) { /* known: no reason, its strings */
 		p->state = IBVE_PEER_KNOWN;
 		str(p->chassis, sizeof(p->chassis), ch, lldpctl_k_chassis_id);
 		str(p->name, sizeof(p->name), ch, lldpctl_k_chassis_name);
