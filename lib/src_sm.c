@@ -397,8 +397,7 @@ static void *receiver(void *arg)
 		pthread_mutex_lock(&p->sm->lock);
 		end = p->stopping && stopped(p, r >= 0 ? buf : NULL);
 		if (!end && r < 0 && errno != EINTR && errno != EAGAIN &&
-		    errno != EWOULDBLOCK && errno != ETIMEDOUT &&
-		    errno != ENOSPC) {
+		    errno != ETIMEDOUT && errno != ENOSPC) {
 			/* drain() says it, on the loop's thread */
 			p->dead = end = true;
 			p->dead_errno = errno ? errno : EIO;
@@ -418,12 +417,7 @@ static void umad_path(const char *ca, int port, char *path, size_t len)
 	for (int n = 0; n < 256; n++) {
 		snprintf(f, sizeof(f), "/sys/class/infiniband_mad/umad%d/ibdev",
 			 n);
-		if (ibve_sysfs_read(f, v, sizeof(v)) < 0) {
-			if (n > 32)
-				break;
-			continue;
-		}
-		if (strcmp(v, ca) != 0)
+		if (ibve_sysfs_read(f, v, sizeof(v)) < 0 || strcmp(v, ca) != 0)
 			continue;
 		snprintf(f, sizeof(f), "/sys/class/infiniband_mad/umad%d/port",
 			 n);
