@@ -115,7 +115,6 @@ static void wake(struct sm *sm)
 	eventfd_write(sm->evfd, 1); /* fails when full: the loop is awake */
 }
 
-/* Under lock. */
 __attribute__((format(printf, 2, 3))) static void
 note_locked(struct sm *sm, const char *fmt, ...)
 {
@@ -129,7 +128,6 @@ note_locked(struct sm *sm, const char *fmt, ...)
 		wake(sm);
 }
 
-/* Under lock. */
 static void queue_locked(struct sm *sm, const struct ibve_event *ev)
 {
 	if (sm->qlen == sm->qcap) {
