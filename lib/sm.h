@@ -15,7 +15,9 @@
 
 #include "internal.h"
 
-#define IBVE_MAD_SIZE 256
+#define IBVE_MAD_SIZE  256
+#define IBVE_SA_QKEY   0x80010000u /* the well-known Q_Key of the GSI */
+#define IBVE_SA_TRY_MS 1000	   /* the first wait for a GetResp; doubles */
 
 /* Byte offsets of the MAD and SA headers (IBA 13.4.3, 15.2.1.1). */
 enum {

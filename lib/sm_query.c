@@ -16,9 +16,7 @@
 #include "ports.h"
 #include "sm.h"
 
-#define TRY_MS	1000
-#define TRIES	3
-#define SA_QKEY 0x80010000u
+#define TRIES 3
 
 struct query {
 	int fd, agent;
@@ -45,10 +43,10 @@ static bool ask(struct query *q, bool node, uint16_t lid, uint8_t port,
 	else
 		ibve_sm_link_encode(umad_get_mad(buf), ++q->tid, lid, port);
 	for (int t = 0; t < TRIES; t++) {
-		long wait = (long)TRY_MS << t;
+		long wait = (long)IBVE_SA_TRY_MS << t;
 		struct timespec end, now;
 
-		umad_set_addr(buf, q->sm_lid, 1, q->sm_sl, SA_QKEY);
+		umad_set_addr(buf, q->sm_lid, 1, q->sm_sl, IBVE_SA_QKEY);
 		if (umad_send(q->fd, q->agent, buf, IBVE_MAD_SIZE, (int)wait,
 			      0) < 0)
 			goto none;

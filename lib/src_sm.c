@@ -47,11 +47,9 @@
 
 enum { C_QUEUE, C_TIMER };
 
-#define TRY_MS	       1000 /* first wait for a GetResp; doubles */
 #define TRIES	       4
 #define REFRESH_S      60
 #define RESP_TIME      19 /* 4.096 us * 2^19: about 2 s for the SA */
-#define SA_QKEY	       0x80010000u
 #define UNSUBSCRIBE_MS 500
 
 struct sm_port {
@@ -149,12 +147,12 @@ static void send_set(struct sm_port *p, int t)
 	struct sm *sm = p->sm;
 	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
-	long wait = (long)TRY_MS << p->tries[t];
+	long wait = (long)IBVE_SA_TRY_MS << p->tries[t];
 
 	ibve_sm_inform_encode(umad_get_mad(buf), tid,
 			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), !p->stopping,
 			      RESP_TIME);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
 	p->pending[t] = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->due[t]);
 	ibve_ts_add_ms(&p->due[t], wait);
@@ -208,7 +206,7 @@ static void peer_send(struct sm_port *p)
 	struct sm *sm = p->sm;
 	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
-	long wait = (long)TRY_MS << p->peer_tries;
+	long wait = (long)IBVE_SA_TRY_MS << p->peer_tries;
 	const char *none = NULL;
 	struct ibve_peer next;
 	umad_port_t up;
@@ -237,7 +235,7 @@ static void peer_send(struct sm_port *p)
 	p->peer_tid = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
 	ibve_ts_add_ms(&p->peer_due, wait);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
 }
 
@@ -302,7 +300,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 		/* Answer first: the SA resends until it hears back. */
 		ibve_sm_report_resp(mad);
 		umad_set_addr(buf, be16toh(a->lid), (int)be32toh(a->qpn), a->sl,
-			      SA_QKEY);
+			      IBVE_SA_QKEY);
 		umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, 0, 0);
 		if (d.trap < IBVE_SM_TRAP_FIRST || d.trap > IBVE_SM_TRAP_LAST)
 			return;
@@ -689,7 +687,7 @@ static void send_wake(struct sm_port *p)
 
 	ibve_sm_get_encode(umad_get_mad(buf), tid,
 			   IBVE_MAD_ATTR_CLASS_PORT_INFO);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
 	p->wake = tid;
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, UNSUBSCRIBE_MS / 2, 0);
 }
