@@ -217,10 +217,8 @@ static void peer_send(struct sm_port *p)
 	} else if (umad_get_port(p->ca, p->portnum, &up) == 0) {
 		p->sm_lid = (uint16_t)up.sm_lid;
 		p->sm_sl = (uint8_t)up.sm_sl;
-		if (up.state != 4) /* IB_PORT_ACTIVE */
-			none = "port not active";
-		else if (!p->sm_lid)
-			none = "no SM";
+		if (up.state != 4 || !p->sm_lid) /* 4: IB_PORT_ACTIVE */
+			none = up.state != 4 ? "port not active" : "no SM";
 		ibve_sm_link_encode(umad_get_mad(buf), tid,
 				    (uint16_t)up.base_lid, (uint8_t)p->portnum);
 		umad_release_port(&up);
