@@ -15,7 +15,9 @@
 
 #include "internal.h"
 
-#define IBVE_MAD_SIZE 256
+#define IBVE_MAD_SIZE  256
+#define IBVE_SA_QKEY   0x80010000u /* the well-known Q_Key of the GSI */
+#define IBVE_SA_TRY_MS 1000	   /* the first wait for a GetResp; doubles */
 
 /* Byte offsets of the MAD and SA headers (IBA 13.4.3, 15.2.1.1). */
 enum {
@@ -77,8 +79,7 @@ struct ibve_sm_mad {
 	uint16_t to_lid;
 	uint8_t to_port;
 	/* NODE_RESP (status 0): that node */
-	uint8_t node_type;  /* NodeInfo: 1 CA, 2 switch, 3 router */
-	uint8_t local_port; /* NodeInfo.LocalPortNum: the port asked through */
+	uint8_t node_type; /* NodeInfo: 1 CA, 2 switch, 3 router */
 	uint64_t node_guid;
 	char desc[65]; /* NodeDescription, printable ASCII, '?' for others */
 };
@@ -107,8 +108,8 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len,
  */
 void ibve_sm_peer_from(struct ibve_peer *p, const struct ibve_sm_mad *link,
 		       const struct ibve_sm_mad *node);
-/* A peer looked up in vain: none, for REASON. */
-void ibve_sm_peer_none(struct ibve_peer *p, const char *reason);
+/* A peer looked up in vain: none, for REASON. Returns P. */
+struct ibve_peer *ibve_sm_peer_none(struct ibve_peer *p, const char *reason);
 /* Turn a received Report into its ReportResp, in place. */
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE]);
 /*

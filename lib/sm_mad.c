@@ -183,7 +183,6 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 			return false;
 		out->kind = IBVE_SM_MAD_NODE_RESP;
 		out->node_type = d[NR_NODE_TYPE];
-		out->local_port = d[NR_LOCAL_PORT];
 		out->node_guid = get(d + NR_NODE_GUID, 8);
 		node_desc(out->desc, d + NR_DESC);
 	} else if (method == IBVE_MAD_REPORT && attr == IBVE_MAD_ATTR_NOTICE) {
@@ -214,12 +213,13 @@ void ibve_sm_peer_from(struct ibve_peer *p, const struct ibve_sm_mad *link,
 	ibve_strcpy(p->name, node->desc, sizeof(p->name));
 }
 
-void ibve_sm_peer_none(struct ibve_peer *p, const char *reason)
+struct ibve_peer *ibve_sm_peer_none(struct ibve_peer *p, const char *reason)
 {
 	memset(p, 0, sizeof(*p));
 	p->kind = IBVE_PEER_IB;
 	p->state = IBVE_PEER_NONE;
 	ibve_strcpy(p->reason, reason, sizeof(p->reason));
+	return p;
 }
 
 void ibve_sm_report_resp(uint8_t mad[IBVE_MAD_SIZE])

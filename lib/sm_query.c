@@ -16,9 +16,7 @@
 #include "ports.h"
 #include "sm.h"
 
-#define TRY_MS	1000
-#define TRIES	3
-#define SA_QKEY 0x80010000u
+#define TRIES 3
 
 struct query {
 	int fd, agent;
@@ -34,22 +32,21 @@ struct query {
 static bool ask(struct query *q, bool node, uint16_t lid, uint8_t port,
 		struct ibve_sm_mad *d, struct ibve_peer *out)
 {
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint8_t in[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
 	enum ibve_sm_kind kind = node ? IBVE_SM_MAD_NODE_RESP
 				      : IBVE_SM_MAD_LINK_RESP;
 	char st[96];
 
-	memset(buf, 0, sizeof(buf));
 	if (node)
 		ibve_sm_node_encode(umad_get_mad(buf), ++q->tid, lid);
 	else
 		ibve_sm_link_encode(umad_get_mad(buf), ++q->tid, lid, port);
 	for (int t = 0; t < TRIES; t++) {
-		long wait = (long)TRY_MS << t;
+		long wait = (long)IBVE_SA_TRY_MS << t;
 		struct timespec end, now;
 
-		umad_set_addr(buf, q->sm_lid, 1, q->sm_sl, SA_QKEY);
+		umad_set_addr(buf, q->sm_lid, 1, q->sm_sl, IBVE_SA_QKEY);
 		if (umad_send(q->fd, q->agent, buf, IBVE_MAD_SIZE, (int)wait,
 			      0) < 0)
 			goto none;
@@ -93,12 +90,9 @@ static void lookup(const char *ca, const umad_port_t *up, struct ibve_peer *out)
 	struct ibve_sm_mad link, node;
 	long mask[16 / sizeof(long)] = { 0 };
 
-	if (up->state != 4) { /* IB_PORT_ACTIVE */
-		ibve_sm_peer_none(out, "port not active");
-		return;
-	}
-	if (!up->sm_lid) {
-		ibve_sm_peer_none(out, "no SM");
+	if (up->state != 4 || !up->sm_lid) { /* 4: IB_PORT_ACTIVE */
+		ibve_sm_peer_none(out,
+				  up->state != 4 ? "port not active" : "no SM");
 		return;
 	}
 	q.sm_lid = (uint16_t)up->sm_lid;

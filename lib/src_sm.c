@@ -47,11 +47,9 @@
 
 enum { C_QUEUE, C_TIMER };
 
-#define TRY_MS	       1000 /* first wait for a GetResp; doubles */
 #define TRIES	       4
 #define REFRESH_S      60
 #define RESP_TIME      19 /* 4.096 us * 2^19: about 2 s for the SA */
-#define SA_QKEY	       0x80010000u
 #define UNSUBSCRIBE_MS 500
 
 struct sm_port {
@@ -68,10 +66,9 @@ struct sm_port {
 	/* Under sm->lock from here on. */
 	uint16_t sm_lid;
 	uint8_t sm_sl;
-	bool subscribe;			  /* false once unsubscribing */
-	bool stopping;			  /* the receiver ends when answered */
-	uint32_t wake;			  /* low TID bits of the wake Get */
-	uint32_t acked;			  /* bit per trap: the SA said yes */
+	bool stopping;	/* unsubscribing: the receiver ends when answered */
+	uint32_t wake;	/* low TID bits of the wake Get */
+	uint32_t acked; /* bit per trap: the SA said yes */
 	uint32_t pending[IBVE_SM_NTRAPS]; /* low TID bits of a Set; 0 none */
 	unsigned int tries[IBVE_SM_NTRAPS];
 	struct timespec due[IBVE_SM_NTRAPS];
@@ -113,14 +110,9 @@ struct sm {
 
 static void wake(struct sm *sm)
 {
-	uint64_t one = 1;
-
-	if (write(sm->evfd, &one, sizeof(one)) < 0) {
-		/* the counter is full: the loop is awake anyway */
-	}
+	eventfd_write(sm->evfd, 1); /* fails when full: the loop is awake */
 }
 
-/* Under lock. */
 __attribute__((format(printf, 2, 3))) static void
 note_locked(struct sm *sm, const char *fmt, ...)
 {
@@ -134,7 +126,6 @@ note_locked(struct sm *sm, const char *fmt, ...)
 		wake(sm);
 }
 
-/* Under lock. */
 static void queue_locked(struct sm *sm, const struct ibve_event *ev)
 {
 	if (sm->qlen == sm->qcap) {
@@ -154,15 +145,14 @@ static void queue_locked(struct sm *sm, const struct ibve_event *ev)
 static void send_set(struct sm_port *p, int t)
 {
 	struct sm *sm = p->sm;
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
-	long wait = (long)TRY_MS << p->tries[t];
+	long wait = (long)IBVE_SA_TRY_MS << p->tries[t];
 
-	memset(buf, 0, sizeof(buf));
 	ibve_sm_inform_encode(umad_get_mad(buf), tid,
-			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), p->subscribe,
+			      (uint16_t)(IBVE_SM_TRAP_FIRST + t), !p->stopping,
 			      RESP_TIME);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
 	p->pending[t] = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->due[t]);
 	ibve_ts_add_ms(&p->due[t], wait);
@@ -214,23 +204,21 @@ static void peer_set(struct sm_port *p, const struct ibve_peer *next)
 static void peer_send(struct sm_port *p)
 {
 	struct sm *sm = p->sm;
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++sm->next_tid ? sm->next_tid : ++sm->next_tid;
-	long wait = (long)TRY_MS << p->peer_tries;
+	long wait = (long)IBVE_SA_TRY_MS << p->peer_tries;
 	const char *none = NULL;
+	struct ibve_peer next;
 	umad_port_t up;
 
-	memset(buf, 0, sizeof(buf));
 	if (p->peer_node) {
 		ibve_sm_node_encode(umad_get_mad(buf), tid,
 				    p->peer_link.to_lid);
 	} else if (umad_get_port(p->ca, p->portnum, &up) == 0) {
 		p->sm_lid = (uint16_t)up.sm_lid;
 		p->sm_sl = (uint8_t)up.sm_sl;
-		if (up.state != 4) /* IB_PORT_ACTIVE */
-			none = "port not active";
-		else if (!p->sm_lid)
-			none = "no SM";
+		if (up.state != 4 || !p->sm_lid) /* 4: IB_PORT_ACTIVE */
+			none = up.state != 4 ? "port not active" : "no SM";
 		ibve_sm_link_encode(umad_get_mad(buf), tid,
 				    (uint16_t)up.base_lid, (uint8_t)p->portnum);
 		umad_release_port(&up);
@@ -239,16 +227,13 @@ static void peer_send(struct sm_port *p)
 	}
 	p->peer_asked = false;
 	if (none) {
-		struct ibve_peer next;
-
-		ibve_sm_peer_none(&next, none);
-		peer_set(p, &next);
+		peer_set(p, ibve_sm_peer_none(&next, none));
 		return;
 	}
 	p->peer_tid = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
 	ibve_ts_add_ms(&p->peer_due, wait);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
 }
 
@@ -272,9 +257,8 @@ static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	    p->peer_node != (d->kind == IBVE_SM_MAD_NODE_RESP))
 		return;
 	if (d->status) {
-		ibve_sm_peer_none(&next, ibve_sm_status_str(d->status, st,
-							    sizeof(st)));
-		peer_set(p, &next);
+		ibve_sm_status_str(d->status, st, sizeof(st));
+		peer_set(p, ibve_sm_peer_none(&next, st));
 	} else if (!p->peer_node) {
 		p->peer_link = *d;
 		p->peer_node = true;
@@ -314,7 +298,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 		/* Answer first: the SA resends until it hears back. */
 		ibve_sm_report_resp(mad);
 		umad_set_addr(buf, be16toh(a->lid), (int)be32toh(a->qpn), a->sl,
-			      SA_QKEY);
+			      IBVE_SA_QKEY);
 		umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, 0, 0);
 		if (d.trap < IBVE_SM_TRAP_FIRST || d.trap > IBVE_SM_TRAP_LAST)
 			return;
@@ -340,7 +324,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 			else
 				p->acked &= ~(1u << t);
 			/* when leaving, a refusal is nothing to do about */
-			if (d.status && p->subscribe)
+			if (d.status && !p->stopping)
 				note_locked(sm,
 					    "%s port %d: the SA refused the "
 					    "subscription to trap %u: %s",
@@ -367,25 +351,24 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
  * are answered (a send that timed out comes back with its status), so
  * that nothing it asked for arrives after it. Under lock.
  */
-static bool stopped(struct sm_port *p, const uint8_t *buf)
+static bool stopped(struct sm_port *p, uint8_t *buf)
 {
+	uint32_t tid = 0; /* the low 32 bits: the kernel owns the rest */
 	bool pending = false;
 
 	if (buf) {
-		const uint8_t *mad = umad_get_mad((void *)buf);
-		uint32_t tid = (uint32_t)mad[IBVE_MAD_OFF_TID + 4] << 24 |
-			       (uint32_t)mad[IBVE_MAD_OFF_TID + 5] << 16 |
-			       (uint32_t)mad[IBVE_MAD_OFF_TID + 6] << 8 |
-			       mad[IBVE_MAD_OFF_TID + 7];
-
+		memcpy(&tid,
+		       (uint8_t *)umad_get_mad(buf) + IBVE_MAD_OFF_TID + 4,
+		       sizeof(tid));
+		tid = be32toh(tid);
 		if (tid == p->wake)
 			p->wake = 0;
-		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
-			if (umad_status((void *)buf) && p->pending[t] == tid)
-				p->pending[t] = 0;
 	}
-	for (int t = 0; t < IBVE_SM_NTRAPS; t++)
+	for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
+		if (buf && umad_status(buf) && p->pending[t] == tid)
+			p->pending[t] = 0;
 		pending |= p->pending[t] != 0;
+	}
 	return !p->wake && !pending;
 }
 
@@ -408,8 +391,7 @@ static void *receiver(void *arg)
 		pthread_mutex_lock(&p->sm->lock);
 		end = p->stopping && stopped(p, r >= 0 ? buf : NULL);
 		if (!end && r < 0 && errno != EINTR && errno != EAGAIN &&
-		    errno != EWOULDBLOCK && errno != ETIMEDOUT &&
-		    errno != ENOSPC) {
+		    errno != ETIMEDOUT && errno != ENOSPC) {
 			/* drain() says it, on the loop's thread */
 			p->dead = end = true;
 			p->dead_errno = errno ? errno : EIO;
@@ -429,12 +411,7 @@ static void umad_path(const char *ca, int port, char *path, size_t len)
 	for (int n = 0; n < 256; n++) {
 		snprintf(f, sizeof(f), "/sys/class/infiniband_mad/umad%d/ibdev",
 			 n);
-		if (ibve_sysfs_read(f, v, sizeof(v)) < 0) {
-			if (n > 32)
-				break;
-			continue;
-		}
-		if (strcmp(v, ca) != 0)
+		if (ibve_sysfs_read(f, v, sizeof(v)) < 0 || strcmp(v, ca) != 0)
 			continue;
 		snprintf(f, sizeof(f), "/sys/class/infiniband_mad/umad%d/port",
 			 n);
@@ -445,16 +422,10 @@ static void umad_path(const char *ca, int port, char *path, size_t len)
 	}
 }
 
-static int open_port(struct sm *sm, struct sm_port *p, char *path,
-		     size_t pathlen)
+static int open_port(struct sm_port *p, char *path, size_t pathlen)
 {
 	long mask[16 / sizeof(long)] = { 0 };
-	long get[16 / sizeof(long)] = { 0 };
 
-	p->sm = sm;
-	p->smi_agent = p->dr_agent = p->agent = -1;
-	p->issm_fd = -1;
-	p->subscribe = true;
 	errno = 0;
 	p->fd = umad_open_port(p->ca, p->portnum);
 	if (p->fd < 0) {
@@ -482,19 +453,19 @@ static int open_port(struct sm *sm, struct sm_port *p, char *path,
 	 * as an SM does) only once the agents that answer exist: a query
 	 * for a class nobody registered crashes ibsim's umad2sim.
 	 */
-	if (sm->issm) {
-		get[0] = 1L << IBVE_MAD_GET;
+	if (p->sm->issm) {
+		mask[0] = 1L << IBVE_MAD_GET;
 		p->smi_agent =
-			umad_register(p->fd, IBVE_MAD_CLASS_SMI, 1, 0, get);
+			umad_register(p->fd, IBVE_MAD_CLASS_SMI, 1, 0, mask);
 		p->dr_agent =
-			umad_register(p->fd, IBVE_MAD_CLASS_SMI_DR, 1, 0, get);
+			umad_register(p->fd, IBVE_MAD_CLASS_SMI_DR, 1, 0, mask);
 		if (p->smi_agent < 0 || p->dr_agent < 0)
 			return -EIO;
 	}
 	if (pthread_create(&p->tid, NULL, receiver, p))
 		return -EAGAIN;
 	p->thread = true;
-	if (sm->issm) {
+	if (p->sm->issm) {
 		char issm[256];
 
 		if (umad_get_issm_path(p->ca, p->portnum, issm, sizeof(issm)) <
@@ -517,15 +488,16 @@ static void arm(struct sm *sm)
 	struct timespec next = sm->refresh_due;
 	struct itimerspec its = { 0 };
 
-	for (size_t i = 0; i < sm->nports; i++)
+	for (size_t i = 0; i < sm->nports; i++) {
+		const struct sm_port *p = &sm->ports[i];
+
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
-			if (sm->ports[i].pending[t] &&
-			    ibve_ts_before(&sm->ports[i].due[t], &next))
-				next = sm->ports[i].due[t];
-	for (size_t i = 0; i < sm->nports; i++)
-		if ((sm->ports[i].peer_tid || sm->ports[i].peer_asked) &&
-		    ibve_ts_before(&sm->ports[i].peer_due, &next))
-			next = sm->ports[i].peer_due;
+			if (p->pending[t] && ibve_ts_before(&p->due[t], &next))
+				next = p->due[t];
+		if ((p->peer_tid || p->peer_asked) &&
+		    ibve_ts_before(&p->peer_due, &next))
+			next = p->peer_due;
+	}
 	its.it_value = next;
 	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
 		its.it_value.tv_nsec = 1;
@@ -584,15 +556,16 @@ static int sm_open(struct sm *sm)
 				return ibve_error(ENOMEM, "out of memory");
 			}
 			sm->ports = v;
-			v = &sm->ports[sm->nports];
+			v = &sm->ports[sm->nports++];
 			memset(v, 0, sizeof(*v));
-			v->fd = -1;
-			sm->nports++;
-			ibve_strcpy(v->ca, names[c], sizeof(v->ca));
+			v->sm = sm;
+			v->fd = v->issm_fd = v->agent = v->smi_agent =
+				v->dr_agent = -1;
 			v->portnum = i;
 			v->node_guid = be64toh(ca.node_guid);
 			v->port_guid_be = up->port_guid;
-			r = open_port(sm, v, path, sizeof(path));
+			ibve_strcpy(v->ca, names[c], sizeof(v->ca));
+			r = open_port(v, path, sizeof(path));
 			if (r == -EACCES)
 				r = ibve_error(EACCES,
 					       "cannot open %s: %s (subnet "
@@ -694,14 +667,11 @@ static int empty(const void *arg)
  */
 static bool stop_thread(struct sm_port *p, const struct timespec *until)
 {
-	bool ended = true;
+	bool ended = !p->thread || !pthread_timedjoin_np(p->tid, NULL, until);
 
-	if (!p->thread)
-		return true;
-	if (pthread_timedjoin_np(p->tid, NULL, until)) {
+	if (!ended) {
 		pthread_cancel(p->tid);
 		pthread_join(p->tid, NULL);
-		ended = false;
 	}
 	p->thread = false;
 	return ended;
@@ -710,13 +680,12 @@ static bool stop_thread(struct sm_port *p, const struct timespec *until)
 /* A request the SA answers at once, without a trace: wakes a receiver. */
 static void send_wake(struct sm_port *p)
 {
-	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
+	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint32_t tid = ++p->sm->next_tid ? p->sm->next_tid : ++p->sm->next_tid;
 
-	memset(buf, 0, sizeof(buf));
 	ibve_sm_get_encode(umad_get_mad(buf), tid,
 			   IBVE_MAD_ATTR_CLASS_PORT_INFO);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, SA_QKEY);
+	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
 	p->wake = tid;
 	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, UNSUBSCRIBE_MS / 2, 0);
 }
@@ -754,13 +723,11 @@ static void destroy(void *arg)
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
-		bool sent = false, subscribing = p->subscribe;
+		bool sent = false;
 
-		p->subscribe = false;
 		p->stopping = true;
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
-			bool taken = p->acked & 1u << t ||
-				     (subscribing && p->pending[t]);
+			bool taken = p->acked & 1u << t || p->pending[t];
 
 			p->pending[t] = 0;
 			if (p->thread && !p->dead && taken) {
@@ -826,7 +793,7 @@ static void destroy(void *arg)
  */
 static void drain(struct sm *sm)
 {
-	uint64_t v;
+	eventfd_t v;
 
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nnotes; i++) {
@@ -858,9 +825,7 @@ static void drain(struct sm *sm)
 		else
 			ibve_host_note(&sm->h, IBVE_NOTE, "%s", why);
 	}
-	if (read(sm->evfd, &v, sizeof(v)) < 0) {
-		/* nothing was counted: fine */
-	}
+	eventfd_read(sm->evfd, &v); /* fails when nothing was counted: fine */
 	pthread_mutex_unlock(&sm->lock);
 }
 
@@ -884,6 +849,7 @@ static void tick(struct sm *sm)
 	}
 	for (size_t i = 0; i < sm->nports; i++) {
 		struct sm_port *p = &sm->ports[i];
+		struct ibve_peer none;
 
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
 			if (!p->pending[t] || ibve_ts_before(&now, &p->due[t]))
@@ -904,16 +870,13 @@ static void tick(struct sm *sm)
 		if (p->dead || (!p->peer_tid && !p->peer_asked) ||
 		    ibve_ts_before(&now, &p->peer_due))
 			continue;
-		if (p->peer_asked || ++p->peer_tries < TRIES) {
+		if (p->peer_asked || ++p->peer_tries < TRIES)
 			peer_send(p);
-		} else {
-			struct ibve_peer none;
-
-			ibve_sm_peer_none(&none,
-					  p->sm_lid ? "no answer from the SA"
-						    : "no SM");
-			peer_set(p, &none);
-		}
+		else
+			peer_set(p, ibve_sm_peer_none(
+					    &none,
+					    p->sm_lid ? "no answer from the SA"
+						      : "no SM"));
 	}
 	arm(sm);
 	pthread_mutex_unlock(&sm->lock);
