@@ -253,8 +253,9 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 	}
 }
 
-static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
-		       struct ibve_event *ev, char *err, size_t errlen)
+int ibve_parse_line_jsonc(struct json_tokener **tokp, const char *line,
+			  size_t len, struct ibve_event *ev, char *err,
+			  size_t errlen)
 {
 	struct json_tokener *tok = *tokp;
 	struct json_object *o;
@@ -263,6 +264,12 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 	size_t used;
 	int r;
 
+	if (len > INT32_MAX)
+		FAIL("line too long");
+	for (used = 0; used < len && isspace((unsigned char)line[used]); used++)
+		;
+	if (used == len || line[used] != '{')
+		FAIL("not a JSON object");
 	if (!tok && (r = ibve_dl_load(&ibve_jsonc_dl))) {
 		/* not the line's fault: -ELIBACC, and why */
 		snprintf(err, errlen, "%s", ibve_errmsg());
@@ -644,10 +651,8 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 	if (p >= end || *p++ != '{')
 		return 0;
 	p = ibve_skip_ws(p, end);
-	if (p < end && *p == '}') {
-		p++;
-		goto tail;
-	}
+	if (p < end && *p == '}')
+		return ibve_skip_ws(p + 1, end) == end;
 	for (int prev = -1;;) {
 		const char *key = p + 1, *kend;
 		enum ibve_key slot;
@@ -683,14 +688,8 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 			p = ibve_skip_ws(p + 1, end);
 			continue;
 		}
-		if (p < end && *p == '}') {
-			p++;
-			break;
-		}
-		return 0;
+		return p < end && *p == '}' && ibve_skip_ws(p + 1, end) == end;
 	}
-tail:
-	return ibve_skip_ws(p, end) == end;
 }
 
 /* ------------------------------------------------------------------ */
@@ -702,39 +701,18 @@ static bool fast_read(struct fast *f, const char *line, size_t len)
 	return fast_ok && fast_object(f, line, line + len);
 }
 
-/* LINE by the scanner when FAST and it can, else by json-c. */
-static int parse_line(struct json_tokener **tok, const char *line, size_t len,
-		      struct ibve_event *ev, char *err, size_t errlen,
-		      bool fast)
+/* LINE by the scanner when it can, else by json-c, which says what is wrong. */
+int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
+		    struct ibve_event *ev, char *err, size_t errlen)
 {
 	struct fast f;
-	size_t i;
 
-	if (len > INT32_MAX)
-		FAIL("line too long");
-	for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
-		;
-	if (i == len || line[i] != '{')
-		FAIL("not a JSON object");
-	if (fast && fast_read(&f, line, len)) {
+	if (len <= INT32_MAX && fast_read(&f, line, len)) {
 		struct ibve_jsrc s = { fast_get, &f, f.present };
 
 		return parse_fields(&s, ev, err, errlen);
 	}
-	return parse_jsonc(tok, line, len, ev, err, errlen);
-}
-
-int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
-		    struct ibve_event *ev, char *err, size_t errlen)
-{
-	return parse_line(tok, line, len, ev, err, errlen, true);
-}
-
-int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
-			  size_t len, struct ibve_event *ev, char *err,
-			  size_t errlen)
-{
-	return parse_line(tok, line, len, ev, err, errlen, false);
+	return ibve_parse_line_jsonc(tok, line, len, ev, err, errlen);
 }
 
 IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,
