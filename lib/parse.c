@@ -469,26 +469,21 @@ static inline bool put(struct fast *f, const char *s, size_t n)
 	return true;
 }
 
-/* Put UTF-8 for code point C (not a surrogate, not 0) into F. */
+/*
+ * Put UTF-8 for code point C (not a surrogate, not 0) into F: the last N
+ * bytes of its three-byte form, the first of them made a lead byte.
+ */
 static bool put_utf8(struct fast *f, unsigned int c)
 {
-	char b[3];
-	size_t n;
+	size_t n = 1 + (c >= 0x80) + (c >= 0x800);
+	char b[3] = { (char)(0xe0 | c >> 12), (char)(0x80 | (c >> 6 & 0x3f)),
+		      (char)(0x80 | (c & 0x3f)) };
 
-	if (c < 0x80) {
-		b[0] = (char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6);
-		b[1] = (char)(0x80 | (c & 0x3f));
-		n = 2;
-	} else {
-		b[0] = (char)(0xe0 | c >> 12);
-		b[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f));
-		n = 3;
-	}
-	return put(f, b, n);
+	if (n == 1)
+		b[2] = (char)c;
+	else if (n == 2)
+		b[1] = (char)(0xc0 | c >> 6);
+	return put(f, b + 3 - n, n);
 }
 
 /*
