@@ -131,12 +131,11 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 	const char *s;
 	int r;
 
-	if ((r = ibve_get_str(o, K_NODE_GUID, &s, err, errlen)) > 0) {
-		if (ibve_guid_parse(s, &ev->node_guid))
-			FAIL("\"node_guid\" is not a GUID");
-	} else if (r < 0) {
+	r = ibve_get_str(o, K_NODE_GUID, &s, err, errlen);
+	if (r < 0)
 		return r;
-	}
+	if (r && ibve_guid_parse(s, &ev->node_guid))
+		FAIL("\"node_guid\" is not a GUID");
 	/* each row that has a key in the line, once, in order */
 	for (int w = K_FIXED / 64; w < (int)ARRAY_SIZE(o->present.w); w++) {
 		uint64_t m = o->present.w[w];
@@ -215,17 +214,14 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 {
 	struct json_object *x;
 
-	memset(v, 0, sizeof(*v));
+	memset(v, 0, sizeof(*v)); /* J_ABSENT */
 	if (!json_object_object_get_ex((struct json_object *)src->data,
-				       ibve_keys[key].name, &x)) {
-		v->type = J_ABSENT;
+				       ibve_keys[key].name, &x))
 		return;
-	}
-	if (!x) {
+	switch (json_object_get_type(x)) { /* a null is a NULL x */
+	case json_type_null:
 		v->type = J_NULL;
-		return;
-	}
-	switch (json_object_get_type(x)) {
+		break;
 	case json_type_boolean:
 		v->type = J_BOOL;
 		v->b = json_object_get_boolean(x);

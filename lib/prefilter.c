@@ -14,14 +14,13 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-#include <stdio.h>
 
 #include "fields.h"
 #include "parse.h"
