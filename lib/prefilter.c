@@ -9,8 +9,8 @@
  *
  * It may only say no when the parser would read the line into a record
  * the filter refuses; anything the pass cannot be sure of (escapes,
- * nesting, repeated keys, odd syntax, a name it does not know) is a yes,
- * and the parser decides.
+ * nesting, repeated keys, odd syntax, no event name, an mlx5 entry, a
+ * name it does not know) is a yes, and the parser decides.
  */
 #include <pthread.h>
 #include <stdint.h>
