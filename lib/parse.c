@@ -346,23 +346,19 @@ static inline int bad16(const char *p)
  */
 static bool clean_line(const char *line, size_t len)
 {
-#if defined(__SSE2__)
 	size_t i = 0;
 
+#if defined(__SSE2__)
 	for (; i + 16 <= len; i += 16)
 		if (bad16(line + i))
 			return false;
 	if (i < len && len >= 16) /* the last 16 bytes, again in part */
 		return !bad16(line + len - 16);
+#endif
 	for (; i < len; i++)
 		if (line[i] == '\\' || (unsigned char)line[i] < 0x20)
 			return false;
 	return true;
-#else
-	(void)line;
-	(void)len;
-	return false; /* the byte loop decides, string by string */
-#endif
 }
 
 /*
