@@ -17,7 +17,7 @@
 #ifndef IBVE_DL_H
 #define IBVE_DL_H
 
-#include <stddef.h>
+#include "internal.h"
 
 struct ibve_dl {
 	const char *soname;
@@ -38,16 +38,14 @@ struct ibve_dl {
  * FN (a struct of function pointers) whose functions NAMES names in FN's
  * order, checked to name one per pointer.
  */
-#define IBVE_DL_DEFINE(class, var, fn_, names_, soname_, users_, package_)   \
-	_Static_assert(sizeof(fn_) == sizeof(names_) / sizeof((names_)[0]) * \
-					      sizeof(void *),                \
-		       "one name per function");                             \
-	class struct ibve_dl var = { .soname = soname_,                      \
-				     .users = users_,                        \
-				     .package = package_,                    \
-				     .names = names_,                        \
-				     .n = sizeof(names_) /                   \
-					  sizeof((names_)[0]),               \
+#define IBVE_DL_DEFINE(class, var, fn_, names_, soname_, users_, package_) \
+	_Static_assert(sizeof(fn_) == ARRAY_SIZE(names_) * sizeof(void *), \
+		       "one name per function");                           \
+	class struct ibve_dl var = { .soname = soname_,                    \
+				     .users = users_,                      \
+				     .package = package_,                  \
+				     .names = names_,                      \
+				     .n = ARRAY_SIZE(names_),              \
 				     .fn = &(fn_) }
 
 /*

@@ -131,12 +131,11 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 	const char *s;
 	int r;
 
-	if ((r = ibve_get_str(o, K_NODE_GUID, &s, err, errlen)) > 0) {
-		if (ibve_guid_parse(s, &ev->node_guid))
-			FAIL("\"node_guid\" is not a GUID");
-	} else if (r < 0) {
+	r = ibve_get_str(o, K_NODE_GUID, &s, err, errlen);
+	if (r < 0)
 		return r;
-	}
+	if (r && ibve_guid_parse(s, &ev->node_guid))
+		FAIL("\"node_guid\" is not a GUID");
 	/* each row that has a key in the line, once, in order */
 	for (int w = K_FIXED / 64; w < (int)ARRAY_SIZE(o->present.w); w++) {
 		uint64_t m = o->present.w[w];
@@ -215,17 +214,14 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 {
 	struct json_object *x;
 
-	memset(v, 0, sizeof(*v));
+	memset(v, 0, sizeof(*v)); /* J_ABSENT */
 	if (!json_object_object_get_ex((struct json_object *)src->data,
-				       ibve_keys[key].name, &x)) {
-		v->type = J_ABSENT;
+				       ibve_keys[key].name, &x))
 		return;
-	}
-	if (!x) {
+	switch (json_object_get_type(x)) { /* a null is a NULL x */
+	case json_type_null:
 		v->type = J_NULL;
-		return;
-	}
-	switch (json_object_get_type(x)) {
+		break;
 	case json_type_boolean:
 		v->type = J_BOOL;
 		v->b = json_object_get_boolean(x);
@@ -253,8 +249,9 @@ static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
 	}
 }
 
-static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
-		       struct ibve_event *ev, char *err, size_t errlen)
+int ibve_parse_line_jsonc(struct json_tokener **tokp, const char *line,
+			  size_t len, struct ibve_event *ev, char *err,
+			  size_t errlen)
 {
 	struct json_tokener *tok = *tokp;
 	struct json_object *o;
@@ -263,6 +260,12 @@ static int parse_jsonc(struct json_tokener **tokp, const char *line, size_t len,
 	size_t used;
 	int r;
 
+	if (len > INT32_MAX)
+		FAIL("line too long");
+	for (used = 0; used < len && isspace((unsigned char)line[used]); used++)
+		;
+	if (used == len || line[used] != '{')
+		FAIL("not a JSON object");
 	if (!tok && (r = ibve_dl_load(&ibve_jsonc_dl))) {
 		/* not the line's fault: -ELIBACC, and why */
 		snprintf(err, errlen, "%s", ibve_errmsg());
@@ -343,23 +346,19 @@ static inline int bad16(const char *p)
  */
 static bool clean_line(const char *line, size_t len)
 {
-#if defined(__SSE2__)
 	size_t i = 0;
 
+#if defined(__SSE2__)
 	for (; i + 16 <= len; i += 16)
 		if (bad16(line + i))
 			return false;
 	if (i < len && len >= 16) /* the last 16 bytes, again in part */
 		return !bad16(line + len - 16);
+#endif
 	for (; i < len; i++)
 		if (line[i] == '\\' || (unsigned char)line[i] < 0x20)
 			return false;
 	return true;
-#else
-	(void)line;
-	(void)len;
-	return false; /* the byte loop decides, string by string */
-#endif
 }
 
 /*
@@ -462,26 +461,21 @@ static inline bool put(struct fast *f, const char *s, size_t n)
 	return true;
 }
 
-/* Put UTF-8 for code point C (not a surrogate, not 0) into F. */
+/*
+ * Put UTF-8 for code point C (not a surrogate, not 0) into F: the last N
+ * bytes of its three-byte form, the first of them made a lead byte.
+ */
 static bool put_utf8(struct fast *f, unsigned int c)
 {
-	char b[3];
-	size_t n;
+	size_t n = 1 + (c >= 0x80) + (c >= 0x800);
+	char b[3] = { (char)(0xe0 | c >> 12), (char)(0x80 | (c >> 6 & 0x3f)),
+		      (char)(0x80 | (c & 0x3f)) };
 
-	if (c < 0x80) {
-		b[0] = (char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		b[0] = (char)(0xc0 | c >> 6);
-		b[1] = (char)(0x80 | (c & 0x3f));
-		n = 2;
-	} else {
-		b[0] = (char)(0xe0 | c >> 12);
-		b[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		b[2] = (char)(0x80 | (c & 0x3f));
-		n = 3;
-	}
-	return put(f, b, n);
+	if (n == 1)
+		b[2] = (char)c;
+	else if (n == 2)
+		b[1] = (char)(0xc0 | c >> 6);
+	return put(f, b + 3 - n, n);
 }
 
 /*
@@ -644,10 +638,8 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 	if (p >= end || *p++ != '{')
 		return 0;
 	p = ibve_skip_ws(p, end);
-	if (p < end && *p == '}') {
-		p++;
-		goto tail;
-	}
+	if (p < end && *p == '}')
+		return ibve_skip_ws(p + 1, end) == end;
 	for (int prev = -1;;) {
 		const char *key = p + 1, *kend;
 		enum ibve_key slot;
@@ -683,14 +675,8 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 			p = ibve_skip_ws(p + 1, end);
 			continue;
 		}
-		if (p < end && *p == '}') {
-			p++;
-			break;
-		}
-		return 0;
+		return p < end && *p == '}' && ibve_skip_ws(p + 1, end) == end;
 	}
-tail:
-	return ibve_skip_ws(p, end) == end;
 }
 
 /* ------------------------------------------------------------------ */
@@ -702,39 +688,18 @@ static bool fast_read(struct fast *f, const char *line, size_t len)
 	return fast_ok && fast_object(f, line, line + len);
 }
 
-/* LINE by the scanner when FAST and it can, else by json-c. */
-static int parse_line(struct json_tokener **tok, const char *line, size_t len,
-		      struct ibve_event *ev, char *err, size_t errlen,
-		      bool fast)
+/* LINE by the scanner when it can, else by json-c, which says what is wrong. */
+int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
+		    struct ibve_event *ev, char *err, size_t errlen)
 {
 	struct fast f;
-	size_t i;
 
-	if (len > INT32_MAX)
-		FAIL("line too long");
-	for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
-		;
-	if (i == len || line[i] != '{')
-		FAIL("not a JSON object");
-	if (fast && fast_read(&f, line, len)) {
+	if (len <= INT32_MAX && fast_read(&f, line, len)) {
 		struct ibve_jsrc s = { fast_get, &f, f.present };
 
 		return parse_fields(&s, ev, err, errlen);
 	}
-	return parse_jsonc(tok, line, len, ev, err, errlen);
-}
-
-int ibve_parse_line(struct json_tokener **tok, const char *line, size_t len,
-		    struct ibve_event *ev, char *err, size_t errlen)
-{
-	return parse_line(tok, line, len, ev, err, errlen, true);
-}
-
-int ibve_parse_line_jsonc(struct json_tokener **tok, const char *line,
-			  size_t len, struct ibve_event *ev, char *err,
-			  size_t errlen)
-{
-	return parse_line(tok, line, len, ev, err, errlen, false);
+	return ibve_parse_line_jsonc(tok, line, len, ev, err, errlen);
 }
 
 IBVE_EXPORT int ibve_event_parse_json(const char *line, size_t len,

@@ -35,14 +35,10 @@ static inline const char *ibve_skip_ws(const char *p, const char *end)
 }
 
 /*
- * The replay's prefilter (prefilter.c). Before parsing LINE: false when F
- * cannot pass its record, as its event, source and device, found by a
- * byte search, say; true when it may, or when the search cannot tell
- * (escapes, nested objects, repeated keys, no event name, an mlx5 entry,
- * a name this version does not know). Exact for the lines
- * ibve_parse_line() reads; a malformed line it refuses is not parsed, so
- * not named. PF keeps what F made of each identity seen (a new F starts
- * afresh).
+ * The replay's prefilter (prefilter.c): false when F cannot pass LINE's
+ * record, true when it may or when the byte search cannot tell. A
+ * malformed line it refuses is not parsed, so not named. PF keeps what F
+ * made of each identity seen (a new F starts afresh).
  */
 struct ibve_prefilter;
 int ibve_prefilter_new(struct ibve_prefilter **pf); /* 0, or -1: no memory */

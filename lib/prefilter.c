@@ -9,19 +9,18 @@
  *
  * It may only say no when the parser would read the line into a record
  * the filter refuses; anything the pass cannot be sure of (escapes,
- * nesting, repeated keys, odd syntax, a name it does not know) is a yes,
- * and the parser decides.
+ * nesting, repeated keys, odd syntax, no event name, an mlx5 entry, a
+ * name it does not know) is a yes, and the parser decides.
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-#include <stdio.h>
 
 #include "fields.h"
 #include "parse.h"
@@ -206,39 +205,32 @@ static bool members(const char *p, const char *end, struct ident *id)
 	}
 }
 
-static bool scan(const char *p, const char *end, struct ident *id)
-{
-	memset(id, 0, sizeof(*id));
-	id->end = end;
-	p = ibve_skip_ws(p, end);
-	if (p >= end || *p++ != '{')
-		return false;
-	return members(p, end, id);
-}
-
 /*
- * A line as the writer lays it out (no white space): its leading members
- * read in order, each value's end found by one search, then the rest as
- * scan() reads it. 1: read into ID; 0: laid out otherwise (scan() reads
- * it); -1: the parser's (an escape, nesting, a key of ours twice...).
+ * One pass over LINE into ID; false when it is the parser's (an escape,
+ * nesting, a key of ours twice...). A line as the writer lays it out (no
+ * white space) has its leading members read in order, each value's end
+ * found by one search; any other layout, and the members after those,
+ * by members().
  */
-static int scan_ours(const char *p, const char *end, struct ident *id)
+static bool scan(const char *line, const char *end, struct ident *id)
 {
+	const char *p = line;
+
 	memset(id, 0, sizeof(*id));
 	id->end = end;
 	if (no_leads)
-		return 0;
+		goto other;
 #pragma GCC unroll 16
 	for (size_t l = 0; l < K_FIXED; l++) {
 		const char *v;
 		bool str = forms[l] == F_STR;
 
 		if (end - p < 17 || !words_at(p, &leads[l].lit))
-			return 0;
+			goto other;
 		v = p + leads[l].len;
 		if (forms[l] == F_STR_OR_NULL && *v != 'n') {
 			if (*v++ != '"')
-				return 0;
+				goto other;
 			str = true;
 		}
 		if (!str) {
@@ -250,7 +242,7 @@ static int scan_ours(const char *p, const char *end, struct ident *id)
 		/* at the closing quote: the next lead begins with it */
 		p = str_end(v, end);
 		if (!p)
-			return -1; /* an escape, or no end */
+			return false; /* an escape, or no end */
 		for (int i = 0; i < ID_COUNT; i++)
 			if (id_keys[i] == l) {
 				id->v[i] = v;
@@ -260,9 +252,14 @@ static int scan_ours(const char *p, const char *end, struct ident *id)
 			p++; /* a string where null could be */
 	}
 	if (p < end && *p == '}')
-		return p + 1 == end ? 1 : -1;
+		return p + 1 == end;
 	/* the other members: none of ours again, no nesting, no eqe */
-	return p < end && *p == ',' && members(p + 1, end, id) ? 1 : -1;
+	return p < end && *p == ',' && members(p + 1, end, id);
+other: /* laid out otherwise: from the start again */
+	memset(id, 0, sizeof(*id));
+	id->end = end;
+	p = ibve_skip_ws(line, end);
+	return p < end && *p++ == '{' && members(p, end, id);
 }
 
 /* V (N bytes) as a C string in BUF of SIZE; false when it cannot be. */
@@ -455,11 +452,8 @@ bool ibve_prefilter_line(struct ibve_prefilter *pf, const struct ibve_filter *f,
 	uint32_t fp;
 	bool pass;
 
-	int r = scan_ours(line, line + len, &id);
-
 	/* escapes and anything the one pass cannot read: the parser's */
-	if (r < 0 || (!r && !scan(line, line + len, &id)) || !id.v[ID_DEVICE] ||
-	    !id.v[ID_EVENT])
+	if (!scan(line, line + len, &id) || !id.v[ID_DEVICE] || !id.v[ID_EVENT])
 		return true;
 	if (pf->f != f) { /* another filter: nothing known */
 		forget(pf);
