@@ -171,8 +171,10 @@ static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
 	memset(ev, 0, sizeof(*ev));
 	*err = '\0';
 	r = ibve_get_str(o, K_TIME, &s, err, errlen);
-	if (r <= 0)
-		FAIL("%s", r < 0 ? err : "missing \"time\"");
+	if (r < 0) /* err says why */
+		return r;
+	if (!r)
+		FAIL("missing \"time\"");
 	if (ibve_time_parse(s, &ev->time)) {
 		/* shown as text shows names: escaped, and cut short */
 		char cut[41], shown[41 * 4];
@@ -185,8 +187,10 @@ static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
 	}
 
 	r = ibve_get_str(o, K_DEVICE, &s, err, errlen);
-	if (r <= 0)
-		FAIL("%s", r < 0 ? err : "missing \"device\"");
+	if (r < 0) /* err says why */
+		return r;
+	if (!r)
+		FAIL("missing \"device\"");
 	if (!*s)
 		FAIL("\"device\" is empty");
 	if (ibve_copy_str(ev->device, sizeof(ev->device), "device", s, err,
