@@ -63,7 +63,10 @@ void ibve_name_cache_put(struct ibve_name_cache *c, uint32_t index,
 const char *ibve_name_cache_get(const struct ibve_name_cache *c,
 				uint32_t index);
 
-/* A bound NETLINK_RDMA socket (FLAGS: SOCK_NONBLOCK or 0), or -errno. */
+/*
+ * A bound NETLINK_RDMA socket (FLAGS: SOCK_NONBLOCK or 0, whose waits end
+ * after a second), or -errno.
+ */
 int ibve_nl_rdma_socket(int flags);
 /* Each attribute of netlink message H, nested ones not entered. */
 typedef void (*ibve_nl_attr_cb)(uint16_t type, const void *data, size_t len,
@@ -72,6 +75,17 @@ void ibve_nl_for_each_attr(const struct nlmsghdr *h, ibve_nl_attr_cb cb,
 			   void *arg);
 /* An attribute's value as a u32 (from a u8 or a u32). */
 uint32_t ibve_nl_attr_u32(const void *data, size_t len);
+/* Attribute TYPE, LEN bytes of DATA, added to H (which has room for it). */
+void ibve_nl_attr_put(struct nlmsghdr *h, uint16_t type, const void *data,
+		      size_t len);
+/*
+ * Read the replies to a request on FD, a blocking socket of the above:
+ * each message of TYPE, its attributes to CB, then DONE (if not NULL);
+ * until the first such message or an error (with DUMP: the dump's end).
+ * False when the socket fails or is silent, or a dump ends in an error.
+ */
+bool ibve_nl_replies(int fd, bool dump, uint16_t type, ibve_nl_attr_cb cb,
+		     void (*done)(void *arg), void *arg);
 
 /*
  * H (a whole netlink message, nlmsg_len bytes) as a monitor message:
