@@ -393,41 +393,6 @@ bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 	       strspn(m->chardev + 6, "0123456789") == strlen(m->chardev + 6);
 }
 
-static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
-			   size_t max)
-{
-	char buf[8192];
-	size_t n = 0;
-
-	while (n < max) {
-		struct sockaddr_nl sa;
-		struct iovec iov = { buf, sizeof(buf) - 1 };
-		struct msghdr mh = { .msg_name = &sa,
-				     .msg_namelen = sizeof(sa),
-				     .msg_iov = &iov,
-				     .msg_iovlen = 1 };
-		ssize_t len = recvmsg(hp->uevent_fd, &mh, 0);
-
-		if (len < 0) {
-			if (errno == ENOBUFS) {
-				/* Lost some: compare with what exists. */
-				memset(&msgs[n], 0, sizeof(msgs[n]));
-				msgs[n++].kind = IBVE_HP_RESCAN;
-				continue;
-			}
-			break; /* EAGAIN: drained */
-		}
-		/* Only the kernel's own messages (not udevd's, not spoofed). */
-		if (sa.nl_pid != 0)
-			continue;
-		buf[len] = '\0';
-		memset(&msgs[n], 0, sizeof(msgs[n]));
-		if (ibve_hp_uevent_parse(buf, (size_t)len, &msgs[n]))
-			n++;
-	}
-	return n;
-}
-
 static void mon_attr(uint16_t type, const void *data, size_t len, void *arg)
 {
 	struct ibve_hp_mon *m = arg;
@@ -490,62 +455,64 @@ size_t ibve_hp_monitor_split(const void *buf, size_t size,
 	return n;
 }
 
-static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
-			   size_t max)
+/* The monitor's messages of a datagram (LEN bytes), at most MAX, into MSGS. */
+static size_t monitor_msgs(struct ibve_hotplug *hp, const char *buf, size_t len,
+			   struct ibve_hp_msg *msgs, size_t max)
 {
-	char buf[8192];
-	size_t n = 0;
+	struct ibve_hp_mon mon[16];
+	size_t k = ibve_hp_monitor_split(
+		buf, len, mon, max < ARRAY_SIZE(mon) ? max : ARRAY_SIZE(mon));
 
-	while (n < max) {
-		ssize_t len = recv(hp->nl_fd, buf, sizeof(buf), 0);
-		struct ibve_hp_mon mon[16];
-		size_t k;
+	for (size_t j = 0; j < k; j++) {
+		struct ibve_hp_msg *m = &msgs[j];
 
-		if (len < 0) {
-			if (errno == ENOBUFS) {
-				memset(&msgs[n], 0, sizeof(msgs[n]));
-				msgs[n++].kind = IBVE_HP_RESCAN;
-				continue;
-			}
-			break;
-		}
-		k = ibve_hp_monitor_split(
-			buf, (size_t)len, mon,
-			max - n < ARRAY_SIZE(mon) ? max - n : ARRAY_SIZE(mon));
-		for (size_t j = 0; j < k; j++) {
-			struct ibve_hp_msg *m = &msgs[n];
-			const struct ibve_hp_mon a = mon[j];
-
-			memset(m, 0, sizeof(*m));
-			m->kind = a.kind;
-			/* Gone already: only a remembered name. */
-			device_name(hp, a.dev_index, a.kind != IBVE_HP_REMOVED,
-				    m->device, sizeof(m->device));
-			if (a.kind == IBVE_HP_NETDEV_ATTACH ||
-			    a.kind == IBVE_HP_NETDEV_DETACH) {
-				m->port = a.port;
-				m->ifindex = a.ndev_index;
-			}
-			n++;
+		m->kind = mon[j].kind;
+		/* Gone already: only a remembered name. */
+		device_name(hp, mon[j].dev_index, m->kind != IBVE_HP_REMOVED,
+			    m->device, sizeof(m->device));
+		if (m->kind == IBVE_HP_NETDEV_ATTACH ||
+		    m->kind == IBVE_HP_NETDEV_DETACH) {
+			m->port = mon[j].port;
+			m->ifindex = mon[j].ndev_index;
 		}
 	}
-	return n;
+	return k;
 }
 
 size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			 struct ibve_hp_msg *msgs, size_t max)
 {
-	size_t n = fd == hp->nl_fd ? read_monitor(hp, msgs, max)
-				   : read_uevents(hp, msgs, max);
+	char buf[8192 + 1];
+	size_t n = 0;
 
-	/* With the monitor, arrivals come from REGISTER only. */
-	if (fd == hp->uevent_fd && hp->method == IBVE_HOTPLUG_NETLINK) {
-		size_t k = 0;
+	while (n < max) {
+		struct sockaddr_nl sa;
+		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct msghdr mh = { .msg_name = &sa,
+				     .msg_namelen = sizeof(sa),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1 };
+		ssize_t len = recvmsg(fd, &mh, 0);
+		struct ibve_hp_msg *m = &msgs[n];
 
-		for (size_t i = 0; i < n; i++)
-			if (msgs[i].kind != IBVE_HP_ADDED)
-				msgs[k++] = msgs[i];
-		n = k;
+		memset(m, 0, (max - n) * sizeof(*m));
+		if (len < 0 && errno != ENOBUFS)
+			break; /* EAGAIN: drained */
+		if (len < 0) {
+			/* Lost some: compare with what exists. */
+			m->kind = IBVE_HP_RESCAN;
+			n++;
+		} else if (fd == hp->nl_fd) {
+			n += monitor_msgs(hp, buf, (size_t)len, m, max - n);
+		} else if (sa.nl_pid == 0) {
+			/* The kernel's own uevent (not udevd's, not spoofed). */
+			buf[len] = '\0';
+			/* With the monitor, arrivals come from REGISTER only. */
+			if (ibve_hp_uevent_parse(buf, (size_t)len, m) &&
+			    (m->kind != IBVE_HP_ADDED ||
+			     hp->method != IBVE_HOTPLUG_NETLINK))
+				n++;
+		}
 	}
 	return n;
 }
