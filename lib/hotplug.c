@@ -43,14 +43,6 @@ static const enum ibve_hp_kind mon_kinds[] = {
 	IBVE_HP_NETDEV_DETACH, /* RDMA_NETDEV_DETACH_EVENT */
 };
 
-struct ibve_hotplug {
-	enum ibve_hotplug_method method;
-	int uevent_fd;
-	int nl_fd;
-	uint32_t seq;
-	struct ibve_name_cache names; /* RDMA device index -> name */
-};
-
 /* FD, closed, having failed: -errno. */
 static int close_failed(int fd)
 {
@@ -339,21 +331,6 @@ void ibve_hotplug_close(struct ibve_hotplug *hp)
 	if (hp->nl_fd >= 0)
 		close(hp->nl_fd);
 	free(hp);
-}
-
-enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp)
-{
-	return hp->method;
-}
-
-int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp)
-{
-	return hp->uevent_fd;
-}
-
-int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp)
-{
-	return hp->nl_fd;
 }
 
 bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)

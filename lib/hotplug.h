@@ -5,7 +5,6 @@
 #include "ibvevent.h"
 
 enum ibve_hotplug_method {
-	IBVE_HOTPLUG_NONE,
 	IBVE_HOTPLUG_UEVENT,  /* kernel uevents of the uverbs nodes */
 	IBVE_HOTPLUG_NETLINK, /* RDMA netlink monitor (kernel >= 6.11)
 				 plus uevents for the earliest removal */
@@ -99,14 +98,17 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m);
  */
 size_t ibve_hp_monitor_split(const void *buf, size_t size,
 			     struct ibve_hp_mon *out, size_t max);
-struct ibve_hotplug;
+
+struct ibve_hotplug {
+	enum ibve_hotplug_method method;
+	int uevent_fd;
+	int nl_fd;		      /* the monitor's, or -1 */
+	struct ibve_name_cache names; /* RDMA device index -> name */
+};
 
 /* WANT NETLINK falls back to UEVENT where the kernel lacks the monitor. */
 int ibve_hotplug_open(struct ibve_hotplug **hp, enum ibve_hotplug_method want);
 void ibve_hotplug_close(struct ibve_hotplug *hp);
-enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp);
-int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp);
-int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp); /* or -1 */
 /* Drain FD (one of the two above) into at most MAX messages. */
 size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			 struct ibve_hp_msg *msgs, size_t max);
