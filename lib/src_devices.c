@@ -453,12 +453,10 @@ void ibve_devices_removed(struct ibve_devset *s, const char *chardev,
 	for (size_t i = 0; i < s->nslots; i++) {
 		struct ibve_slot *d = s->slots[i];
 
-		if (!d->used)
-			continue;
-		if ((chardev && chardev[0] &&
-		     strcmp(d->chardev, chardev) == 0) ||
-		    (device && device[0] && d->ctx &&
-		     strcmp(d->name, device) == 0))
+		if (d->used && ((chardev && chardev[0] &&
+				 strcmp(d->chardev, chardev) == 0) ||
+				(device && device[0] && d->ctx &&
+				 strcmp(d->name, device) == 0)))
 			ibve_devices_close(s, d);
 	}
 }
