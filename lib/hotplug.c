@@ -139,7 +139,7 @@ bool ibve_nl_replies(int fd, bool dump, uint16_t type, ibve_nl_attr_cb cb,
 
 		if (n <= 0)
 			return false;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n);
 		     h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == NLMSG_DONE)
 				return true;
