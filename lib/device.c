@@ -357,7 +357,7 @@ static void device_json(struct ibve_buf *b, const struct ibve_device_info *d,
 			continue;
 		ibve_buf_printf(
 			b,
-			"%s{\"port\":%u,\"state\":\"%s\",\"phys_state\":\"%s\",\"link_layer\":\"%s\",\"rate\":\"%s\",\"rate_gbps\":%g,\"lid\":%u,\"sm_lid\":%u,\"lmc\":%u,\"pkey_tbl_len\":%u,\"gid_tbl_len\":%u,\"netdev\":",
+			"%s{\"port\":%u,\"state\":\"%s\",\"phys_state\":\"%s\",\"link_layer\":\"%s\",\"rate\":\"%s\",\"rate_gbps\":%g,\"lid\":%u,\"sm_lid\":%u,\"lmc\":%u,\"pkey_tbl_len\":%u,\"gid_tbl_len\":%u",
 			first ? "" : ",", p->num,
 			ibve_port_state_name(p->state),
 			ibve_port_phys_state_name(p->phys_state),
@@ -365,24 +365,18 @@ static void device_json(struct ibve_buf *b, const struct ibve_device_info *d,
 			p->rate_gbps, p->lid, p->sm_lid, p->lmc,
 			p->pkey_tbl_len, p->gid_tbl_len);
 		first = false;
-		if (p->netdev[0])
-			ibve_buf_json_str(b, p->netdev);
-		else
-			ibve_buf_puts(b, "null");
 		ibve_json_init(&j, b);
 		j.first[0] = false; /* after the members above */
+		ibve_json_str_or_null(&j, "netdev", p->netdev);
 		ibve_json_peer(&j, "peer", &p->peer);
 		ibve_buf_puts(b, ",\"gids\":[");
 		for (size_t g = 0; g < p->gid_count; g++) {
 			ibve_buf_printf(b, "%s{\"index\":%u,\"gid\":\"",
 					g ? "," : "", p->gids[g].index);
 			put_gid_text(b, p->gids[g].raw);
-			ibve_buf_printf(b, "\",\"type\":\"%s\",\"netdev\":",
+			ibve_buf_printf(b, "\",\"type\":\"%s\"",
 					p->gids[g].type);
-			if (p->gids[g].netdev[0])
-				ibve_buf_json_str(b, p->gids[g].netdev);
-			else
-				ibve_buf_puts(b, "null");
+			ibve_json_str_or_null(&j, "netdev", p->gids[g].netdev);
 			ibve_buf_putc(b, '}');
 		}
 		ibve_buf_puts(b, "]}");

@@ -16,7 +16,8 @@
  */
 #include <errno.h>
 #include <linux/netlink.h>
-#include <poll.h>
+#include <rdma/rdma_netlink.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,22 +26,14 @@
 #include "internal.h"
 
 /*
- * RDMA netlink numbers, fixed ABI (include/uapi/rdma/rdma_netlink.h);
- * the monitor appeared in Linux 6.11, after the headers Debian 12 ships.
+ * RDMA netlink numbers, fixed ABI (include/uapi/rdma/rdma_netlink.h): the
+ * monitor's appeared in Linux 6.11, after the headers Debian 12 ships.
  */
-#define RDMA_NL_NLDEV_CLIENT	    5
-#define NL_TYPE(op)		    ((RDMA_NL_NLDEV_CLIENT << 10) + (op))
-#define NLDEV_CMD_GET		    1
-#define NLDEV_CMD_SYS_GET	    6
+#define NL_TYPE(op)		    RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)
 #define NLDEV_CMD_MONITOR	    28
-#define NLDEV_ATTR_DEV_INDEX	    1
-#define NLDEV_ATTR_DEV_NAME	    2
-#define NLDEV_ATTR_PORT_INDEX	    3
-#define NLDEV_ATTR_NDEV_INDEX	    50
 #define NLDEV_ATTR_EVENT_TYPE	    102
 #define NLDEV_SYS_ATTR_MONITOR_MODE 103
-#define RDMA_NL_GROUP_NOTIFY	    4
-#define RDMA_NLA_TYPE_MASK	    0x1fff /* strip NESTED, BYTEORDER, MANDATORY */
+#define NL_GROUP_NOTIFY		    4 /* RDMA_NL_GROUP_NOTIFY */
 
 /* The monitor's events (enum rdma_nl_notify_event_type), by number. */
 static const enum ibve_hp_kind mon_kinds[] = {
@@ -48,14 +41,6 @@ static const enum ibve_hp_kind mon_kinds[] = {
 	IBVE_HP_REMOVED,       /* RDMA_UNREGISTER_EVENT */
 	IBVE_HP_NETDEV_ATTACH, /* RDMA_NETDEV_ATTACH_EVENT */
 	IBVE_HP_NETDEV_DETACH, /* RDMA_NETDEV_DETACH_EVENT */
-};
-
-struct ibve_hotplug {
-	enum ibve_hotplug_method method;
-	int uevent_fd;
-	int nl_fd;
-	uint32_t seq;
-	struct ibve_name_cache names; /* RDMA device index -> name */
 };
 
 /* FD, closed, having failed: -errno. */
@@ -86,20 +71,30 @@ static int uevent_open(void)
 int ibve_nl_rdma_socket(int flags)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 1 };
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | flags,
 			NETLINK_RDMA);
 
 	if (fd < 0)
 		return -errno;
+	/* every wait bounded: requests run at start-up and on hot-plug */
+	if (!flags)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return close_failed(fd);
 	return fd;
 }
 
-struct nl_req {
-	struct nlmsghdr h;
-	char attrs[16];
-};
+void ibve_nl_attr_put(struct nlmsghdr *h, uint16_t type, const void *data,
+		      size_t len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)h + h->nlmsg_len);
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	h->nlmsg_len += NLA_ALIGN(a->nla_len);
+}
 
 void ibve_nl_for_each_attr(const struct nlmsghdr *h, ibve_nl_attr_cb cb,
 			   void *arg)
@@ -133,73 +128,55 @@ uint32_t ibve_nl_attr_u32(const void *data, size_t len)
 	return v;
 }
 
-typedef void (*msg_cb)(const struct nlmsghdr *h, void *arg);
-
-/*
- * Send one request (a dump with DUMP) and hand each reply message to CB.
- * A short poll bounds the wait: this runs at start-up and on hot-plug only.
- */
-static int rdma_request(uint16_t op, const uint32_t *dev_index, bool dump,
-			msg_cb cb, void *arg)
+bool ibve_nl_replies(int fd, bool dump, uint16_t type, ibve_nl_attr_cb cb,
+		     void (*done)(void *arg), void *arg)
 {
-	struct nl_req req = { 0 };
-	char buf[16384];
-	int fd, r = -ENOENT;
-	ssize_t n;
+	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
 
-	fd = ibve_nl_rdma_socket(0);
-	if (fd < 0)
-		return fd;
-	req.h.nlmsg_len = NLMSG_LENGTH(0);
-	req.h.nlmsg_type = NL_TYPE(op);
-	req.h.nlmsg_flags = NLM_F_REQUEST | (dump ? NLM_F_DUMP : 0);
-	req.h.nlmsg_seq = 1;
-	if (dev_index) {
-		struct nlattr *a = (struct nlattr *)req.attrs;
-
-		a->nla_len = NLA_HDRLEN + sizeof(uint32_t);
-		a->nla_type = NLDEV_ATTR_DEV_INDEX;
-		memcpy(req.attrs + NLA_HDRLEN, dev_index, sizeof(uint32_t));
-		req.h.nlmsg_len = NLMSG_LENGTH(NLA_ALIGN(a->nla_len));
-	}
-	if (send(fd, &req, req.h.nlmsg_len, 0) < 0) {
-		r = -errno;
-		goto out;
-	}
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 		struct nlmsghdr *h;
 
-		if (poll(&p, 1, 1000) <= 0) {
-			r = -ETIMEDOUT;
-			goto out;
-		}
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0) {
-			r = -errno;
-			goto out;
-		}
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		if (n <= 0)
+			return false;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n);
 		     h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				r = e->error ? e->error : r;
-				goto out;
-			}
 			if (h->nlmsg_type == NLMSG_DONE)
-				goto out;
-			if (h->nlmsg_type == NL_TYPE(op)) {
-				cb(h, arg);
-				r = 0;
-				if (!dump)
-					goto out;
-			}
+				return true;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return !dump;
+			if (h->nlmsg_type != type)
+				continue;
+			ibve_nl_for_each_attr(h, cb, arg);
+			if (done)
+				done(arg);
+			if (!dump)
+				return true;
 		}
 	}
-out:
+}
+
+/* Send one request (a dump with DUMP) and hand its replies to CB, DONE. */
+static void rdma_request(uint16_t op, const uint32_t *dev_index, bool dump,
+			 ibve_nl_attr_cb cb, void (*done)(void *arg), void *arg)
+{
+	struct {
+		struct nlmsghdr h;
+		char attrs[8];
+	} req = { .h = { .nlmsg_len = NLMSG_HDRLEN,
+			 .nlmsg_type = NL_TYPE(op),
+			 .nlmsg_flags = NLM_F_REQUEST | (dump ? NLM_F_DUMP : 0),
+			 .nlmsg_seq = 1 } };
+	int fd = ibve_nl_rdma_socket(0);
+
+	if (fd < 0)
+		return;
+	if (dev_index)
+		ibve_nl_attr_put(&req.h, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index,
+				 sizeof(*dev_index));
+	if (send(fd, &req, req.h.nlmsg_len, 0) >= 0)
+		ibve_nl_replies(fd, dump, NL_TYPE(op), cb, done, arg);
 	close(fd);
-	return r;
 }
 
 static void sys_attr(uint16_t type, const void *data, size_t len, void *arg)
@@ -210,24 +187,17 @@ static void sys_attr(uint16_t type, const void *data, size_t len, void *arg)
 		*(bool *)arg = true;
 }
 
-static void sys_msg(const struct nlmsghdr *h, void *arg)
-{
-	ibve_nl_for_each_attr(h, sys_attr, arg);
-}
-
 static bool rdma_monitor_supported(void)
 {
 	bool mon = false;
 
-	return rdma_request(NLDEV_CMD_SYS_GET, NULL, false, sys_msg, &mon) ==
-		       0 &&
-	       mon;
+	rdma_request(RDMA_NLDEV_CMD_SYS_GET, NULL, false, sys_attr, NULL, &mon);
+	return mon;
 }
 
 static int rdma_monitor_open(void)
 {
-	int fd = ibve_nl_rdma_socket(SOCK_NONBLOCK),
-	    group = RDMA_NL_GROUP_NOTIFY;
+	int fd = ibve_nl_rdma_socket(SOCK_NONBLOCK), group = NL_GROUP_NOTIFY;
 
 	if (fd < 0)
 		return fd;
@@ -237,27 +207,40 @@ static int rdma_monitor_open(void)
 	return fd;
 }
 
+/* Each reply of a GET: remember index -> name; the last one named. */
 struct dev_attrs {
 	uint32_t index;
 	bool has_index;
 	char name[IBVE_NAME_MAX];
 };
 
+struct dev_query {
+	struct ibve_hotplug *hp;
+	struct dev_attrs cur, last;
+};
+
 static void dev_attr(uint16_t type, const void *data, size_t len, void *arg)
 {
-	struct dev_attrs *d = arg;
+	struct dev_attrs *d = &((struct dev_query *)arg)->cur;
 
-	if (type == NLDEV_ATTR_DEV_INDEX) {
+	if (type == RDMA_NLDEV_ATTR_DEV_INDEX) {
 		d->index = ibve_nl_attr_u32(data, len);
 		d->has_index = true;
-	} else if (type == NLDEV_ATTR_DEV_NAME && len) {
-		size_t n = strnlen(data, len);
-
-		if (n >= sizeof(d->name))
-			n = sizeof(d->name) - 1;
-		memcpy(d->name, data, n);
-		d->name[n] = '\0';
+	} else if (type == RDMA_NLDEV_ATTR_DEV_NAME && len) {
+		snprintf(d->name, sizeof(d->name), "%.*s", (int)len,
+			 (const char *)data);
 	}
+}
+
+static void dev_done(void *arg)
+{
+	struct dev_query *q = arg;
+
+	if (q->cur.has_index && q->cur.name[0]) {
+		ibve_name_cache_put(&q->hp->names, q->cur.index, q->cur.name);
+		q->last = q->cur;
+	}
+	q->cur = (struct dev_attrs){ 0 };
 }
 
 void ibve_name_cache_put(struct ibve_name_cache *c, uint32_t index,
@@ -286,24 +269,6 @@ const char *ibve_name_cache_get(const struct ibve_name_cache *c, uint32_t index)
 	return NULL;
 }
 
-/* Each reply of a GET: remember index -> name; report it through ARG. */
-struct dev_query {
-	struct ibve_hotplug *hp;
-	struct dev_attrs last;
-};
-
-static void dev_msg(const struct nlmsghdr *h, void *arg)
-{
-	struct dev_query *q = arg;
-	struct dev_attrs d = { 0 };
-
-	ibve_nl_for_each_attr(h, dev_attr, &d);
-	if (d.has_index && d.name[0]) {
-		ibve_name_cache_put(&q->hp->names, d.index, d.name);
-		q->last = d;
-	}
-}
-
 /*
  * The name of RDMA device INDEX into NAME (zeroed): asked of the kernel
  * (with ASK), else remembered; "" if neither knows it.
@@ -311,26 +276,26 @@ static void dev_msg(const struct nlmsghdr *h, void *arg)
 static void device_name(struct ibve_hotplug *hp, uint32_t index, bool ask,
 			char *name, size_t size)
 {
-	struct dev_query q = { hp, { 0 } };
+	struct dev_query q = { .hp = hp };
 	const char *known;
 
-	if (ask &&
-	    rdma_request(NLDEV_CMD_GET, &index, false, dev_msg, &q) == 0 &&
-	    q.last.name[0])
-		known = q.last.name;
-	else
-		known = ibve_name_cache_get(&hp->names, index);
+	if (ask)
+		rdma_request(RDMA_NLDEV_CMD_GET, &index, false, dev_attr,
+			     dev_done, &q);
+	known = q.last.name[0] ? q.last.name
+			       : ibve_name_cache_get(&hp->names, index);
 	if (known)
 		ibve_strcpy(name, known, size);
 }
 
 void ibve_hotplug_refresh(struct ibve_hotplug *hp)
 {
-	struct dev_query q = { hp, { 0 } };
+	struct dev_query q = { .hp = hp };
 
 	/* Learn every device's index while it exists, for UNREGISTER. */
 	if (hp->method == IBVE_HOTPLUG_NETLINK)
-		rdma_request(NLDEV_CMD_GET, NULL, true, dev_msg, &q);
+		rdma_request(RDMA_NLDEV_CMD_GET, NULL, true, dev_attr, dev_done,
+			     &q);
 }
 
 int ibve_hotplug_open(struct ibve_hotplug **out, enum ibve_hotplug_method want)
@@ -366,21 +331,6 @@ void ibve_hotplug_close(struct ibve_hotplug *hp)
 	if (hp->nl_fd >= 0)
 		close(hp->nl_fd);
 	free(hp);
-}
-
-enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp)
-{
-	return hp->method;
-}
-
-int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp)
-{
-	return hp->uevent_fd;
-}
-
-int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp)
-{
-	return hp->nl_fd;
 }
 
 bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
@@ -420,41 +370,6 @@ bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 	       strspn(m->chardev + 6, "0123456789") == strlen(m->chardev + 6);
 }
 
-static size_t read_uevents(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
-			   size_t max)
-{
-	char buf[8192];
-	size_t n = 0;
-
-	while (n < max) {
-		struct sockaddr_nl sa;
-		struct iovec iov = { buf, sizeof(buf) - 1 };
-		struct msghdr mh = { .msg_name = &sa,
-				     .msg_namelen = sizeof(sa),
-				     .msg_iov = &iov,
-				     .msg_iovlen = 1 };
-		ssize_t len = recvmsg(hp->uevent_fd, &mh, 0);
-
-		if (len < 0) {
-			if (errno == ENOBUFS) {
-				/* Lost some: compare with what exists. */
-				memset(&msgs[n], 0, sizeof(msgs[n]));
-				msgs[n++].kind = IBVE_HP_RESCAN;
-				continue;
-			}
-			break; /* EAGAIN: drained */
-		}
-		/* Only the kernel's own messages (not udevd's, not spoofed). */
-		if (sa.nl_pid != 0)
-			continue;
-		buf[len] = '\0';
-		memset(&msgs[n], 0, sizeof(msgs[n]));
-		if (ibve_hp_uevent_parse(buf, (size_t)len, &msgs[n]))
-			n++;
-	}
-	return n;
-}
-
 static void mon_attr(uint16_t type, const void *data, size_t len, void *arg)
 {
 	struct ibve_hp_mon *m = arg;
@@ -463,14 +378,14 @@ static void mon_attr(uint16_t type, const void *data, size_t len, void *arg)
 	case NLDEV_ATTR_EVENT_TYPE:
 		m->event = (int)ibve_nl_attr_u32(data, len);
 		break;
-	case NLDEV_ATTR_DEV_INDEX:
+	case RDMA_NLDEV_ATTR_DEV_INDEX:
 		m->dev_index = ibve_nl_attr_u32(data, len);
 		m->has_dev = true;
 		break;
-	case NLDEV_ATTR_PORT_INDEX:
+	case RDMA_NLDEV_ATTR_PORT_INDEX:
 		m->port = ibve_nl_attr_u32(data, len);
 		break;
-	case NLDEV_ATTR_NDEV_INDEX:
+	case RDMA_NLDEV_ATTR_NDEV_INDEX:
 		m->ndev_index = ibve_nl_attr_u32(data, len);
 		break;
 	}
@@ -517,62 +432,64 @@ size_t ibve_hp_monitor_split(const void *buf, size_t size,
 	return n;
 }
 
-static size_t read_monitor(struct ibve_hotplug *hp, struct ibve_hp_msg *msgs,
-			   size_t max)
+/* The monitor's messages of a datagram (LEN bytes), at most MAX, into MSGS. */
+static size_t monitor_msgs(struct ibve_hotplug *hp, const char *buf, size_t len,
+			   struct ibve_hp_msg *msgs, size_t max)
 {
-	char buf[8192];
-	size_t n = 0;
+	struct ibve_hp_mon mon[16];
+	size_t k = ibve_hp_monitor_split(
+		buf, len, mon, max < ARRAY_SIZE(mon) ? max : ARRAY_SIZE(mon));
 
-	while (n < max) {
-		ssize_t len = recv(hp->nl_fd, buf, sizeof(buf), 0);
-		struct ibve_hp_mon mon[16];
-		size_t k;
+	for (size_t j = 0; j < k; j++) {
+		struct ibve_hp_msg *m = &msgs[j];
 
-		if (len < 0) {
-			if (errno == ENOBUFS) {
-				memset(&msgs[n], 0, sizeof(msgs[n]));
-				msgs[n++].kind = IBVE_HP_RESCAN;
-				continue;
-			}
-			break;
-		}
-		k = ibve_hp_monitor_split(
-			buf, (size_t)len, mon,
-			max - n < ARRAY_SIZE(mon) ? max - n : ARRAY_SIZE(mon));
-		for (size_t j = 0; j < k; j++) {
-			struct ibve_hp_msg *m = &msgs[n];
-			const struct ibve_hp_mon a = mon[j];
-
-			memset(m, 0, sizeof(*m));
-			m->kind = a.kind;
-			/* Gone already: only a remembered name. */
-			device_name(hp, a.dev_index, a.kind != IBVE_HP_REMOVED,
-				    m->device, sizeof(m->device));
-			if (a.kind == IBVE_HP_NETDEV_ATTACH ||
-			    a.kind == IBVE_HP_NETDEV_DETACH) {
-				m->port = a.port;
-				m->ifindex = a.ndev_index;
-			}
-			n++;
+		m->kind = mon[j].kind;
+		/* Gone already: only a remembered name. */
+		device_name(hp, mon[j].dev_index, m->kind != IBVE_HP_REMOVED,
+			    m->device, sizeof(m->device));
+		if (m->kind == IBVE_HP_NETDEV_ATTACH ||
+		    m->kind == IBVE_HP_NETDEV_DETACH) {
+			m->port = mon[j].port;
+			m->ifindex = mon[j].ndev_index;
 		}
 	}
-	return n;
+	return k;
 }
 
 size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			 struct ibve_hp_msg *msgs, size_t max)
 {
-	size_t n = fd == hp->nl_fd ? read_monitor(hp, msgs, max)
-				   : read_uevents(hp, msgs, max);
+	char buf[8192 + 1];
+	size_t n = 0;
 
-	/* With the monitor, arrivals come from REGISTER only. */
-	if (fd == hp->uevent_fd && hp->method == IBVE_HOTPLUG_NETLINK) {
-		size_t k = 0;
+	while (n < max) {
+		struct sockaddr_nl sa;
+		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct msghdr mh = { .msg_name = &sa,
+				     .msg_namelen = sizeof(sa),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1 };
+		ssize_t len = recvmsg(fd, &mh, 0);
+		struct ibve_hp_msg *m = &msgs[n];
 
-		for (size_t i = 0; i < n; i++)
-			if (msgs[i].kind != IBVE_HP_ADDED)
-				msgs[k++] = msgs[i];
-		n = k;
+		memset(m, 0, (max - n) * sizeof(*m));
+		if (len < 0 && errno != ENOBUFS)
+			break; /* EAGAIN: drained */
+		if (len < 0) {
+			/* Lost some: compare with what exists. */
+			m->kind = IBVE_HP_RESCAN;
+			n++;
+		} else if (fd == hp->nl_fd) {
+			n += monitor_msgs(hp, buf, (size_t)len, m, max - n);
+		} else if (sa.nl_pid == 0) {
+			/* The kernel's own uevent (not udevd's, not spoofed). */
+			buf[len] = '\0';
+			/* With the monitor, arrivals come from REGISTER only. */
+			if (ibve_hp_uevent_parse(buf, (size_t)len, m) &&
+			    (m->kind != IBVE_HP_ADDED ||
+			     hp->method != IBVE_HOTPLUG_NETLINK))
+				n++;
+		}
 	}
 	return n;
 }

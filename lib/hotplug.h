@@ -5,7 +5,6 @@
 #include "ibvevent.h"
 
 enum ibve_hotplug_method {
-	IBVE_HOTPLUG_NONE,
 	IBVE_HOTPLUG_UEVENT,  /* kernel uevents of the uverbs nodes */
 	IBVE_HOTPLUG_NETLINK, /* RDMA netlink monitor (kernel >= 6.11)
 				 plus uevents for the earliest removal */
@@ -63,7 +62,10 @@ void ibve_name_cache_put(struct ibve_name_cache *c, uint32_t index,
 const char *ibve_name_cache_get(const struct ibve_name_cache *c,
 				uint32_t index);
 
-/* A bound NETLINK_RDMA socket (FLAGS: SOCK_NONBLOCK or 0), or -errno. */
+/*
+ * A bound NETLINK_RDMA socket (FLAGS: SOCK_NONBLOCK or 0, whose waits end
+ * after a second), or -errno.
+ */
 int ibve_nl_rdma_socket(int flags);
 /* Each attribute of netlink message H, nested ones not entered. */
 typedef void (*ibve_nl_attr_cb)(uint16_t type, const void *data, size_t len,
@@ -72,6 +74,17 @@ void ibve_nl_for_each_attr(const struct nlmsghdr *h, ibve_nl_attr_cb cb,
 			   void *arg);
 /* An attribute's value as a u32 (from a u8 or a u32). */
 uint32_t ibve_nl_attr_u32(const void *data, size_t len);
+/* Attribute TYPE, LEN bytes of DATA, added to H (which has room for it). */
+void ibve_nl_attr_put(struct nlmsghdr *h, uint16_t type, const void *data,
+		      size_t len);
+/*
+ * Read the replies to a request on FD, a blocking socket of the above:
+ * each message of TYPE, its attributes to CB, then DONE (if not NULL);
+ * until the first such message or an error (with DUMP: the dump's end).
+ * False when the socket fails or is silent, or a dump ends in an error.
+ */
+bool ibve_nl_replies(int fd, bool dump, uint16_t type, ibve_nl_attr_cb cb,
+		     void (*done)(void *arg), void *arg);
 
 /*
  * H (a whole netlink message, nlmsg_len bytes) as a monitor message:
@@ -85,14 +98,17 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m);
  */
 size_t ibve_hp_monitor_split(const void *buf, size_t size,
 			     struct ibve_hp_mon *out, size_t max);
-struct ibve_hotplug;
+
+struct ibve_hotplug {
+	enum ibve_hotplug_method method;
+	int uevent_fd;
+	int nl_fd;		      /* the monitor's, or -1 */
+	struct ibve_name_cache names; /* RDMA device index -> name */
+};
 
 /* WANT NETLINK falls back to UEVENT where the kernel lacks the monitor. */
 int ibve_hotplug_open(struct ibve_hotplug **hp, enum ibve_hotplug_method want);
 void ibve_hotplug_close(struct ibve_hotplug *hp);
-enum ibve_hotplug_method ibve_hotplug_method(const struct ibve_hotplug *hp);
-int ibve_hotplug_uevent_fd(const struct ibve_hotplug *hp);
-int ibve_hotplug_netlink_fd(const struct ibve_hotplug *hp); /* or -1 */
 /* Drain FD (one of the two above) into at most MAX messages. */
 size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			 struct ibve_hp_msg *msgs, size_t max);

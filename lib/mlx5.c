@@ -123,36 +123,35 @@ IBVE_EXPORT int ibve_mlx5_decode(struct ibve_event *ev, const uint8_t *eqe,
 	return 0;
 }
 
+/* S's text, or WHAT and V where the table has no S. */
+static void sub_text(struct ibve_buf *b, const struct sub *s, const char *what,
+		     unsigned int v)
+{
+	if (s)
+		ibve_buf_puts(b, s->text);
+	else
+		ibve_buf_printf(b, "%s %u", what, v);
+}
+
 /* What the entry says, for text: "module 2 cable error: bad or ...". */
 void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	const struct ibve_mlx5_fields *m = &ev->mlx5;
-	const struct sub *s;
 
 	switch (ev->code) {
 	case IBVE_MLX5_PORT_CHANGE:
-		s = FIND(port_changes, m->sub_type);
-		if (s)
-			ibve_buf_printf(b, "port %u %s", ev->port, s->text);
-		else
-			ibve_buf_printf(b, "port %u sub-type %u", ev->port,
-					m->sub_type);
+		ibve_buf_printf(b, "port %u ", ev->port);
+		sub_text(b, FIND(port_changes, m->sub_type), "sub-type",
+			 m->sub_type);
 		return;
 	case IBVE_MLX5_PORT_MODULE:
-		s = FIND(module_states, m->module_status);
 		ibve_buf_printf(b, "module %u ", m->module);
-		if (!s) {
-			ibve_buf_printf(b, "status %u", m->module_status);
-			return;
-		}
-		ibve_buf_puts(b, s->text);
-		if (m->module_status == 3) {
-			s = FIND(module_errors, m->error_type);
-			if (s)
-				ibve_buf_printf(b, ": %s", s->text);
-			else
-				ibve_buf_printf(b, ": error type %u",
-						m->error_type);
+		sub_text(b, FIND(module_states, m->module_status), "status",
+			 m->module_status);
+		if (m->module_status == 3) { /* "cable error" */
+			ibve_buf_puts(b, ": ");
+			sub_text(b, FIND(module_errors, m->error_type),
+				 "error type", m->error_type);
 		}
 		return;
 	case IBVE_MLX5_TEMP_WARN: {
@@ -177,11 +176,8 @@ void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev)
 		return;
 	}
 	case IBVE_MLX5_GENERAL:
-		s = FIND(generals, m->sub_type);
-		if (s)
-			ibve_buf_puts(b, s->text);
-		else
-			ibve_buf_printf(b, "sub-type %u", m->sub_type);
+		sub_text(b, FIND(generals, m->sub_type), "sub-type",
+			 m->sub_type);
 		return;
 	}
 	ibve_buf_printf(b, "type 0x%02x sub-type %u", m->eqe[EQE_TYPE],

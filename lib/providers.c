@@ -100,60 +100,20 @@ static void driver_attr(uint16_t type, const void *data, size_t len, void *arg)
 		*id = ibve_nl_attr_u32(data, len);
 }
 
-/*
- * Read replies until the dump's end (DUMP) or COUNT replies, handing each
- * message of type OP to CB. False when the socket fails or is silent.
- */
-static bool replies(int fd, bool dump, size_t count, uint16_t op,
-		    ibve_nl_attr_cb cb, void *arg)
-{
-	static char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-
-	while (dump || count) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h;
-
-		if (n <= 0)
-			return false;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
-		     h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return true;
-			if (h->nlmsg_type == NL_TYPE(op))
-				ibve_nl_for_each_attr(h, cb, arg);
-			else if (h->nlmsg_type != NLMSG_ERROR)
-				continue;
-			if (dump && h->nlmsg_type == NLMSG_ERROR)
-				return false;
-			if (!dump && count)
-				count--;
-		}
-	}
-	return true;
-}
-
 /* A GET_CHARDEV request for the uverbs node of device INDEX, at P. */
 static size_t chardev_request(char *p, uint32_t index, uint32_t seq)
 {
 	struct nlmsghdr *h = (struct nlmsghdr *)p;
-	struct nlattr *a = (struct nlattr *)(p + NLMSG_HDRLEN);
-	size_t off = NLMSG_HDRLEN;
 
-	a->nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
-	a->nla_len = NLA_HDRLEN + sizeof(index);
-	memcpy(p + off + NLA_HDRLEN, &index, sizeof(index));
-	off += NLA_ALIGN(a->nla_len);
-	a = (struct nlattr *)(p + off);
-	a->nla_type = RDMA_NLDEV_ATTR_CHARDEV_TYPE;
-	a->nla_len = NLA_HDRLEN + sizeof("uverbs");
-	memcpy(p + off + NLA_HDRLEN, "uverbs", sizeof("uverbs"));
-	off += NLA_ALIGN(a->nla_len);
-	h->nlmsg_len = (uint32_t)off;
-	h->nlmsg_type = NL_TYPE(RDMA_NLDEV_CMD_GET_CHARDEV);
-	h->nlmsg_flags = NLM_F_REQUEST;
-	h->nlmsg_seq = seq;
-	h->nlmsg_pid = 0;
-	return off;
+	*h = (struct nlmsghdr){ .nlmsg_len = NLMSG_HDRLEN,
+				.nlmsg_type =
+					NL_TYPE(RDMA_NLDEV_CMD_GET_CHARDEV),
+				.nlmsg_flags = NLM_F_REQUEST,
+				.nlmsg_seq = seq };
+	ibve_nl_attr_put(h, RDMA_NLDEV_ATTR_DEV_INDEX, &index, sizeof(index));
+	ibve_nl_attr_put(h, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs",
+			 sizeof("uverbs"));
+	return h->nlmsg_len;
 }
 
 /*
@@ -169,7 +129,6 @@ static void wanted(bool *want)
 		.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 		.nlmsg_seq = 1,
 	};
-	struct timeval tv = { .tv_sec = 1 };
 	struct indices ix = { .n = 0 };
 	/* zeroed: an attribute's padding goes to the kernel too */
 	char req[BATCH * 64] __attribute__((aligned(NLMSG_ALIGNTO))) = { 0 };
@@ -177,10 +136,9 @@ static void wanted(bool *want)
 
 	if (fd < 0)
 		return;
-	/* every wait bounded: this runs before the first line */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (send(fd, &dump, dump.nlmsg_len, 0) < 0 ||
-	    !replies(fd, true, 0, RDMA_NLDEV_CMD_GET, index_attr, &ix))
+	    !ibve_nl_replies(fd, true, NL_TYPE(RDMA_NLDEV_CMD_GET), index_attr,
+			     NULL, &ix))
 		goto out;
 	for (size_t i = 0; i < ix.n; i += BATCH) {
 		size_t len = 0, k;
@@ -195,8 +153,9 @@ static void wanted(bool *want)
 		for (size_t j = 0; j < k; j++)
 			id[j] = RDMA_DRIVER_UNKNOWN;
 		for (size_t j = 0; j < k; j++) {
-			if (!replies(fd, false, 1, RDMA_NLDEV_CMD_GET_CHARDEV,
-				     driver_attr, &id[j]))
+			if (!ibve_nl_replies(fd, false,
+					     NL_TYPE(RDMA_NLDEV_CMD_GET_CHARDEV),
+					     driver_attr, NULL, &id[j]))
 				goto out;
 			if (id[j] < NPROVIDERS && provider_of[id[j]])
 				want[id[j]] = true;

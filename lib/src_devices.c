@@ -348,6 +348,9 @@ void ibve_devices_close(struct ibve_devset *s, struct ibve_slot *d)
 static int open_into(struct ibve_devset *s, struct ibve_slot *d,
 		     struct ibv_device *dev)
 {
+	const char *name = d->borrowed && s->borrowed_name[0]
+				   ? s->borrowed_name
+				   : ibv_get_device_name(dev);
 	int fl, r;
 
 	for (size_t k = 0; k < s->nhooks && !d->ctx; k++)
@@ -357,11 +360,7 @@ static int open_into(struct ibve_devset *s, struct ibve_slot *d,
 	if (!d->ctx && !(d->ctx = ibv_open_device(dev)))
 		return errno ? -errno : -EIO;
 	d->used = true;
-	ibve_strcpy(d->name,
-		    d->borrowed && s->borrowed_name[0]
-			    ? s->borrowed_name
-			    : ibv_get_device_name(dev),
-		    sizeof(d->name));
+	ibve_strcpy(d->name, name, sizeof(d->name));
 	ibve_strcpy(d->chardev, dev->dev_name, sizeof(d->chardev));
 	d->guid = be64toh(ibv_get_device_guid(dev));
 	later(s, d);
@@ -453,12 +452,10 @@ void ibve_devices_removed(struct ibve_devset *s, const char *chardev,
 	for (size_t i = 0; i < s->nslots; i++) {
 		struct ibve_slot *d = s->slots[i];
 
-		if (!d->used)
-			continue;
-		if ((chardev && chardev[0] &&
-		     strcmp(d->chardev, chardev) == 0) ||
-		    (device && device[0] && d->ctx &&
-		     strcmp(d->name, device) == 0))
+		if (d->used && ((chardev && chardev[0] &&
+				 strcmp(d->chardev, chardev) == 0) ||
+				(device && device[0] && d->ctx &&
+				 strcmp(d->name, device) == 0)))
 			ibve_devices_close(s, d);
 	}
 }
@@ -594,11 +591,9 @@ static size_t describe(const void *arg, char *buf, size_t size)
 		ibve_buf_putc(&b, ' ');
 		ibve_buf_text_str(&b, d->name);
 		for (size_t k = 0; k < s->nhooks; k++) {
-			const char *tag =
-				s->hooks[k].tag
-					? s->hooks[k].tag(s->hooks[k].arg,
-							  (int)k, d)
-					: NULL;
+			const struct ibve_dev_hooks *hk = &s->hooks[k];
+			const char *tag = hk->tag ? hk->tag(hk->arg, (int)k, d)
+						  : NULL;
 
 			if (tag)
 				ibve_buf_printf(&b, "(%s)", tag);

@@ -60,11 +60,9 @@ static int start(void *arg)
 						  : IBVE_HOTPLUG_NETLINK);
 
 	if (!r)
-		r = s->h.watch(s->h.ctx, ibve_hotplug_uevent_fd(s->hp), s,
-			       C_UEVENT);
-	if (!r && ibve_hotplug_netlink_fd(s->hp) >= 0)
-		r = s->h.watch(s->h.ctx, ibve_hotplug_netlink_fd(s->hp), s,
-			       C_NETLINK);
+		r = s->h.watch(s->h.ctx, s->hp->uevent_fd, s, C_UEVENT);
+	if (!r && s->hp->nl_fd >= 0)
+		r = s->h.watch(s->h.ctx, s->hp->nl_fd, s, C_NETLINK);
 	if (r)
 		return ibve_error(r, "cannot watch for devices: %s",
 				  strerror(-r));
@@ -176,8 +174,7 @@ static bool ready(void *arg, uint32_t cookie)
 		retry(s);
 		return false;
 	}
-	fd = cookie == C_UEVENT ? ibve_hotplug_uevent_fd(s->hp)
-				: ibve_hotplug_netlink_fd(s->hp);
+	fd = cookie == C_UEVENT ? s->hp->uevent_fd : s->hp->nl_fd;
 	while ((n = ibve_hotplug_read(s->hp, fd, msgs, ARRAY_SIZE(msgs))) > 0) {
 		for (size_t k = 0; k < n; k++) {
 			const struct ibve_hp_msg *m = &msgs[k];
@@ -210,10 +207,10 @@ static bool ready(void *arg, uint32_t cookie)
 static size_t describe(const void *arg, char *buf, size_t size)
 {
 	const struct hotplug *s = arg;
-	static const char *const how[] = { "none", "uevent", "netlink" };
+	static const char *const how[] = { "uevent", "netlink" };
 
 	return (size_t)snprintf(buf, size, "(hot-plug: %s)",
-				how[ibve_hotplug_method(s->hp)]);
+				how[s->hp->method]);
 }
 
 static void destroy(void *arg)
