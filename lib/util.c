@@ -37,10 +37,8 @@ bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
 	return true;
 }
 
-void ibve_ts_add(struct timespec *t, double seconds)
+static void ts_add_ns(struct timespec *t, long long ns)
 {
-	long long ns = (long long)(seconds * 1e9);
-
 	t->tv_sec += (time_t)(ns / 1000000000LL);
 	t->tv_nsec += (long)(ns % 1000000000LL);
 	if (t->tv_nsec >= 1000000000L) {
@@ -52,14 +50,14 @@ void ibve_ts_add(struct timespec *t, double seconds)
 	}
 }
 
+void ibve_ts_add(struct timespec *t, double seconds)
+{
+	ts_add_ns(t, (long long)(seconds * 1e9));
+}
+
 void ibve_ts_add_ms(struct timespec *t, long ms)
 {
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
+	ts_add_ns(t, ms * 1000000LL);
 }
 
 bool ibve_ts_before(const struct timespec *a, const struct timespec *b)
