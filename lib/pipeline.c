@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "ports.h"
 #include "sink.h"
 #include "storm.h"
 
@@ -657,23 +658,29 @@ void ibve_sink_log_sent(struct ibve_sink *s)
 	s->failing = false;
 }
 
-const struct timespec *ibve_pipeline_born(const struct ibve_pipeline *p)
+void ibve_pipeline_watcher(const struct ibve_pipeline *p,
+			   struct ibve_watcher *w)
 {
-	return &p->born;
-}
+	w->known = true;
+	w->born = p->born;
+	w->nsources = 0;
+	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
+	     i++) {
+		const struct inst *in = registered(p, ibve_sources[i]);
 
-bool ibve_pipeline_runs(const struct ibve_pipeline *p,
-			const struct ibve_source_ops *ops)
-{
-	const struct inst *in = registered(p, ops);
-
-	return in && in->started;
-}
-
-const struct ibve_sink *ibve_pipeline_sink(const struct ibve_pipeline *p,
-					   size_t i)
-{
-	return i < p->nsinks ? p->sinks[i].sink : NULL;
+		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
+			continue; /* a replay: its records say whose they are;
+				   * lldp: it adds to verbs records */
+		w->sources[w->nsources].records = ibve_sources[i]->records;
+		w->sources[w->nsources++].runs = in && in->started;
+	}
+	w->nlogs = 0;
+	for (size_t i = 0; i < p->nsinks && w->nlogs < IBVE_WATCHER_MAX; i++) {
+		if (!p->sinks[i].sink->log)
+			continue;
+		w->logs[w->nlogs].name = p->sinks[i].sink->log;
+		w->logs[w->nlogs++].failures = p->sinks[i].sink->failures;
+	}
 }
 
 IBVE_EXPORT int ibve_pipeline_fd(const struct ibve_pipeline *p)

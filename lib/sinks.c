@@ -17,7 +17,6 @@
 
 #include "ports.h"
 #include "sink.h"
-#include "source.h"
 
 /* --- streams and captures ------------------------------------------------ */
 
@@ -266,33 +265,9 @@ static int ports_write(struct ibve_sink *base, const struct ibve_event *ev)
 /* The watcher's own series, from the pipeline, into the table. */
 static int ports_flush(struct ibve_sink *base)
 {
-	const struct ibve_pipeline *p = base->pipeline;
-	struct ibve_watcher *w = &((struct ports *)base)->t->w;
-	const struct ibve_sink *k;
-
-	if (!p)
-		return 0;
-	w->known = true;
-	w->born = *ibve_pipeline_born(p);
-	w->nsources = 0;
-	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
-	     i++) {
-		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
-			continue; /* a replay: its records say whose they are;
-				   * lldp: it adds to verbs records */
-		w->sources[w->nsources].records = ibve_sources[i]->records;
-		w->sources[w->nsources++].runs =
-			ibve_pipeline_runs(p, ibve_sources[i]);
-	}
-	w->nlogs = 0;
-	for (size_t i = 0;
-	     (k = ibve_pipeline_sink(p, i)) && w->nlogs < IBVE_WATCHER_MAX;
-	     i++) {
-		if (!k->log)
-			continue;
-		w->logs[w->nlogs].name = k->log;
-		w->logs[w->nlogs++].failures = k->failures;
-	}
+	if (base->pipeline)
+		ibve_pipeline_watcher(base->pipeline,
+				      &((struct ports *)base)->t->w);
 	return 0;
 }
 
