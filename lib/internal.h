@@ -12,8 +12,6 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Counts of the public enums, for tables inside the library only. */
-#define IBVE_SOURCE_COUNT   (IBVE_SOURCE_SM + 1)
-#define IBVE_CLASS_COUNT    (IBVE_CLASS_UNKNOWN + 1)
 #define IBVE_SEVERITY_COUNT (IBVE_SEVERITY_FATAL + 1)
 #define IBVE_KIND_COUNT	    (IBVE_KIND_OTHER + 1)
 
