@@ -848,6 +848,7 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 				   struct ibve_event *evs, size_t max)
 {
 	size_t n = 0;
+	int r;
 
 	/* first what is queued */
 	while (n < max && p->qlen)
@@ -863,12 +864,9 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 	}
 	/* the records to the sinks and the sources that observe them; with
 	 * neither (an injector's storm), nothing to pass them to */
-	for (size_t i = 0, to = p->nsinks || observed(p) ? n : 0; i < to; i++) {
-		int r = pass(p, &evs[i]);
-
-		if (r < 0)
+	for (size_t i = 0, to = p->nsinks || observed(p) ? n : 0; i < to; i++)
+		if ((r = pass(p, &evs[i])) < 0)
 			return r;
-	}
 	if (p->err)
 		return ibve_error(p->err, "%s", p->fail);
 	return (int)n;
