@@ -88,8 +88,8 @@ static const struct ibve_sink_ops stream_ops = {
 	.destroy = stream_destroy,
 };
 
-static int new_stream(struct ibve_sink **out, FILE *f, const char *what,
-		      unsigned int flags, bool own)
+IBVE_EXPORT int ibve_sink_stream(struct ibve_sink **out, FILE *f,
+				 const char *what, unsigned int flags)
 {
 	struct stream *s = calloc(1, sizeof(*s));
 
@@ -97,27 +97,19 @@ static int new_stream(struct ibve_sink **out, FILE *f, const char *what,
 	if (!s || !(s->what = strdup(what))) {
 		free(s);
 		*out = NULL;
-		if (own)
-			fclose(f);
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	s->base.ops = &stream_ops;
 	s->f = f;
-	s->own = own;
 	s->flags = flags;
 	return 0;
-}
-
-IBVE_EXPORT int ibve_sink_stream(struct ibve_sink **s, FILE *f,
-				 const char *what, unsigned int flags)
-{
-	return new_stream(s, f, what, flags, false);
 }
 
 IBVE_EXPORT int ibve_sink_capture(struct ibve_sink **s, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+	int r;
 
 	*s = NULL;
 	if (!f) {
@@ -127,7 +119,11 @@ IBVE_EXPORT int ibve_sink_capture(struct ibve_sink **s, const char *path)
 			close(fd);
 		return ibve_error(e, "%s: %s", path, strerror(e));
 	}
-	return new_stream(s, f, path, IBVE_FORMAT_JSON, true);
+	if ((r = ibve_sink_stream(s, f, path, IBVE_FORMAT_JSON)))
+		fclose(f);
+	else
+		((struct stream *)*s)->own = true;
+	return r;
 }
 
 /* --- syslog -------------------------------------------------------------- */
