@@ -71,8 +71,6 @@ size_t ibve_buf_grow(char **buf, size_t *size,
 	}
 }
 
-static const char hexdig[] = "0123456789abcdef";
-
 /* Bytes a JSON string holds as they are: printable ASCII but " and \\. */
 static const bool json_plain[256] = {
 	[0x20 ... 0x21] = true, /* '"' is 0x22 */
@@ -108,25 +106,18 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 			ibve_buf_putc(b, '\\');
 			ibve_buf_putc(b, short_esc[*p++]);
 		} else if (*p < 0x20 || *p == 0x7f) {
-			ibve_buf_puts(b, "\\u00");
-			ibve_buf_putc(b, hexdig[*p >> 4]);
-			ibve_buf_putc(b, hexdig[*p & 0xf]);
-			p++;
+			ibve_buf_printf(b, "\\u%04x", *p++);
 		} else {
 			size_t n = ibve_utf8_len(p);
 
-			if (n) {
-				ibve_buf_put(b, (const char *)p, n);
-				p += n;
-			} else {
-				/*
-				 * Not UTF-8: U+FFFD, written as UTF-8 like any
-				 * other character so a record read back and
-				 * written again comes out byte for byte the same.
-				 */
-				ibve_buf_puts(b, "\xef\xbf\xbd");
-				p++;
-			}
+			/*
+			 * Not UTF-8: U+FFFD, written as UTF-8 like any other
+			 * character so a record read back and written again
+			 * comes out byte for byte the same.
+			 */
+			ibve_buf_put(b, n ? (const char *)p : "\xef\xbf\xbd",
+				     n ? n : 3);
+			p += n ? n : 1;
 		}
 	}
 	ibve_buf_putc(b, '"');
@@ -139,21 +130,18 @@ void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 	while (*p) {
 		size_t n = ibve_utf8_len(p);
 
-		if (n == 1 && (*p < 0x20 || *p == 0x7f || *p == '\\')) {
-			if (*p == '\\')
-				ibve_buf_puts(b, "\\\\");
-			else
-				ibve_buf_printf(b, "\\x%02x", *p);
+		if (*p == '\\') {
+			ibve_buf_puts(b, "\\\\");
 			p++;
+		} else if (!n || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+			ibve_buf_printf(b, "\\x%02x", *p++);
 		} else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
 			/* C1 controls would steer a terminal too. */
 			ibve_buf_printf(b, "\\x%02x\\x%02x", p[0], p[1]);
 			p += 2;
-		} else if (n) {
+		} else {
 			ibve_buf_put(b, (const char *)p, n);
 			p += n;
-		} else {
-			ibve_buf_printf(b, "\\x%02x", *p++);
 		}
 	}
 }

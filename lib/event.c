@@ -264,7 +264,7 @@ IBVE_EXPORT int ibve_severity_parse(const char *name)
 /* The edit distance of A and B, case-insensitive; SIZE_MAX when long. */
 static size_t distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), row[64], prev, cur;
+	size_t la = strlen(a), lb = strlen(b), row[64], prev;
 
 	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
 		return SIZE_MAX;
@@ -276,13 +276,10 @@ static size_t distance(const char *a, const char *b)
 		for (size_t j = 1; j <= lb; j++) {
 			size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
 					     tolower((unsigned char)b[j - 1]));
+			size_t add = row[j] < row[j - 1] ? row[j] : row[j - 1];
 
-			cur = row[j];
-			row[j] = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1
-							     : row[j - 1] + 1;
-			if (sub < row[j])
-				row[j] = sub;
-			prev = cur;
+			prev = row[j];
+			row[j] = sub < add + 1 ? sub : add + 1;
 		}
 	}
 	return row[lb];
@@ -404,20 +401,14 @@ IBVE_EXPORT void ibve_event_set_code(struct ibve_event *ev,
 }
 
 /* What events this version does not know share: a row of no table. */
-const struct ibve_event_desc ibve_unknown_desc = {
-	IBVE_SOURCE_VERBS,
-	-1,
-	"UNKNOWN",
-	IBVE_CLASS_UNKNOWN,
-	false,
-	IBVE_SEVERITY_WARNING,
-	"event not known to this version of libibvevent",
+const struct ibve_event_desc ibve_unknown_desc = ROW(
+	-1, "UNKNOWN", UNKNOWN, false, WARNING,
 	"04cdceb5e107491fada7422baede157b",
+	"event not known to this version of libibvevent",
 	"A newer kernel, driver, rdma-core or firmware raised an event this "
 	"version of ibvevent has no name for; RDMA_SOURCE and RDMA_CODE say "
 	"which. Look the number up in that source's documentation, and "
-	"update ibvevent.",
-};
+	"update ibvevent.");
 
 IBVE_EXPORT const char *ibve_event_text(const struct ibve_event *ev)
 {

@@ -12,8 +12,6 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Counts of the public enums, for tables inside the library only. */
-#define IBVE_SOURCE_COUNT   (IBVE_SOURCE_SM + 1)
-#define IBVE_CLASS_COUNT    (IBVE_CLASS_UNKNOWN + 1)
 #define IBVE_SEVERITY_COUNT (IBVE_SEVERITY_FATAL + 1)
 #define IBVE_KIND_COUNT	    (IBVE_KIND_OTHER + 1)
 
@@ -29,18 +27,13 @@ static inline void ibve_strcpy(char *dst, const char *src, size_t size)
 /* Length of the valid UTF-8 sequence at S (0: not valid). */
 static inline size_t ibve_utf8_len(const unsigned char *s)
 {
-	size_t n;
+	size_t n = s[0] < 0x80	 ? 1
+		   : s[0] < 0xc2 ? 0
+		   : s[0] < 0xe0 ? 2
+		   : s[0] < 0xf0 ? 3
+		   : s[0] < 0xf5 ? 4
+				 : 0;
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;

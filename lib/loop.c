@@ -223,18 +223,14 @@ static int ms_left(const struct ibve_loop *l)
 static int handle_signals(struct ibve_loop *l)
 {
 	struct signalfd_siginfo si;
+	int r;
 
-	while (read(l->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		for (size_t i = 0; i < l->nsigs; i++) {
-			int r;
-
-			if (l->sigs[i].signo != (int)si.ssi_signo)
-				continue;
-			r = l->sigs[i].cb((int)si.ssi_signo, l->sigs[i].arg);
-			if (r)
+	while (read(l->sigfd, &si, sizeof(si)) == sizeof(si))
+		for (size_t i = 0; i < l->nsigs; i++)
+			if (l->sigs[i].signo == (int)si.ssi_signo &&
+			    (r = l->sigs[i].cb((int)si.ssi_signo,
+					       l->sigs[i].arg)))
 				return r;
-		}
-	}
 	return 0;
 }
 
@@ -244,16 +240,10 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 		size_t n = l->nfds;
 		int timeout = -1, wake, r;
 
-		if (l->idle) {
-			r = l->idle(l->idle_arg);
-			if (r)
-				return r;
-		}
-		if (l->has_deadline) {
-			timeout = ms_left(l);
-			if (timeout == 0)
-				return l->deadline_status;
-		}
+		if (l->idle && (r = l->idle(l->idle_arg)))
+			return r;
+		if (l->has_deadline && (timeout = ms_left(l)) == 0)
+			return l->deadline_status;
 		wake = wake_next(l);
 		if (wake >= 0 && (timeout < 0 || wake < timeout))
 			timeout = wake;
@@ -273,19 +263,13 @@ IBVE_EXPORT int ibve_loop_run(struct ibve_loop *l)
 			wake_run(l);
 		if (r == 0)
 			continue; /* the deadline check above ends it */
-		if (l->sigfd >= 0 && l->pfd[n - 1].revents) {
-			r = handle_signals(l);
-			if (r)
+		if (l->sigfd >= 0 && l->pfd[n - 1].revents &&
+		    (r = handle_signals(l)))
+			return r;
+		for (size_t i = 0; i < l->nfds && i < n; i++)
+			if (l->pfd[i].revents && l->pfd[i].fd == l->fds[i].fd &&
+			    (r = l->fds[i].cb(l->fds[i].fd, l->pfd[i].revents,
+					      l->fds[i].arg)))
 				return r;
-		}
-		for (size_t i = 0; i < l->nfds && i < n; i++) {
-			short rev = l->pfd[i].revents;
-
-			if (!rev || l->pfd[i].fd != l->fds[i].fd)
-				continue;
-			r = l->fds[i].cb(l->fds[i].fd, rev, l->fds[i].arg);
-			if (r)
-				return r;
-		}
 	}
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "ports.h"
 #include "sink.h"
 #include "storm.h"
 
@@ -332,7 +333,7 @@ static struct ibve_devset *host_devset(void *ctx)
 	return NULL;
 }
 
-static bool all_done(const struct ibve_pipeline *p)
+IBVE_EXPORT bool ibve_pipeline_ended(const struct ibve_pipeline *p)
 {
 	for (size_t i = 0; i < p->nin; i++)
 		if (!p->in[i].done)
@@ -347,7 +348,7 @@ static void host_done(void *ctx, void *src)
 	for (size_t i = 0; i < p->nin; i++)
 		if (p->in[i].src == src)
 			p->in[i].done = true;
-	if (all_done(p) && p->run && !p->run->linger && !status(p))
+	if (ibve_pipeline_ended(p) && p->run && !p->run->linger && !status(p))
 		p->stop = IBVE_STOP_END;
 }
 
@@ -491,8 +492,7 @@ IBVE_EXPORT int ibve_pipeline_add_source(struct ibve_pipeline *p,
 					 const char *name,
 					 const struct ibve_source_opts *o)
 {
-	static const struct ibve_source_opts none = { .sz = sizeof(none) };
-	struct ibve_source_opts opts = none;
+	struct ibve_source_opts opts = { .sz = sizeof(opts) };
 	const struct ibve_source_ops *ops = NULL;
 	struct inst *v;
 	int r;
@@ -596,9 +596,7 @@ IBVE_EXPORT int ibve_pipeline_start(struct ibve_pipeline *p)
 			p->failed = p->in[i].ops->name;
 	if (!r)
 		r = nothing_watched(p);
-	if (r)
-		return r;
-	return start_sinks(p);
+	return r ? r : start_sinks(p);
 }
 
 IBVE_EXPORT size_t ibve_pipeline_describe(const struct ibve_pipeline *p,
@@ -645,17 +643,14 @@ IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
 
 void ibve_sink_log_failed(struct ibve_sink *s, int err)
 {
-	char text[256];
-
 	s->failures++;
 	if (s->failing || !s->pipeline)
 		return;
 	s->failing = true;
-	snprintf(
-		text, sizeof(text),
+	ibve_host_note(
+		&s->pipeline->host, IBVE_NOTE,
 		"%s: cannot send an entry (%s): going on, counting the entries lost",
 		s->log, strerror(err));
-	host_note(s->pipeline, IBVE_NOTE, text);
 }
 
 void ibve_sink_log_sent(struct ibve_sink *s)
@@ -663,23 +658,29 @@ void ibve_sink_log_sent(struct ibve_sink *s)
 	s->failing = false;
 }
 
-const struct timespec *ibve_pipeline_born(const struct ibve_pipeline *p)
+void ibve_pipeline_watcher(const struct ibve_pipeline *p,
+			   struct ibve_watcher *w)
 {
-	return &p->born;
-}
+	w->known = true;
+	w->born = p->born;
+	w->nsources = 0;
+	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
+	     i++) {
+		const struct inst *in = registered(p, ibve_sources[i]);
 
-bool ibve_pipeline_runs(const struct ibve_pipeline *p,
-			const struct ibve_source_ops *ops)
-{
-	const struct inst *in = registered(p, ops);
-
-	return in && in->started;
-}
-
-const struct ibve_sink *ibve_pipeline_sink(const struct ibve_pipeline *p,
-					   size_t i)
-{
-	return i < p->nsinks ? p->sinks[i].sink : NULL;
+		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
+			continue; /* a replay: its records say whose they are;
+				   * lldp: it adds to verbs records */
+		w->sources[w->nsources].records = ibve_sources[i]->records;
+		w->sources[w->nsources++].runs = in && in->started;
+	}
+	w->nlogs = 0;
+	for (size_t i = 0; i < p->nsinks && w->nlogs < IBVE_WATCHER_MAX; i++) {
+		if (!p->sinks[i].sink->log)
+			continue;
+		w->logs[w->nlogs].name = p->sinks[i].sink->log;
+		w->logs[w->nlogs++].failures = p->sinks[i].sink->failures;
+	}
 }
 
 IBVE_EXPORT int ibve_pipeline_fd(const struct ibve_pipeline *p)
@@ -711,13 +712,17 @@ static int drain(struct ibve_pipeline *p, struct watch *w)
 
 /*
  * Every fd that is ready, once (with one fd there is no need to ask
- * epoll which: a system call less per wake-up, what storms measure).
+ * epoll which: a system call less per wake-up, what storms measure); the
+ * loop's callback for the pipeline's fd.
  */
-static int poll_sources(struct ibve_pipeline *p)
+static int poll_sources(int fd, short revents, void *arg)
 {
+	struct ibve_pipeline *p = arg;
 	struct epoll_event ready[16];
 	int n, r = 0;
 
+	(void)fd;
+	(void)revents;
 	if (p->nwatches == 1)
 		return drain(p, p->watches[0]);
 	n = epoll_wait(p->epfd, ready, ARRAY_SIZE(ready), 0);
@@ -843,6 +848,7 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 				   struct ibve_event *evs, size_t max)
 {
 	size_t n = 0;
+	int r;
 
 	/* first what is queued */
 	while (n < max && p->qlen)
@@ -851,34 +857,22 @@ IBVE_EXPORT int ibve_pipeline_read(struct ibve_pipeline *p,
 		p->out = evs;
 		p->nout = n;
 		p->maxout = max;
-		(void)poll_sources(p);
+		(void)poll_sources(p->epfd, POLLIN, p);
 		n = p->nout;
 		p->out = NULL;
 		p->nout = p->maxout = 0;
 	}
 	/* the records to the sinks and the sources that observe them; with
 	 * neither (an injector's storm), nothing to pass them to */
-	for (size_t i = 0, to = p->nsinks || observed(p) ? n : 0; i < to; i++) {
-		int r = pass(p, &evs[i]);
-
-		if (r < 0)
+	for (size_t i = 0, to = p->nsinks || observed(p) ? n : 0; i < to; i++)
+		if ((r = pass(p, &evs[i])) < 0)
 			return r;
-	}
 	if (p->err)
 		return ibve_error(p->err, "%s", p->fail);
 	return (int)n;
 }
 
 /* --- the loop --------------------------------------------------------- */
-
-static int on_ready(int fd, short revents, void *arg)
-{
-	struct ibve_pipeline *p = arg;
-
-	(void)fd;
-	(void)revents;
-	return poll_sources(p);
-}
 
 static int flush_sinks(struct ibve_pipeline *p)
 {
@@ -977,16 +971,10 @@ IBVE_EXPORT void ibve_pipeline_set_idle(struct ibve_pipeline *p,
 	p->idle_arg = arg;
 }
 
-IBVE_EXPORT bool ibve_pipeline_ended(const struct ibve_pipeline *p)
-{
-	return all_done(p);
-}
-
 IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 				  const struct ibve_run_opts *o)
 {
-	static const struct ibve_run_opts none = { .sz = sizeof(none) };
-	struct ibve_run_opts opts = none;
+	struct ibve_run_opts opts = { .sz = sizeof(opts) };
 	struct timespec deadline;
 	int r;
 
@@ -995,7 +983,7 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	p->run = &opts;
 	p->stop = p->err = 0;
 	ibve_loop_remove_fd(p->loop, p->epfd);
-	if ((r = ibve_loop_add_fd(p->loop, p->epfd, POLLIN, on_ready, p)))
+	if ((r = ibve_loop_add_fd(p->loop, p->epfd, POLLIN, poll_sources, p)))
 		return r;
 	ibve_loop_set_idle(p->loop, on_idle, p);
 	if ((r = storms_start(p)))
@@ -1006,7 +994,7 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 	}
 	ibve_loop_set_deadline(p->loop, opts.timeout > 0 ? &deadline : NULL,
 			       IBVE_STOP_TIMEOUT);
-	if (all_done(p) && !opts.linger)
+	if (ibve_pipeline_ended(p) && !opts.linger)
 		r = IBVE_STOP_END;
 	else
 		r = ibve_loop_run(p->loop);

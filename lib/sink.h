@@ -15,8 +15,6 @@ struct ibve_sink_ops {
 	void (*destroy)(struct ibve_sink *s);
 };
 
-struct ibve_source_ops;
-
 /* The head of every sink. */
 struct ibve_sink {
 	const struct ibve_sink_ops *ops;
@@ -36,13 +34,13 @@ struct ibve_sink {
 void ibve_sink_log_failed(struct ibve_sink *s, int err);
 /* A log sink S sent an entry. */
 void ibve_sink_log_sent(struct ibve_sink *s);
-/* What the watcher's own metrics say of pipeline P: when it was made
- * (CLOCK_REALTIME), whether the source OPS was started, its Ith sink (NULL
- * past the last). */
-const struct timespec *ibve_pipeline_born(const struct ibve_pipeline *p);
-bool ibve_pipeline_runs(const struct ibve_pipeline *p,
-			const struct ibve_source_ops *ops);
-const struct ibve_sink *ibve_pipeline_sink(const struct ibve_pipeline *p,
-					   size_t i);
+/*
+ * What the watcher's own metrics say of pipeline P, into W (ports.h): when
+ * it was made (CLOCK_REALTIME), which sources of records run, its logs'
+ * failures.
+ */
+struct ibve_watcher;
+void ibve_pipeline_watcher(const struct ibve_pipeline *p,
+			   struct ibve_watcher *w);
 
 #endif

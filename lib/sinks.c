@@ -17,7 +17,6 @@
 
 #include "ports.h"
 #include "sink.h"
-#include "source.h"
 
 /* --- streams and captures ------------------------------------------------ */
 
@@ -89,8 +88,8 @@ static const struct ibve_sink_ops stream_ops = {
 	.destroy = stream_destroy,
 };
 
-static int new_stream(struct ibve_sink **out, FILE *f, const char *what,
-		      unsigned int flags, bool own)
+IBVE_EXPORT int ibve_sink_stream(struct ibve_sink **out, FILE *f,
+				 const char *what, unsigned int flags)
 {
 	struct stream *s = calloc(1, sizeof(*s));
 
@@ -98,27 +97,19 @@ static int new_stream(struct ibve_sink **out, FILE *f, const char *what,
 	if (!s || !(s->what = strdup(what))) {
 		free(s);
 		*out = NULL;
-		if (own)
-			fclose(f);
 		return ibve_error(ENOMEM, "out of memory");
 	}
 	s->base.ops = &stream_ops;
 	s->f = f;
-	s->own = own;
 	s->flags = flags;
 	return 0;
-}
-
-IBVE_EXPORT int ibve_sink_stream(struct ibve_sink **s, FILE *f,
-				 const char *what, unsigned int flags)
-{
-	return new_stream(s, f, what, flags, false);
 }
 
 IBVE_EXPORT int ibve_sink_capture(struct ibve_sink **s, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+	int r;
 
 	*s = NULL;
 	if (!f) {
@@ -128,7 +119,11 @@ IBVE_EXPORT int ibve_sink_capture(struct ibve_sink **s, const char *path)
 			close(fd);
 		return ibve_error(e, "%s: %s", path, strerror(e));
 	}
-	return new_stream(s, f, path, IBVE_FORMAT_JSON, true);
+	if ((r = ibve_sink_stream(s, f, path, IBVE_FORMAT_JSON)))
+		fclose(f);
+	else
+		((struct stream *)*s)->own = true;
+	return r;
 }
 
 /* --- syslog -------------------------------------------------------------- */
@@ -266,33 +261,9 @@ static int ports_write(struct ibve_sink *base, const struct ibve_event *ev)
 /* The watcher's own series, from the pipeline, into the table. */
 static int ports_flush(struct ibve_sink *base)
 {
-	const struct ibve_pipeline *p = base->pipeline;
-	struct ibve_watcher *w = &((struct ports *)base)->t->w;
-	const struct ibve_sink *k;
-
-	if (!p)
-		return 0;
-	w->known = true;
-	w->born = *ibve_pipeline_born(p);
-	w->nsources = 0;
-	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
-	     i++) {
-		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
-			continue; /* a replay: its records say whose they are;
-				   * lldp: it adds to verbs records */
-		w->sources[w->nsources].records = ibve_sources[i]->records;
-		w->sources[w->nsources++].runs =
-			ibve_pipeline_runs(p, ibve_sources[i]);
-	}
-	w->nlogs = 0;
-	for (size_t i = 0;
-	     (k = ibve_pipeline_sink(p, i)) && w->nlogs < IBVE_WATCHER_MAX;
-	     i++) {
-		if (!k->log)
-			continue;
-		w->logs[w->nlogs].name = k->log;
-		w->logs[w->nlogs++].failures = k->failures;
-	}
+	if (base->pipeline)
+		ibve_pipeline_watcher(base->pipeline,
+				      &((struct ports *)base)->t->w);
 	return 0;
 }
 

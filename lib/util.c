@@ -37,10 +37,8 @@ bool ibve_notes_addv(char ***notes, size_t *n, const char *fmt, va_list ap)
 	return true;
 }
 
-void ibve_ts_add(struct timespec *t, double seconds)
+static void ts_add_ns(struct timespec *t, long long ns)
 {
-	long long ns = (long long)(seconds * 1e9);
-
 	t->tv_sec += (time_t)(ns / 1000000000LL);
 	t->tv_nsec += (long)(ns % 1000000000LL);
 	if (t->tv_nsec >= 1000000000L) {
@@ -52,14 +50,14 @@ void ibve_ts_add(struct timespec *t, double seconds)
 	}
 }
 
+void ibve_ts_add(struct timespec *t, double seconds)
+{
+	ts_add_ns(t, (long long)(seconds * 1e9));
+}
+
 void ibve_ts_add_ms(struct timespec *t, long ms)
 {
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
+	ts_add_ns(t, ms * 1000000LL);
 }
 
 bool ibve_ts_before(const struct timespec *a, const struct timespec *b)
@@ -110,22 +108,17 @@ bool ibve_utf8_copy(char *dst, const char *src, size_t size)
 IBVE_EXPORT size_t ibve_guid_format(uint64_t guid, char *buf, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";
-	char s[19];
+	char s[20];
 
-	for (int g = 0; g < 4; g++) { /* four groups of four digits */
-		unsigned int v = (unsigned int)(guid >> (48 - 16 * g)) & 0xffff;
-		char *p = s + 5 * g;
-
-		p[0] = hex[v >> 12];
-		p[1] = hex[v >> 8 & 0xf];
-		p[2] = hex[v >> 4 & 0xf];
-		p[3] = hex[v & 0xf];
-		if (g < 3)
-			p[4] = ':';
-	}
-	/* snprintf(), not the buffer writer: buf.o's peer writer uses this,
-	 * and objects must not depend on each other both ways */
-	return (size_t)snprintf(buf, size, "%.*s", (int)sizeof(s), s);
+	/* four groups of four digits; ibve_strcpy(), not the buffer writer:
+	 * buf.o's peer writer uses this, and objects must not depend on each
+	 * other both ways */
+	for (int i = 0, bit = 64; i < 19; i++)
+		s[i] = i % 5 == 4 ? ':' : hex[guid >> (bit -= 4) & 0xf];
+	s[19] = '\0';
+	if (size)
+		ibve_strcpy(buf, s, size);
+	return 19;
 }
 
 /* Hex digits' values + 1; 0 for any other byte (read for every line). */
