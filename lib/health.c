@@ -296,11 +296,9 @@ static void check_port(struct ibve_check *c, const struct expect *e,
 	if (e->peer[0])
 		check_peer(c, e, r);
 
-	if (e->state && r->state_num != e->state) {
-		snprintf(brief, sizeof(brief), "%s", r->state);
-		say(c, r->device, r->port, brief, "state %s, expected %s",
+	if (e->state && r->state_num != e->state)
+		say(c, r->device, r->port, r->state, "state %s, expected %s",
 		    r->state, ibve_port_state_name(e->state));
-	}
 	if (e->rate > 0 && r->rate_gbps < e->rate) {
 		snprintf(brief, sizeof(brief), "rate %g<%g Gb/s", r->rate_gbps,
 			 e->rate);
