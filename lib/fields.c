@@ -95,6 +95,7 @@ static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 }
 
 /* --- the kernel source: QP type, owner, consumer, cause ------------------- */
+/* Its fields share the area with others': parsed on its records only. */
 
 static const char *const qp_types[] = {
 	[0] = "SMI",
@@ -142,19 +143,13 @@ static void qp_type_json(struct ibve_json *j, const struct ibve_event *ev)
 	ibve_json_str(j, "qp_type", ibve_qp_type_name(ev->kernel.qp_type));
 }
 
-/* The kernel source's fields share the area with other sources' fields. */
-static bool kernel_line(const struct ibve_event *ev)
-{
-	return ev->source == IBVE_SOURCE_KERNEL;
-}
-
 static int qp_type_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 			 char *err, size_t errlen)
 {
 	const char *s;
 	int r = ibve_get_str(o, K_QP_TYPE, &s, err, errlen);
 
-	if (r <= 0 || !kernel_line(ev))
+	if (r <= 0 || ev->source != IBVE_SOURCE_KERNEL)
 		return r < 0 ? r : 0;
 	if (qp_type_parse_name(s, &ev->kernel.qp_type))
 		FAIL("unknown \"qp_type\" \"%.20s\"", s);
@@ -183,8 +178,7 @@ IBVE_EXPORT size_t ibve_cgroup_job(const char *path, char *buf, size_t size)
 		for (size_t i = 0; i + 3 < n; i++)
 			if (strncmp(p + i, "pod", 3) == 0 &&
 			    (i == 0 || p[i - 1] == '-') &&
-			    isxdigit((unsigned char)p[i + 3]) &&
-			    (i || strncmp(p, "pod", 3) == 0))
+			    isxdigit((unsigned char)p[i + 3]))
 				pod = p + i + 3;
 		if (pod) {
 			size_t m = strcspn(pod, "/.");
@@ -231,7 +225,7 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	uint64_t u;
 	int r;
 
-	if (!kernel_line(ev))
+	if (ev->source != IBVE_SOURCE_KERNEL)
 		return 0;
 	r = ibve_get_uint(o, K_PID, UINT32_MAX, &u, err, errlen);
 	if (r <= 0)
@@ -261,7 +255,7 @@ static void consumer_text(struct ibve_buf *b, const struct ibve_event *ev)
 static int consumer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 			  char *err, size_t errlen)
 {
-	if (!kernel_line(ev))
+	if (ev->source != IBVE_SOURCE_KERNEL)
 		return 0;
 	return opt_str(o, K_KERNEL, ev->kernel.consumer,
 		       sizeof(ev->kernel.consumer), ev, IBVE_FIELD_KERNEL, err,
@@ -309,7 +303,7 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	uint64_t u;
 	int r;
 
-	if (!kernel_line(ev))
+	if (ev->source != IBVE_SOURCE_KERNEL)
 		return 0;
 	r = opt_str(o, K_AFTER, ev->kernel.after, sizeof(ev->kernel.after), ev,
 		    IBVE_FIELD_AFTER, err, errlen);
@@ -401,12 +395,7 @@ static void lost_text(struct ibve_buf *b, const struct ibve_event *ev)
 }
 
 /* --- verbs: down time, rate changes --------------------------------------- */
-
-/* The verbs source's fields share the area with other sources' fields. */
-static bool verbs_line(const struct ibve_event *ev)
-{
-	return ev->source == IBVE_SOURCE_VERBS;
-}
+/* Its fields share the area with others': parsed on its records only. */
 
 UINT_FIELD(down, K_DOWN_US, verbs.down_us, UINT64_MAX, IBVE_FIELD_DOWN,
 	   IBVE_SOURCE_VERBS)
@@ -496,7 +485,8 @@ static int rates_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	size_t n;
 
 	o->get(o, K_RATES, &v);
-	if (v.type == J_ABSENT || v.type == J_NULL || !verbs_line(ev))
+	if (v.type == J_ABSENT || v.type == J_NULL ||
+	    ev->source != IBVE_SOURCE_VERBS)
 		return 0;
 	a = (struct json_object *)v.obj;
 	if (v.type != J_OTHER || !a || !json_object_is_type(a, json_type_array))
@@ -563,7 +553,8 @@ static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	int k, st, nt = 0;
 
 	o->get(o, K_PEER, &jv);
-	if (jv.type == J_ABSENT || jv.type == J_NULL || !verbs_line(ev))
+	if (jv.type == J_ABSENT || jv.type == J_NULL ||
+	    ev->source != IBVE_SOURCE_VERBS)
 		return 0;
 	x = (struct json_object *)jv.obj;
 	if (jv.type != J_OTHER || !x ||
