@@ -99,46 +99,32 @@ static bool parse_severity(const char *s, struct term *t)
 
 static int parse_term(const char *s, struct term *t)
 {
-	const struct ibve_event_desc *d;
-	int v;
+	char *end;
 	long code;
 
 	memset(t, 0, sizeof(*t));
-	d = ibve_event_desc_lookup(s);
-	if (d) {
-		t->kind = T_EVENT;
-		t->desc = d;
+	t->kind = T_EVENT;
+	if ((t->desc = ibve_event_desc_lookup(s)))
 		return 0;
-	}
-	if ((v = ibve_class_parse(s)) >= 0) {
-		t->kind = T_CLASS;
-		t->value = v;
+	t->kind = T_CLASS;
+	if ((t->value = ibve_class_parse(s)) >= 0)
 		return 0;
-	}
-	if ((v = ibve_source_parse(s)) >= 0) {
-		t->kind = T_SOURCE;
-		t->value = v;
+	t->kind = T_SOURCE;
+	if ((t->value = ibve_source_parse(s)) >= 0)
 		return 0;
-	}
 	if (parse_severity(s, t))
 		return 0;
 	if (strncasecmp(s, "IBV_EVENT_", 10) == 0)
 		s += 10;
-	if (strncasecmp(s, "UNKNOWN(", 8) == 0 &&
-	    isdigit((unsigned char)s[8])) {
-		char *end;
-
-		errno = 0;
-		code = strtol(s + 8, &end, 10);
-		if (!errno && end[0] == ')' && end[1] == '\0' &&
-		    code <= INT32_MAX) {
-			t->kind = T_NAME;
-			snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)",
-				 code);
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (strncasecmp(s, "UNKNOWN(", 8) || !isdigit((unsigned char)s[8]))
+		return -EINVAL;
+	errno = 0;
+	code = strtol(s + 8, &end, 10);
+	if (errno || end[0] != ')' || end[1] != '\0' || code > INT32_MAX)
+		return -EINVAL;
+	t->kind = T_NAME;
+	snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)", code);
+	return 0;
 }
 
 /* The term P[0..LEN) names nothing: said, with the nearest name. */
