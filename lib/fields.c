@@ -82,6 +82,21 @@ static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
 		return 0;                                                      \
 	}
 
+/* The same of a string MEMBER, read only on records of ONLY (not -1). */
+#define STR_FIELD(f, key, member, flag, only)                                  \
+	static void f##_json(struct ibve_json *j, const struct ibve_event *ev) \
+	{                                                                      \
+		ibve_json_str(j, ibve_keys[key].name, ev->member);             \
+	}                                                                      \
+	static int f##_parse(const struct ibve_jsrc *o, struct ibve_event *ev, \
+			     char *err, size_t errlen)                         \
+	{                                                                      \
+		if (only >= 0 && (int)ev->source != only)                      \
+			return 0;                                              \
+		return opt_str(o, key, ev->member, sizeof(ev->member), ev,     \
+			       flag, err, errlen);                             \
+	}
+
 /* --- qp_num, wq_num, handle ------------------------------------------ */
 
 UINT_FIELD(qp, K_QP_NUM, qp_num, UINT32_MAX, IBVE_FIELD_QP_NUM, -1)
@@ -241,25 +256,13 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
-static void consumer_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_str(j, "kernel", ev->kernel.consumer);
-}
+STR_FIELD(consumer, K_KERNEL, kernel.consumer, IBVE_FIELD_KERNEL,
+	  IBVE_SOURCE_KERNEL)
 
 static void consumer_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_puts(b, "kernel ");
 	ibve_buf_text_str(b, ev->kernel.consumer);
-}
-
-static int consumer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-			  char *err, size_t errlen)
-{
-	if (ev->source != IBVE_SOURCE_KERNEL)
-		return 0;
-	return opt_str(o, K_KERNEL, ev->kernel.consumer,
-		       sizeof(ev->kernel.consumer), ev, IBVE_FIELD_KERNEL, err,
-		       errlen);
 }
 
 static void after_json(struct ibve_json *j, const struct ibve_event *ev)
@@ -339,21 +342,11 @@ static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
 
 /* --- chardev, netdev --------------------------------------------------- */
 
-static void chardev_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_str(j, "chardev", ev->chardev);
-}
+STR_FIELD(chardev, K_CHARDEV, chardev, IBVE_FIELD_CHARDEV, -1)
 
 static void chardev_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_text_str(b, ev->chardev);
-}
-
-static int chardev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-			 char *err, size_t errlen)
-{
-	return opt_str(o, K_CHARDEV, ev->chardev, sizeof(ev->chardev), ev,
-		       IBVE_FIELD_CHARDEV, err, errlen);
 }
 
 static void netdev_json(struct ibve_json *j, const struct ibve_event *ev)
