@@ -148,15 +148,19 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 				      bool exclude)
 {
 	struct term_set *set = exclude ? &f->exc : &f->inc;
-	size_t added = 0, len;
-	const char *p = list;
+	size_t added = 0;
 
 	/* All or nothing: a bad term leaves the filter as it was. */
-	for (;;) {
-		const char *end = strchr(p, ',');
+	for (const char *p = list, *end; p; p = end ? end + 1 : NULL) {
+		struct term *v =
+			realloc(set->v, (set->n + added + 1) * sizeof(*v));
 		char word[64];
-		struct term *v;
+		size_t len;
 
+		if (!v)
+			return ibve_error(ENOMEM, "out of memory");
+		set->v = v;
+		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
 		while (len && isspace((unsigned char)*p)) {
 			p++;
@@ -164,27 +168,15 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 		}
 		while (len && isspace((unsigned char)p[len - 1]))
 			len--;
-		v = realloc(set->v, (set->n + added + 1) * sizeof(*v));
-		if (!v)
-			return ibve_error(ENOMEM, "out of memory");
-		set->v = v;
 		if (!len)
 			return ibve_error(EINVAL, "empty term in '%s'", list);
-		if (len >= sizeof(word))
-			goto unknown;
-		memcpy(word, p, len);
-		word[len] = '\0';
-		if (parse_term(word, &set->v[set->n + added]))
-			goto unknown;
+		snprintf(word, sizeof(word), "%.*s", (int)len, p);
+		if (len >= sizeof(word) || parse_term(word, &v[set->n + added]))
+			return unknown_term(p, len);
 		added++;
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	set->n += added;
 	return 0;
-unknown:
-	return unknown_term(p, len);
 }
 
 /* One more element of SIZE bytes onto the list *V of *N: X's LEN, zeros. */
