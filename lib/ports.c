@@ -257,8 +257,8 @@ static void restore(struct ibve_ports *t, struct ibve_row *r,
 			continue;
 		p->flaps = sp->flaps;
 		p->last_down = sp->last_down;
-		for (size_t k = 0; k < sp->flap_n; k++)
-			r->flap_at[k] = sp->flap_at[k];
+		memcpy(r->flap_at, sp->flap_at,
+		       sp->flap_n * sizeof(*r->flap_at));
 		r->flap_n = sp->flap_n;
 		r->flap_head = sp->flap_n % IBVE_FLAPS_KEPT;
 		/* the same state as when saved: since then, exactly */
@@ -631,6 +631,10 @@ static void rates_changed(struct ibve_ports *t, const struct ibve_event *ev)
 		const struct ibve_rate_change *c = &ev->verbs.rates[i];
 		struct ibve_row *r = find_row(t, ev->device, c->port);
 
+		/* a capture: the ports it names are ports of the device */
+		if (!r && !(t->flags & IBVE_PORTS_SYSFS) &&
+		    (r = add_row(t, ev->device, c->port)))
+			restore(t, r, &ev->time);
 		if (!r)
 			continue;
 		r->pub.rate_changed = ev->time;
@@ -762,16 +766,8 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		health(t, r, ev, k);
 		return;
 	}
-	if (ev->source == IBVE_SOURCE_VERBS &&
-	    (ev->fields & IBVE_FIELD_RATES)) {
-		/* a capture: the ports it names are ports of the device */
-		for (uint32_t i = 0; !live && i < ev->verbs.nrates; i++)
-			if (!find_row(t, ev->device, ev->verbs.rates[i].port) &&
-			    (r = add_row(t, ev->device,
-					 ev->verbs.rates[i].port)))
-				restore(t, r, &ev->time);
+	if (ev->source == IBVE_SOURCE_VERBS && (ev->fields & IBVE_FIELD_RATES))
 		rates_changed(t, ev);
-	}
 	/* About the whole device: every port of it shows it. */
 	for (size_t i = row_lower(t, ev->device, 0);
 	     i < t->nrows && strcmp(t->rows[i].pub.device, ev->device) == 0;
