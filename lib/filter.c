@@ -69,7 +69,8 @@ IBVE_EXPORT bool ibve_filter_is_empty(const struct ibve_filter *f)
 static bool parse_severity(const char *s, struct term *t)
 {
 	const char *op;
-	int sev;
+	size_t n;
+	int sev, strict;
 
 	if (strncasecmp(s, "severity", 8) == 0)
 		s += 8;
@@ -77,23 +78,14 @@ static bool parse_severity(const char *s, struct term *t)
 	while (*s == '<' || *s == '>' || *s == '=')
 		s++;
 	sev = ibve_severity_parse(s);
-	if (sev < 0)
+	n = (size_t)(s - op);
+	/* none, =, <, >, <= or >= */
+	if (sev < 0 || n > 2 || (n == 2 && (op[0] == '=' || op[1] != '=')))
 		return false;
+	strict = n == 1 && op[0] != '=';
 	t->kind = T_SEVERITY;
-	t->sev_min = 0;
-	t->sev_max = IBVE_SEVERITY_COUNT - 1;
-	if (s - op == 2 && op[0] == '>' && op[1] == '=')
-		t->sev_min = sev;
-	else if (s - op == 1 && op[0] == '>')
-		t->sev_min = sev + 1;
-	else if (s - op == 2 && op[0] == '<' && op[1] == '=')
-		t->sev_max = sev;
-	else if (s - op == 1 && op[0] == '<')
-		t->sev_max = sev - 1;
-	else if ((s - op == 1 && op[0] == '=') || s == op)
-		t->sev_min = t->sev_max = sev;
-	else
-		return false;
+	t->sev_min = op[0] == '<' ? 0 : sev + strict;
+	t->sev_max = op[0] == '>' ? IBVE_SEVERITY_COUNT - 1 : sev - strict;
 	return true;
 }
 
