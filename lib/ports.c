@@ -660,11 +660,9 @@ static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
 			read_ports(t, ev->device);
 	} else if (ev->code == IBVE_HOTPLUG_DEVICE_REMOVED) {
 		d->present = false;
-		if (live) {
+		if (live)
 			drop_rows(t, ev->device);
-			return;
-		}
-		/* a capture: its ports' state is not known any more */
+		/* a capture: its ports' state is unknown now (live: no rows) */
 		for (size_t i = row_lower(t, ev->device, 0);
 		     i < t->nrows &&
 		     strcmp(t->rows[i].pub.device, ev->device) == 0;
