@@ -200,42 +200,36 @@ static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 	return r;
 }
 
-/* The strings of the public row from what sysfs gave ("-": unknown). */
-static void show_attrs(struct ibve_row *r)
-{
-	struct ibve_port_row *p = &r->pub;
-
-	p->live = true;
-	p->state_num = r->a.state;
-	if (r->a.state_name[0])
-		ibve_strcpy(p->state, r->a.state_name, sizeof(p->state));
-	if (r->a.phys_state[0])
-		ibve_strcpy(p->phys_state, r->a.phys_state,
-			    sizeof(p->phys_state));
-	if (r->a.link_layer[0])
-		ibve_strcpy(p->link_layer, r->a.link_layer,
-			    sizeof(p->link_layer));
-	if (r->a.rate[0])
-		ibve_strcpy(p->rate, r->a.rate, sizeof(p->rate));
-	if (r->a.address[0])
-		ibve_strcpy(p->address, r->a.address, sizeof(p->address));
-}
-
-/* Read R's attributes at NOW: a rate that changed is the last change. */
+/*
+ * Read R's attributes at NOW into its public row (a string sysfs did not
+ * give stays as it was, "-" at first): a rate that changed is the last
+ * change.
+ */
 static void read_attrs(struct ibve_row *r, const struct timespec *now)
 {
+	struct ibve_port_row *p = &r->pub;
 	struct ibve_port_attrs a = { 0 };
 
-	if (ibve_sysfs_port(r->pub.device, r->pub.port, &a))
+	if (ibve_sysfs_port(p->device, p->port, &a))
 		return;
 	if (r->a.rate[0] && a.rate[0] && strcmp(r->a.rate, a.rate)) {
-		r->pub.rate_changed = *now;
-		ibve_strcpy(r->pub.old_rate, r->a.rate,
-			    sizeof(r->pub.old_rate));
+		p->rate_changed = *now;
+		ibve_strcpy(p->old_rate, r->a.rate, sizeof(p->old_rate));
 	}
 	r->a = a;
-	show_attrs(r);
-	r->pub.rate_gbps = strtod(a.rate, NULL);
+	p->live = true;
+	p->state_num = a.state;
+	if (a.state_name[0])
+		ibve_strcpy(p->state, a.state_name, sizeof(p->state));
+	if (a.phys_state[0])
+		ibve_strcpy(p->phys_state, a.phys_state, sizeof(p->phys_state));
+	if (a.link_layer[0])
+		ibve_strcpy(p->link_layer, a.link_layer, sizeof(p->link_layer));
+	if (a.rate[0])
+		ibve_strcpy(p->rate, a.rate, sizeof(p->rate));
+	if (a.address[0])
+		ibve_strcpy(p->address, a.address, sizeof(p->address));
+	p->rate_gbps = strtod(a.rate, NULL);
 }
 
 /* A saved port's health for a new row, as far as it still holds. */
