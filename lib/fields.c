@@ -698,8 +698,8 @@ static void summary_json(struct ibve_json *j, const struct ibve_event *ev)
 	ibve_json_uint(j, "storm_us", m->storm_us);
 }
 
-/* N with a comma every three digits: "12,345". */
-static void put_thousands(struct ibve_buf *b, uint64_t n)
+/* N events in US microseconds: "12,345 in 1.0 s", commas by thousands. */
+static void count_in(struct ibve_buf *b, uint64_t n, uint64_t us)
 {
 	char d[24];
 	int len = snprintf(d, sizeof(d), "%" PRIu64, n);
@@ -709,12 +709,6 @@ static void put_thousands(struct ibve_buf *b, uint64_t n)
 			ibve_buf_putc(b, ',');
 		ibve_buf_putc(b, d[i]);
 	}
-}
-
-/* N events in US microseconds: "12,345 in 1.0 s". */
-static void count_in(struct ibve_buf *b, uint64_t n, uint64_t us)
-{
-	put_thousands(b, n);
 	ibve_buf_printf(b, " in %.1f s", (double)us / 1e6);
 }
 
