@@ -82,6 +82,21 @@ static int opt_str(const struct ibve_jsrc *o, enum ibve_key key, char *dst,
 		return 0;                                                      \
 	}
 
+/* The same of a string MEMBER, read only on records of ONLY (not -1). */
+#define STR_FIELD(f, key, member, flag, only)                                  \
+	static void f##_json(struct ibve_json *j, const struct ibve_event *ev) \
+	{                                                                      \
+		ibve_json_str(j, ibve_keys[key].name, ev->member);             \
+	}                                                                      \
+	static int f##_parse(const struct ibve_jsrc *o, struct ibve_event *ev, \
+			     char *err, size_t errlen)                         \
+	{                                                                      \
+		if (only >= 0 && (int)ev->source != only)                      \
+			return 0;                                              \
+		return opt_str(o, key, ev->member, sizeof(ev->member), ev,     \
+			       flag, err, errlen);                             \
+	}
+
 /* --- qp_num, wq_num, handle ------------------------------------------ */
 
 UINT_FIELD(qp, K_QP_NUM, qp_num, UINT32_MAX, IBVE_FIELD_QP_NUM, -1)
@@ -95,6 +110,7 @@ static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 }
 
 /* --- the kernel source: QP type, owner, consumer, cause ------------------- */
+/* Its fields share the area with others': parsed on its records only. */
 
 static const char *const qp_types[] = {
 	[0] = "SMI",
@@ -142,19 +158,13 @@ static void qp_type_json(struct ibve_json *j, const struct ibve_event *ev)
 	ibve_json_str(j, "qp_type", ibve_qp_type_name(ev->kernel.qp_type));
 }
 
-/* The kernel source's fields share the area with other sources' fields. */
-static bool kernel_line(const struct ibve_event *ev)
-{
-	return ev->source == IBVE_SOURCE_KERNEL;
-}
-
 static int qp_type_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 			 char *err, size_t errlen)
 {
 	const char *s;
 	int r = ibve_get_str(o, K_QP_TYPE, &s, err, errlen);
 
-	if (r <= 0 || !kernel_line(ev))
+	if (r <= 0 || ev->source != IBVE_SOURCE_KERNEL)
 		return r < 0 ? r : 0;
 	if (qp_type_parse_name(s, &ev->kernel.qp_type))
 		FAIL("unknown \"qp_type\" \"%.20s\"", s);
@@ -183,8 +193,7 @@ IBVE_EXPORT size_t ibve_cgroup_job(const char *path, char *buf, size_t size)
 		for (size_t i = 0; i + 3 < n; i++)
 			if (strncmp(p + i, "pod", 3) == 0 &&
 			    (i == 0 || p[i - 1] == '-') &&
-			    isxdigit((unsigned char)p[i + 3]) &&
-			    (i || strncmp(p, "pod", 3) == 0))
+			    isxdigit((unsigned char)p[i + 3]))
 				pod = p + i + 3;
 		if (pod) {
 			size_t m = strcspn(pod, "/.");
@@ -231,7 +240,7 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	uint64_t u;
 	int r;
 
-	if (!kernel_line(ev))
+	if (ev->source != IBVE_SOURCE_KERNEL)
 		return 0;
 	r = ibve_get_uint(o, K_PID, UINT32_MAX, &u, err, errlen);
 	if (r <= 0)
@@ -247,25 +256,13 @@ static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return 0;
 }
 
-static void consumer_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_str(j, "kernel", ev->kernel.consumer);
-}
+STR_FIELD(consumer, K_KERNEL, kernel.consumer, IBVE_FIELD_KERNEL,
+	  IBVE_SOURCE_KERNEL)
 
 static void consumer_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_puts(b, "kernel ");
 	ibve_buf_text_str(b, ev->kernel.consumer);
-}
-
-static int consumer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-			  char *err, size_t errlen)
-{
-	if (!kernel_line(ev))
-		return 0;
-	return opt_str(o, K_KERNEL, ev->kernel.consumer,
-		       sizeof(ev->kernel.consumer), ev, IBVE_FIELD_KERNEL, err,
-		       errlen);
 }
 
 static void after_json(struct ibve_json *j, const struct ibve_event *ev)
@@ -309,7 +306,7 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	uint64_t u;
 	int r;
 
-	if (!kernel_line(ev))
+	if (ev->source != IBVE_SOURCE_KERNEL)
 		return 0;
 	r = opt_str(o, K_AFTER, ev->kernel.after, sizeof(ev->kernel.after), ev,
 		    IBVE_FIELD_AFTER, err, errlen);
@@ -345,21 +342,11 @@ static void handle_text(struct ibve_buf *b, const struct ibve_event *ev)
 
 /* --- chardev, netdev --------------------------------------------------- */
 
-static void chardev_json(struct ibve_json *j, const struct ibve_event *ev)
-{
-	ibve_json_str(j, "chardev", ev->chardev);
-}
+STR_FIELD(chardev, K_CHARDEV, chardev, IBVE_FIELD_CHARDEV, -1)
 
 static void chardev_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_text_str(b, ev->chardev);
-}
-
-static int chardev_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-			 char *err, size_t errlen)
-{
-	return opt_str(o, K_CHARDEV, ev->chardev, sizeof(ev->chardev), ev,
-		       IBVE_FIELD_CHARDEV, err, errlen);
 }
 
 static void netdev_json(struct ibve_json *j, const struct ibve_event *ev)
@@ -401,12 +388,7 @@ static void lost_text(struct ibve_buf *b, const struct ibve_event *ev)
 }
 
 /* --- verbs: down time, rate changes --------------------------------------- */
-
-/* The verbs source's fields share the area with other sources' fields. */
-static bool verbs_line(const struct ibve_event *ev)
-{
-	return ev->source == IBVE_SOURCE_VERBS;
-}
+/* Its fields share the area with others': parsed on its records only. */
 
 UINT_FIELD(down, K_DOWN_US, verbs.down_us, UINT64_MAX, IBVE_FIELD_DOWN,
 	   IBVE_SOURCE_VERBS)
@@ -496,7 +478,8 @@ static int rates_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	size_t n;
 
 	o->get(o, K_RATES, &v);
-	if (v.type == J_ABSENT || v.type == J_NULL || !verbs_line(ev))
+	if (v.type == J_ABSENT || v.type == J_NULL ||
+	    ev->source != IBVE_SOURCE_VERBS)
 		return 0;
 	a = (struct json_object *)v.obj;
 	if (v.type != J_OTHER || !a || !json_object_is_type(a, json_type_array))
@@ -563,7 +546,8 @@ static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	int k, st, nt = 0;
 
 	o->get(o, K_PEER, &jv);
-	if (jv.type == J_ABSENT || jv.type == J_NULL || !verbs_line(ev))
+	if (jv.type == J_ABSENT || jv.type == J_NULL ||
+	    ev->source != IBVE_SOURCE_VERBS)
 		return 0;
 	x = (struct json_object *)jv.obj;
 	if (jv.type != J_OTHER || !x ||
@@ -714,8 +698,8 @@ static void summary_json(struct ibve_json *j, const struct ibve_event *ev)
 	ibve_json_uint(j, "storm_us", m->storm_us);
 }
 
-/* N with a comma every three digits: "12,345". */
-static void put_thousands(struct ibve_buf *b, uint64_t n)
+/* N events in US microseconds: "12,345 in 1.0 s", commas by thousands. */
+static void count_in(struct ibve_buf *b, uint64_t n, uint64_t us)
 {
 	char d[24];
 	int len = snprintf(d, sizeof(d), "%" PRIu64, n);
@@ -725,12 +709,6 @@ static void put_thousands(struct ibve_buf *b, uint64_t n)
 			ibve_buf_putc(b, ',');
 		ibve_buf_putc(b, d[i]);
 	}
-}
-
-/* N events in US microseconds: "12,345 in 1.0 s". */
-static void count_in(struct ibve_buf *b, uint64_t n, uint64_t us)
-{
-	put_thousands(b, n);
 	ibve_buf_printf(b, " in %.1f s", (double)us / 1e6);
 }
 
@@ -789,42 +767,14 @@ static int summary_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 /* --- mlx5: the raw entry, decoded ------------------------------------------ */
 
-/*
- * The event the entry says, against what the line says beside it (LINE,
- * its identity as parsed; no name: nothing said). A name this version does
- * not know cannot be compared: the entry decides.
- */
-static int check_eqe(const struct ibve_jsrc *o, const struct ibve_event *line,
-		     const struct ibve_event *ev, char *err, size_t errlen)
-{
-	struct ibve_jval v;
-	bool same;
-
-	if (!line->name[0])
-		return 0;
-	if (line->desc)
-		same = line->desc->source == IBVE_SOURCE_MLX5 &&
-		       line->desc->code == ev->code;
-	else if (strncmp(line->name, "UNKNOWN(", 8) == 0)
-		same = line->code == ev->code;
-	else
-		return 0;
-	if (same)
-		return 0;
-	o->get(o, K_EVENT, &v);
-	if (v.type == J_STRING)
-		FAIL("\"event\" %s disagrees with its \"eqe\" (%s)", line->name,
-		     ev->name);
-	FAIL("\"code\" %d disagrees with its \"eqe\" (%s)", line->code,
-	     ev->name);
-}
-
 static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		      char *err, size_t errlen)
 {
 	struct ibve_event line;
+	struct ibve_jval v;
 	uint8_t eqe[64];
 	const char *s;
+	bool same;
 	int r = ibve_get_str(o, K_EQE, &s, err, errlen);
 
 	if (r <= 0)
@@ -834,7 +784,28 @@ static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		FAIL("\"eqe\" is not 64 bytes of hex");
 	memcpy(&line, ev, sizeof(line));
 	ibve_mlx5_decode(ev, eqe, sizeof(eqe));
-	return check_eqe(o, &line, ev, err, errlen);
+	/*
+	 * The event the entry says, against what the line says beside it
+	 * (LINE, its identity as parsed; no name: nothing said). A name this
+	 * version does not know cannot be compared: the entry decides.
+	 */
+	if (!line.name[0])
+		return 0;
+	if (line.desc)
+		same = line.desc->source == IBVE_SOURCE_MLX5 &&
+		       line.desc->code == ev->code;
+	else if (strncmp(line.name, "UNKNOWN(", 8) == 0)
+		same = line.code == ev->code;
+	else
+		return 0;
+	if (same)
+		return 0;
+	o->get(o, K_EVENT, &v);
+	if (v.type == J_STRING)
+		FAIL("\"event\" %s disagrees with its \"eqe\" (%s)", line.name,
+		     ev->name);
+	FAIL("\"code\" %d disagrees with its \"eqe\" (%s)", line.code,
+	     ev->name);
 }
 
 /* In the order of JSON and text output; the raw mlx5 entry last. */

@@ -69,7 +69,8 @@ IBVE_EXPORT bool ibve_filter_is_empty(const struct ibve_filter *f)
 static bool parse_severity(const char *s, struct term *t)
 {
 	const char *op;
-	int sev;
+	size_t n;
+	int sev, strict;
 
 	if (strncasecmp(s, "severity", 8) == 0)
 		s += 8;
@@ -77,68 +78,45 @@ static bool parse_severity(const char *s, struct term *t)
 	while (*s == '<' || *s == '>' || *s == '=')
 		s++;
 	sev = ibve_severity_parse(s);
-	if (sev < 0)
+	n = (size_t)(s - op);
+	/* none, =, <, >, <= or >= */
+	if (sev < 0 || n > 2 || (n == 2 && (op[0] == '=' || op[1] != '=')))
 		return false;
+	strict = n == 1 && op[0] != '=';
 	t->kind = T_SEVERITY;
-	t->sev_min = 0;
-	t->sev_max = IBVE_SEVERITY_COUNT - 1;
-	if (s - op == 2 && op[0] == '>' && op[1] == '=')
-		t->sev_min = sev;
-	else if (s - op == 1 && op[0] == '>')
-		t->sev_min = sev + 1;
-	else if (s - op == 2 && op[0] == '<' && op[1] == '=')
-		t->sev_max = sev;
-	else if (s - op == 1 && op[0] == '<')
-		t->sev_max = sev - 1;
-	else if ((s - op == 1 && op[0] == '=') || s == op)
-		t->sev_min = t->sev_max = sev;
-	else
-		return false;
+	t->sev_min = op[0] == '<' ? 0 : sev + strict;
+	t->sev_max = op[0] == '>' ? IBVE_SEVERITY_COUNT - 1 : sev - strict;
 	return true;
 }
 
 static int parse_term(const char *s, struct term *t)
 {
-	const struct ibve_event_desc *d;
-	int v;
+	char *end;
 	long code;
 
 	memset(t, 0, sizeof(*t));
-	d = ibve_event_desc_lookup(s);
-	if (d) {
-		t->kind = T_EVENT;
-		t->desc = d;
+	t->kind = T_EVENT;
+	if ((t->desc = ibve_event_desc_lookup(s)))
 		return 0;
-	}
-	if ((v = ibve_class_parse(s)) >= 0) {
-		t->kind = T_CLASS;
-		t->value = v;
+	t->kind = T_CLASS;
+	if ((t->value = ibve_class_parse(s)) >= 0)
 		return 0;
-	}
-	if ((v = ibve_source_parse(s)) >= 0) {
-		t->kind = T_SOURCE;
-		t->value = v;
+	t->kind = T_SOURCE;
+	if ((t->value = ibve_source_parse(s)) >= 0)
 		return 0;
-	}
 	if (parse_severity(s, t))
 		return 0;
 	if (strncasecmp(s, "IBV_EVENT_", 10) == 0)
 		s += 10;
-	if (strncasecmp(s, "UNKNOWN(", 8) == 0 &&
-	    isdigit((unsigned char)s[8])) {
-		char *end;
-
-		errno = 0;
-		code = strtol(s + 8, &end, 10);
-		if (!errno && end[0] == ')' && end[1] == '\0' &&
-		    code <= INT32_MAX) {
-			t->kind = T_NAME;
-			snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)",
-				 code);
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (strncasecmp(s, "UNKNOWN(", 8) || !isdigit((unsigned char)s[8]))
+		return -EINVAL;
+	errno = 0;
+	code = strtol(s + 8, &end, 10);
+	if (errno || end[0] != ')' || end[1] != '\0' || code > INT32_MAX)
+		return -EINVAL;
+	t->kind = T_NAME;
+	snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)", code);
+	return 0;
 }
 
 /* The term P[0..LEN) names nothing: said, with the nearest name. */
@@ -162,15 +140,19 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 				      bool exclude)
 {
 	struct term_set *set = exclude ? &f->exc : &f->inc;
-	size_t added = 0, len;
-	const char *p = list;
+	size_t added = 0;
 
 	/* All or nothing: a bad term leaves the filter as it was. */
-	for (;;) {
-		const char *end = strchr(p, ',');
+	for (const char *p = list, *end; p; p = end ? end + 1 : NULL) {
+		struct term *v =
+			realloc(set->v, (set->n + added + 1) * sizeof(*v));
 		char word[64];
-		struct term *v;
+		size_t len;
 
+		if (!v)
+			return ibve_error(ENOMEM, "out of memory");
+		set->v = v;
+		end = strchr(p, ',');
 		len = end ? (size_t)(end - p) : strlen(p);
 		while (len && isspace((unsigned char)*p)) {
 			p++;
@@ -178,27 +160,15 @@ IBVE_EXPORT int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 		}
 		while (len && isspace((unsigned char)p[len - 1]))
 			len--;
-		v = realloc(set->v, (set->n + added + 1) * sizeof(*v));
-		if (!v)
-			return ibve_error(ENOMEM, "out of memory");
-		set->v = v;
 		if (!len)
 			return ibve_error(EINVAL, "empty term in '%s'", list);
-		if (len >= sizeof(word))
-			goto unknown;
-		memcpy(word, p, len);
-		word[len] = '\0';
-		if (parse_term(word, &set->v[set->n + added]))
-			goto unknown;
+		snprintf(word, sizeof(word), "%.*s", (int)len, p);
+		if (len >= sizeof(word) || parse_term(word, &v[set->n + added]))
+			return unknown_term(p, len);
 		added++;
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	set->n += added;
 	return 0;
-unknown:
-	return unknown_term(p, len);
 }
 
 /* One more element of SIZE bytes onto the list *V of *N: X's LEN, zeros. */

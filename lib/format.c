@@ -72,16 +72,12 @@ IBVE_EXPORT size_t ibve_time_format(const struct timespec *ts, char *buf,
 					(long)ts->tv_nsec);
 			return ibve_buf_end(&b);
 		}
+		memcpy(last.s, "YYYY-MM-DDTHH:MM:SS", sizeof(last.s));
 		put_digits(last.s, (uint64_t)y, 4);
-		last.s[4] = '-';
 		put_digits(last.s + 5, m, 2);
-		last.s[7] = '-';
 		put_digits(last.s + 8, d, 2);
-		last.s[10] = 'T';
 		put_digits(last.s + 11, (uint64_t)(sec / 3600), 2);
-		last.s[13] = ':';
 		put_digits(last.s + 14, (uint64_t)(sec / 60 % 60), 2);
-		last.s[16] = ':';
 		put_digits(last.s + 17, (uint64_t)(sec % 60), 2);
 		last.sec = ts->tv_sec;
 		last.set = true;

@@ -53,86 +53,73 @@ IBVE_EXPORT void ibve_check_free(struct ibve_check *c)
 	free(c);
 }
 
-static int parse_state(const char *s)
-{
-	static const char *const names[] = {
-		"any", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"
-	};
+enum { C_STATE, C_RATE, C_LINK, C_PEER, C_FLAPS };
 
-	for (int i = 0; i < (int)ARRAY_SIZE(names); i++)
-		if (strcasecmp(s, names[i]) == 0)
-			return i;
-	return -1;
-}
+/* The condition words of an expectation, and what each takes. */
+static const struct {
+	const char *word, *usage;
+} conditions[] = {
+	[C_STATE] = { "state=",
+		      "state is one of DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER, any" },
+	[C_RATE] = { "rate>=", "rate>= takes Gb/s, e.g. rate>=200" },
+	[C_LINK] = { "link=", "link is InfiniBand (ib) or Ethernet (eth)" },
+	[C_PEER] = { "peer=", "peer= takes NAME[:PORT], e.g. peer=SwitchL:2" },
+	[C_FLAPS] = { "flaps<=", "flaps<= takes a count, e.g. flaps<=2" },
+};
 
-static const char *link_name(const char *s)
+/* The value V of condition C into E: false when it is not one. */
+static bool condition_value(struct expect *e, int c, const char *v)
 {
-	if (strcasecmp(s, "ib") == 0 || strcasecmp(s, "infiniband") == 0)
-		return "InfiniBand";
-	if (strcasecmp(s, "eth") == 0 || strcasecmp(s, "ethernet") == 0 ||
-	    strcasecmp(s, "roce") == 0)
-		return "Ethernet";
-	return NULL;
+	const char *colon = strrchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	char *end;
+
+	switch (c) {
+	case C_STATE:
+		for (e->state = 5; e->state > 0; e->state--)
+			if (!strcasecmp(v, ibve_port_state_name(e->state)))
+				return true;
+		return !strcasecmp(v, "any");
+	case C_RATE:
+		e->rate = strtod(v, &end);
+		return end != v && e->rate > 0 &&
+		       (!*end || !strcasecmp(end, "G") ||
+			!strcasecmp(end, "Gb") || !strcasecmp(end, "Gbps"));
+	case C_LINK:
+		if (!strcasecmp(v, "ib") || !strcasecmp(v, "infiniband"))
+			ibve_strcpy(e->link, "InfiniBand", sizeof(e->link));
+		else if (!strcasecmp(v, "eth") || !strcasecmp(v, "ethernet") ||
+			 !strcasecmp(v, "roce"))
+			ibve_strcpy(e->link, "Ethernet", sizeof(e->link));
+		else
+			return false;
+		return true;
+	case C_PEER:
+		if (!n || n >= sizeof(e->peer) ||
+		    (colon &&
+		     (!colon[1] || strlen(colon + 1) >= sizeof(e->peer_port))))
+			return false;
+		memcpy(e->peer, v, n);
+		e->peer[n] = '\0';
+		ibve_strcpy(e->peer_port, colon ? colon + 1 : "*",
+			    sizeof(e->peer_port));
+		return true;
+	}
+	e->flaps = strtol(v, &end, 10);
+	return end != v && !*end && e->flaps >= 0;
 }
 
 /* One condition word of an expectation into E. */
 static int condition(struct expect *e, const char *w)
 {
-	char *end;
+	for (int c = 0; c < (int)ARRAY_SIZE(conditions); c++) {
+		size_t n = strlen(conditions[c].word);
 
-	if (strncmp(w, "state=", 6) == 0) {
-		if ((e->state = parse_state(w + 6)) < 0)
-			return ibve_error(
-				EINVAL,
-				"'%s': state is one of DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER, any",
-				w);
-		return 0;
-	}
-	if (strncmp(w, "rate>=", 6) == 0) {
-		e->rate = strtod(w + 6, &end);
-		if (end == w + 6 || !(e->rate > 0) ||
-		    (*end && strcasecmp(end, "G") && strcasecmp(end, "Gb") &&
-		     strcasecmp(end, "Gbps")))
-			return ibve_error(
-				EINVAL,
-				"'%s': rate>= takes Gb/s, e.g. rate>=200", w);
-		return 0;
-	}
-	if (strncmp(w, "link=", 5) == 0) {
-		const char *l = link_name(w + 5);
-
-		if (!l)
-			return ibve_error(
-				EINVAL,
-				"'%s': link is InfiniBand (ib) or Ethernet (eth)",
-				w);
-		ibve_strcpy(e->link, l, sizeof(e->link));
-		return 0;
-	}
-	if (strncmp(w, "peer=", 5) == 0) {
-		const char *colon = strrchr(w + 5, ':');
-		size_t n = colon ? (size_t)(colon - (w + 5)) : strlen(w + 5);
-
-		if (!n || n >= sizeof(e->peer) ||
-		    (colon &&
-		     (!colon[1] || strlen(colon + 1) >= sizeof(e->peer_port))))
-			return ibve_error(
-				EINVAL,
-				"'%s': peer= takes NAME[:PORT], e.g. peer=SwitchL:2",
-				w);
-		memcpy(e->peer, w + 5, n);
-		e->peer[n] = '\0';
-		ibve_strcpy(e->peer_port, colon ? colon + 1 : "*",
-			    sizeof(e->peer_port));
-		return 0;
-	}
-	if (strncmp(w, "flaps<=", 7) == 0) {
-		e->flaps = strtol(w + 7, &end, 10);
-		if (end == w + 7 || *end || e->flaps < 0)
-			return ibve_error(
-				EINVAL,
-				"'%s': flaps<= takes a count, e.g. flaps<=2",
-				w);
+		if (strncmp(w, conditions[c].word, n))
+			continue;
+		if (!condition_value(e, c, w + n))
+			return ibve_error(EINVAL, "'%s': %s", w,
+					  conditions[c].usage);
 		return 0;
 	}
 	return ibve_error(
@@ -309,11 +296,9 @@ static void check_port(struct ibve_check *c, const struct expect *e,
 	if (e->peer[0])
 		check_peer(c, e, r);
 
-	if (e->state && r->state_num != e->state) {
-		snprintf(brief, sizeof(brief), "%s", r->state);
-		say(c, r->device, r->port, brief, "state %s, expected %s",
+	if (e->state && r->state_num != e->state)
+		say(c, r->device, r->port, r->state, "state %s, expected %s",
 		    r->state, ibve_port_state_name(e->state));
-	}
 	if (e->rate > 0 && r->rate_gbps < e->rate) {
 		snprintf(brief, sizeof(brief), "rate %g<%g Gb/s", r->rate_gbps,
 			 e->rate);

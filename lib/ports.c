@@ -200,42 +200,36 @@ static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 	return r;
 }
 
-/* The strings of the public row from what sysfs gave ("-": unknown). */
-static void show_attrs(struct ibve_row *r)
-{
-	struct ibve_port_row *p = &r->pub;
-
-	p->live = true;
-	p->state_num = r->a.state;
-	if (r->a.state_name[0])
-		ibve_strcpy(p->state, r->a.state_name, sizeof(p->state));
-	if (r->a.phys_state[0])
-		ibve_strcpy(p->phys_state, r->a.phys_state,
-			    sizeof(p->phys_state));
-	if (r->a.link_layer[0])
-		ibve_strcpy(p->link_layer, r->a.link_layer,
-			    sizeof(p->link_layer));
-	if (r->a.rate[0])
-		ibve_strcpy(p->rate, r->a.rate, sizeof(p->rate));
-	if (r->a.address[0])
-		ibve_strcpy(p->address, r->a.address, sizeof(p->address));
-}
-
-/* Read R's attributes at NOW: a rate that changed is the last change. */
+/*
+ * Read R's attributes at NOW into its public row (a string sysfs did not
+ * give stays as it was, "-" at first): a rate that changed is the last
+ * change.
+ */
 static void read_attrs(struct ibve_row *r, const struct timespec *now)
 {
+	struct ibve_port_row *p = &r->pub;
 	struct ibve_port_attrs a = { 0 };
 
-	if (ibve_sysfs_port(r->pub.device, r->pub.port, &a))
+	if (ibve_sysfs_port(p->device, p->port, &a))
 		return;
 	if (r->a.rate[0] && a.rate[0] && strcmp(r->a.rate, a.rate)) {
-		r->pub.rate_changed = *now;
-		ibve_strcpy(r->pub.old_rate, r->a.rate,
-			    sizeof(r->pub.old_rate));
+		p->rate_changed = *now;
+		ibve_strcpy(p->old_rate, r->a.rate, sizeof(p->old_rate));
 	}
 	r->a = a;
-	show_attrs(r);
-	r->pub.rate_gbps = strtod(a.rate, NULL);
+	p->live = true;
+	p->state_num = a.state;
+	if (a.state_name[0])
+		ibve_strcpy(p->state, a.state_name, sizeof(p->state));
+	if (a.phys_state[0])
+		ibve_strcpy(p->phys_state, a.phys_state, sizeof(p->phys_state));
+	if (a.link_layer[0])
+		ibve_strcpy(p->link_layer, a.link_layer, sizeof(p->link_layer));
+	if (a.rate[0])
+		ibve_strcpy(p->rate, a.rate, sizeof(p->rate));
+	if (a.address[0])
+		ibve_strcpy(p->address, a.address, sizeof(p->address));
+	p->rate_gbps = strtod(a.rate, NULL);
 }
 
 /* A saved port's health for a new row, as far as it still holds. */
@@ -257,8 +251,8 @@ static void restore(struct ibve_ports *t, struct ibve_row *r,
 			continue;
 		p->flaps = sp->flaps;
 		p->last_down = sp->last_down;
-		for (size_t k = 0; k < sp->flap_n; k++)
-			r->flap_at[k] = sp->flap_at[k];
+		memcpy(r->flap_at, sp->flap_at,
+		       sp->flap_n * sizeof(*r->flap_at));
 		r->flap_n = sp->flap_n;
 		r->flap_head = sp->flap_n % IBVE_FLAPS_KEPT;
 		/* the same state as when saved: since then, exactly */
@@ -631,6 +625,10 @@ static void rates_changed(struct ibve_ports *t, const struct ibve_event *ev)
 		const struct ibve_rate_change *c = &ev->verbs.rates[i];
 		struct ibve_row *r = find_row(t, ev->device, c->port);
 
+		/* a capture: the ports it names are ports of the device */
+		if (!r && !(t->flags & IBVE_PORTS_SYSFS) &&
+		    (r = add_row(t, ev->device, c->port)))
+			restore(t, r, &ev->time);
 		if (!r)
 			continue;
 		r->pub.rate_changed = ev->time;
@@ -656,11 +654,9 @@ static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
 			read_ports(t, ev->device);
 	} else if (ev->code == IBVE_HOTPLUG_DEVICE_REMOVED) {
 		d->present = false;
-		if (live) {
+		if (live)
 			drop_rows(t, ev->device);
-			return;
-		}
-		/* a capture: its ports' state is not known any more */
+		/* a capture: its ports' state is unknown now (live: no rows) */
 		for (size_t i = row_lower(t, ev->device, 0);
 		     i < t->nrows &&
 		     strcmp(t->rows[i].pub.device, ev->device) == 0;
@@ -762,16 +758,8 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		health(t, r, ev, k);
 		return;
 	}
-	if (ev->source == IBVE_SOURCE_VERBS &&
-	    (ev->fields & IBVE_FIELD_RATES)) {
-		/* a capture: the ports it names are ports of the device */
-		for (uint32_t i = 0; !live && i < ev->verbs.nrates; i++)
-			if (!find_row(t, ev->device, ev->verbs.rates[i].port) &&
-			    (r = add_row(t, ev->device,
-					 ev->verbs.rates[i].port)))
-				restore(t, r, &ev->time);
+	if (ev->source == IBVE_SOURCE_VERBS && (ev->fields & IBVE_FIELD_RATES))
 		rates_changed(t, ev);
-	}
 	/* About the whole device: every port of it shows it. */
 	for (size_t i = row_lower(t, ev->device, 0);
 	     i < t->nrows && strcmp(t->rows[i].pub.device, ev->device) == 0;
