@@ -123,12 +123,10 @@ static void help(const struct cmd_spec *spec, FILE *f)
 		n = o->id < 256 ? fprintf(f, "  -%c, --%s", o->id, o->name)
 				: fprintf(f, "      --%s", o->name);
 		if (o->arg)
-			n += fprintf(f, "%s%s",
-				     o->has_arg == optional_argument ? "[="
-								     : " ",
+			n += fprintf(f,
+				     o->has_arg == optional_argument ? "[=%s]"
+								     : " %s",
 				     o->arg);
-		if (o->has_arg == optional_argument)
-			n += fprintf(f, "]");
 		fprintf(f, "%*s", n + 2 < HELP_COLUMN ? HELP_COLUMN - n : 2,
 			"");
 		while (*h) {
@@ -144,19 +142,12 @@ static void help(const struct cmd_spec *spec, FILE *f)
 		fprintf(f, "\n%s", spec->epilogue);
 }
 
-static void version(const struct cmd_spec *spec)
-{
-	const char *extra = spec->features ? spec->features() : NULL;
-
-	printf("%s %s (libibvevent %s%s%s)\n", cmd_prog, IBVE_VERSION,
-	       ibve_version(), extra ? "; " : "", extra ? extra : "");
-}
-
 int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 	       const char **arg)
 {
 	static struct option longs[64];
 	static char shorts[128];
+	const char *extra;
 	int c;
 
 	if (!longs[0].name) {
@@ -189,7 +180,9 @@ again:
 		help(spec, stdout);
 		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
 	case 'V':
-		version(spec);
+		extra = spec->features ? spec->features() : NULL;
+		printf("%s %s (libibvevent %s%s%s)\n", cmd_prog, IBVE_VERSION,
+		       ibve_version(), extra ? "; " : "", extra ? extra : "");
 		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
 	case '?':
 	case ':':
