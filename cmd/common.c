@@ -77,8 +77,7 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 		s->replay = arg;
 		break;
 	case CMD_OPT_FLAP_WINDOW:
-		s->flap_window = cmd_duration(
-			arg, "invalid duration '%s': e.g. 90s, 10m, 2h");
+		s->flap_window = cmd_duration(arg);
 		break;
 	case 'A':
 		s->all = true;
@@ -264,27 +263,23 @@ double cmd_seconds(const char *arg, const char *what, double min, double max)
 	return v;
 }
 
-double cmd_duration(const char *arg, const char *what)
+double cmd_duration(const char *arg)
 {
+	/* a unit's seconds; with none, strchr() finds the end: seconds too */
 	static const char units[] = "smhd";
-	static const double secs[] = { 1, 60, 3600, 86400 };
+	static const double secs[] = { 1, 60, 3600, 86400, 1 };
 	const char *u;
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || !isfinite(v) || v <= 0)
-		cmd_usage_error(what, arg);
-	if (*end) {
-		u = strchr(units, *end);
-		if (!u || end[1])
-			cmd_usage_error(what, arg);
-		v *= secs[u - units];
-	}
-	if (v > 1e9)
-		cmd_usage_error(what, arg);
-	return v;
+	u = strchr(units, *end);
+	if (errno || end == arg || !isfinite(v) || v <= 0 || !u ||
+	    (*end && end[1]) || v * secs[u - units] > 1e9)
+		cmd_usage_error("invalid duration '%s': e.g. 90s, 10m, 2h",
+				arg);
+	return v * secs[u - units];
 }
 
 uint32_t cmd_port(const char *arg)
