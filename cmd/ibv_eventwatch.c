@@ -112,19 +112,6 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	return EXIT_OK;
 }
 
-/* "watching ...", unless -q; none yet is said either way. */
-static void say_watching(const struct ibve_pipeline *p, bool quiet)
-{
-	char what[4096];
-	bool none = !ibve_pipeline_devices(p, NULL, 0);
-
-	ibve_pipeline_describe(p, what, sizeof(what));
-	if (!quiet) /* "watching 0 devices (hot-plug: netlink)" */
-		cmd_error("watching %s", what);
-	else if (none)
-		cmd_error("no RDMA devices yet: waiting for them to appear");
-}
-
 static int on_signal(int signo, void *arg)
 {
 	(void)signo;
@@ -153,6 +140,7 @@ int main(int argc, char **argv)
 	struct ibve_pipeline *p = NULL;
 	struct ibve_ports *ports = NULL;
 	struct ibve_http *http = NULL;
+	char what[4096];
 	int status;
 
 	cmd_prog = "ibv_eventwatch";
@@ -188,8 +176,13 @@ int main(int argc, char **argv)
 		status = cmd_start_failed(p);
 		goto out;
 	}
-	if (!w.c.replay)
-		say_watching(p, w.quiet);
+	/* "watching 0 devices (hot-plug: netlink)", unless -q; none yet is
+	 * said either way */
+	ibve_pipeline_describe(p, what, sizeof(what));
+	if (!w.c.replay && !w.quiet)
+		cmd_error("watching %s", what);
+	else if (!w.c.replay && !ibve_pipeline_devices(p, NULL, 0))
+		cmd_error("no RDMA devices yet: waiting for them to appear");
 	status = outcome(&w, p, ibve_pipeline_run(p, &w.run));
 out:
 	ibve_pipeline_free(p);
