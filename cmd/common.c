@@ -36,6 +36,12 @@ static const struct cmd_opt shared[] = {
 	  "no colours (also when NO_COLOR is set)" },
 };
 
+/* Every command's last options, answered by cmd_getopt(). */
+static const struct cmd_opt builtin[] = {
+	{ 'h', "help", no_argument, NULL, "show this help" },
+	{ 'V', "version", no_argument, NULL, "show the version" },
+};
+
 /* A device name (-d), kept in *NAMES (grown). */
 static void cmd_device(const char *arg, const char ***names, size_t *n)
 {
@@ -71,8 +77,7 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 		s->replay = arg;
 		break;
 	case CMD_OPT_FLAP_WINDOW:
-		s->flap_window = cmd_duration(
-			arg, "invalid duration '%s': e.g. 90s, 10m, 2h");
+		s->flap_window = cmd_duration(arg);
 		break;
 	case 'A':
 		s->all = true;
@@ -89,10 +94,14 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 	}
 }
 
-/* Option I of SPEC, a shared one looked up in the shared table. */
+/*
+ * Option I of SPEC, then -h and -V; a shared one looked up in the shared
+ * table.
+ */
 static const struct cmd_opt *opt_at(const struct cmd_spec *spec, size_t i)
 {
-	const struct cmd_opt *o = &spec->opts[i];
+	const struct cmd_opt *o = i < spec->nopts ? &spec->opts[i]
+						  : &builtin[i - spec->nopts];
 
 	for (size_t k = 0; !o->name && k < sizeof(shared) / sizeof(*shared);
 	     k++)
@@ -105,7 +114,7 @@ static const struct cmd_opt *opt_at(const struct cmd_spec *spec, size_t i)
 static void help(const struct cmd_spec *spec, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n%s\n", cmd_prog, spec->usage, spec->summary);
-	for (size_t i = 0; i < spec->nopts; i++) {
+	for (size_t i = 0; i < spec->nopts + 2; i++) {
 		const struct cmd_opt *o = opt_at(spec, i);
 		const char *h = o->help;
 		int n;
@@ -113,12 +122,10 @@ static void help(const struct cmd_spec *spec, FILE *f)
 		n = o->id < 256 ? fprintf(f, "  -%c, --%s", o->id, o->name)
 				: fprintf(f, "      --%s", o->name);
 		if (o->arg)
-			n += fprintf(f, "%s%s",
-				     o->has_arg == optional_argument ? "[="
-								     : " ",
+			n += fprintf(f,
+				     o->has_arg == optional_argument ? "[=%s]"
+								     : " %s",
 				     o->arg);
-		if (o->has_arg == optional_argument)
-			n += fprintf(f, "]");
 		fprintf(f, "%*s", n + 2 < HELP_COLUMN ? HELP_COLUMN - n : 2,
 			"");
 		while (*h) {
@@ -130,19 +137,8 @@ static void help(const struct cmd_spec *spec, FILE *f)
 				fprintf(f, "%*s", HELP_COLUMN, "");
 		}
 	}
-	fprintf(f, "  -h, --help%*sshow this help\n", HELP_COLUMN - 12, "");
-	fprintf(f, "  -V, --version%*sshow the version\n", HELP_COLUMN - 15,
-		"");
 	if (spec->epilogue)
 		fprintf(f, "\n%s", spec->epilogue);
-}
-
-static void version(const struct cmd_spec *spec)
-{
-	const char *extra = spec->features ? spec->features() : NULL;
-
-	printf("%s %s (libibvevent %s%s%s)\n", cmd_prog, IBVE_VERSION,
-	       ibve_version(), extra ? "; " : "", extra ? extra : "");
 }
 
 int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
@@ -150,6 +146,7 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 {
 	static struct option longs[64];
 	static char shorts[128];
+	const char *extra;
 	int c;
 
 	if (!longs[0].name) {
@@ -157,7 +154,7 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 
 		if (spec->shared && !spec->shared->filter)
 			spec->shared->filter = cmd_filter();
-		for (size_t i = 0; i < spec->nopts && k < 61; i++) {
+		for (size_t i = 0; i < spec->nopts + 2 && k < 63; i++) {
 			const struct cmd_opt *o = opt_at(spec, i);
 
 			longs[k++] = (struct option){ o->name, o->has_arg, NULL,
@@ -168,10 +165,6 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 			if (o->has_arg == required_argument)
 				shorts[s++] = ':';
 		}
-		longs[k++] = (struct option){ "help", no_argument, NULL, 'h' };
-		longs[k++] =
-			(struct option){ "version", no_argument, NULL, 'V' };
-		memcpy(shorts + s, "hV", 3);
 	}
 again:
 	c = getopt_long(argc, argv, shorts, longs, NULL);
@@ -186,7 +179,9 @@ again:
 		help(spec, stdout);
 		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
 	case 'V':
-		version(spec);
+		extra = spec->features ? spec->features() : NULL;
+		printf("%s %s (libibvevent %s%s%s)\n", cmd_prog, IBVE_VERSION,
+		       ibve_version(), extra ? "; " : "", extra ? extra : "");
 		exit(fflush(stdout) ? EXIT_RUNTIME : EXIT_OK);
 	case '?':
 	case ':':
@@ -268,27 +263,23 @@ double cmd_seconds(const char *arg, const char *what, double min, double max)
 	return v;
 }
 
-double cmd_duration(const char *arg, const char *what)
+double cmd_duration(const char *arg)
 {
+	/* a unit's seconds; with none, strchr() finds the end: seconds too */
 	static const char units[] = "smhd";
-	static const double secs[] = { 1, 60, 3600, 86400 };
+	static const double secs[] = { 1, 60, 3600, 86400, 1 };
 	const char *u;
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || !isfinite(v) || v <= 0)
-		cmd_usage_error(what, arg);
-	if (*end) {
-		u = strchr(units, *end);
-		if (!u || end[1])
-			cmd_usage_error(what, arg);
-		v *= secs[u - units];
-	}
-	if (v > 1e9)
-		cmd_usage_error(what, arg);
-	return v;
+	u = strchr(units, *end);
+	if (errno || end == arg || !isfinite(v) || v <= 0 || !u ||
+	    (*end && end[1]) || v * secs[u - units] > 1e9)
+		cmd_usage_error("invalid duration '%s': e.g. 90s, 10m, 2h",
+				arg);
+	return v * secs[u - units];
 }
 
 uint32_t cmd_port(const char *arg)

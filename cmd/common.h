@@ -117,7 +117,7 @@ unsigned long cmd_count(const char *arg, const char *what, unsigned long min,
 double cmd_seconds(const char *arg, const char *what, double min, double max);
 uint32_t cmd_port(const char *arg);
 /* "90", "90s", "10m", "2h", "1d": seconds, more than 0 (else usage). */
-double cmd_duration(const char *arg, const char *what);
+double cmd_duration(const char *arg);
 
 /* Whether text on standard output gets colours (not NO_COLOR, a tty). */
 bool cmd_color(bool no_color, bool need_tty_stdout);

@@ -31,34 +31,13 @@ static int add_sources(struct ibve_pipeline *p, const struct watch *w)
 }
 
 /*
- * The endpoint: its web configuration (what the file says wrong is a
- * usage error, what it names that cannot be had a runtime failure), then
- * the server, which keeps the configuration. An exit status.
- */
-static int add_http(struct ibve_pipeline *p, const struct watch *w,
-		    struct ibve_ports *ports, struct ibve_http **http)
-{
-	struct ibve_webconfig *c = NULL;
-	int r = w->web_config ? ibve_webconfig_load(&c, w->web_config) : 0;
-
-	if (r) {
-		cmd_error("%s", ibve_errmsg());
-		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	if (ibve_http_new(http, w->listen, ports, c, ibve_pipeline_loop(p))) {
-		cmd_error("--metrics-listen %s", ibve_errmsg());
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
-}
-
-/*
  * Metrics: the saved counters, a sink that keeps the file and the state,
- * and the HTTP endpoint. An exit status.
+ * and the HTTP endpoint with its web configuration. An exit status.
  */
 static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 		       struct ibve_ports **ports, struct ibve_http **http)
 {
+	struct ibve_webconfig *c = NULL;
 	struct ibve_sink *s;
 	int r;
 
@@ -75,7 +54,21 @@ static int add_metrics(struct ibve_pipeline *p, const struct watch *w,
 	    ibve_sink_metrics(&s, *ports, w->metrics, w->state) ||
 	    ibve_pipeline_add_sink(p, s, IBVE_SINK_ALL))
 		return cmd_fail();
-	return w->listen ? add_http(p, w, *ports, http) : EXIT_OK;
+	if (!w->listen)
+		return EXIT_OK;
+	/* the web configuration: what the file says wrong is a usage error,
+	 * what it names that cannot be had a runtime failure */
+	r = w->web_config ? ibve_webconfig_load(&c, w->web_config) : 0;
+	if (r) {
+		cmd_error("%s", ibve_errmsg());
+		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	/* the server keeps the configuration */
+	if (ibve_http_new(http, w->listen, *ports, c, ibve_pipeline_loop(p))) {
+		cmd_error("--metrics-listen %s", ibve_errmsg());
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
 }
 
 /*
@@ -119,19 +112,6 @@ static int add_sinks(struct ibve_pipeline *p, const struct watch *w,
 	return EXIT_OK;
 }
 
-/* "watching ...", unless -q; none yet is said either way. */
-static void say_watching(const struct ibve_pipeline *p, bool quiet)
-{
-	char what[4096];
-	bool none = !ibve_pipeline_devices(p, NULL, 0);
-
-	ibve_pipeline_describe(p, what, sizeof(what));
-	if (!quiet) /* "watching 0 devices (hot-plug: netlink)" */
-		cmd_error("watching %s", what);
-	else if (none)
-		cmd_error("no RDMA devices yet: waiting for them to appear");
-}
-
 static int on_signal(int signo, void *arg)
 {
 	(void)signo;
@@ -160,6 +140,7 @@ int main(int argc, char **argv)
 	struct ibve_pipeline *p = NULL;
 	struct ibve_ports *ports = NULL;
 	struct ibve_http *http = NULL;
+	char what[4096];
 	int status;
 
 	cmd_prog = "ibv_eventwatch";
@@ -195,8 +176,13 @@ int main(int argc, char **argv)
 		status = cmd_start_failed(p);
 		goto out;
 	}
-	if (!w.c.replay)
-		say_watching(p, w.quiet);
+	/* "watching 0 devices (hot-plug: netlink)", unless -q; none yet is
+	 * said either way */
+	ibve_pipeline_describe(p, what, sizeof(what));
+	if (!w.c.replay && !w.quiet)
+		cmd_error("watching %s", what);
+	else if (!w.c.replay && !ibve_pipeline_devices(p, NULL, 0))
+		cmd_error("no RDMA devices yet: waiting for them to appear");
 	status = outcome(&w, p, ibve_pipeline_run(p, &w.run));
 out:
 	ibve_pipeline_free(p);

@@ -74,15 +74,13 @@ static int read_capture(const struct watch *w, struct ibve_ports *t)
 	struct ibve_sink *s;
 	int status = EXIT_OK;
 
-	if (ibve_pipeline_new(&p) ||
-	    ibve_pipeline_add_source(p, "replay", &so) ||
-	    cmd_exclude(p, &w->c)) {
-		ibve_pipeline_free(p);
+	if (ibve_pipeline_new(&p))
 		return cmd_fail();
-	}
-	ibve_pipeline_set_notes(p, cmd_notes, NULL);
-	if (ibve_sink_ports(&s, t) || ibve_pipeline_add_sink(p, s, 0) ||
-	    ibve_pipeline_start(p) || ibve_pipeline_run(p, &ro) < 0)
+	ibve_pipeline_set_notes(p, cmd_notes, NULL); /* heard while it runs */
+	if (ibve_pipeline_add_source(p, "replay", &so) ||
+	    cmd_exclude(p, &w->c) || ibve_sink_ports(&s, t) ||
+	    ibve_pipeline_add_sink(p, s, 0) || ibve_pipeline_start(p) ||
+	    ibve_pipeline_run(p, &ro) < 0)
 		status = cmd_fail();
 	else if (ibve_pipeline_bad_input(p))
 		status = EXIT_BAD_INPUT;
@@ -99,30 +97,22 @@ static void port_name(char *buf, size_t size,
 		snprintf(buf, size, "%s", p->device);
 }
 
-/* The first line: "rxe0/1 DOWN", "+2 more" when there are more. */
-static void reason(char *buf, const struct ibve_check_problem *p, size_t n)
-{
-	char name[IBVE_NAME_MAX + 16], more[32] = "", all[256];
-	size_t len;
-
-	port_name(name, sizeof(name), p);
-	if (n > 1)
-		snprintf(more, sizeof(more), " (+%zu more)", n - 1);
-	snprintf(all, sizeof(all), "%s %s%s", name, p->brief, more);
-	len = strlen(all) > REASON_MAX ? REASON_MAX : strlen(all);
-	memcpy(buf, all, len);
-	buf[len] = '\0';
-}
-
 static int report(const struct watch *w, const struct ibve_ports *t,
 		  const struct ibve_check_problem *p, size_t n, int ndev)
 {
 	char first[REASON_MAX + 1] = "", name[IBVE_NAME_MAX + 16];
+	struct ibve_buf reason = { first, sizeof(first), 0 };
 
+	/* the first line, cut: "rxe0/1 DOWN (+2 more)" */
+	if (n)
+		port_name(name, sizeof(name), p);
 	if (!ndev)
-		snprintf(first, sizeof(first), "no RDMA devices");
+		ibve_buf_puts(&reason, "no RDMA devices");
+	else if (n > 1)
+		ibve_buf_printf(&reason, "%s %s (+%zu more)", name, p->brief,
+				n - 1);
 	else if (n)
-		reason(first, p, n);
+		ibve_buf_printf(&reason, "%s %s", name, p->brief);
 	if (w->json) {
 		char out[65536];
 		struct ibve_buf b = { out, sizeof(out), 0 };

@@ -225,9 +225,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 				0, ULONG_MAX);
 			break;
 		case OPT_SINCE:
-			w->since = cmd_duration(
-				arg,
-				"invalid duration '%s': e.g. 90s, 10m, 2h");
+			w->since = cmd_duration(arg);
 			break;
 		}
 	}
