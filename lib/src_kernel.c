@@ -939,16 +939,9 @@ out:
 /* The RDMA modules whose handlers are hooked: loaded, with BTF? */
 static const char *missing_module(void)
 {
-	static const char *const mods[] = { "ib_core", "ib_uverbs" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(mods); i++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/sys/module/%s", mods[i]);
-		if (access(path, F_OK))
-			return mods[i];
-	}
-	return NULL;
+	if (access("/sys/module/ib_core", F_OK))
+		return "ib_core";
+	return access("/sys/module/ib_uverbs", F_OK) ? "ib_uverbs" : NULL;
 }
 
 static int start(void *arg)
