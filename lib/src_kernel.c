@@ -255,30 +255,23 @@ static __thread struct {
 static int walk_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
-	struct cg *v;
+	struct cg *v = walk.v;
 
 	(void)ftw;
 	if (type != FTW_D)
 		return 0;
 	if (walk.n == walk.cap) {
-		size_t cap = walk.cap ? walk.cap * 2 : 64;
-
-		v = realloc(walk.v, cap * sizeof(*v));
-		if (!v) {
-			walk.failed = true;
-			return 1;
-		}
-		walk.v = v;
-		walk.cap = cap;
+		walk.cap = walk.cap ? walk.cap * 2 : 64;
+		v = realloc(walk.v, walk.cap * sizeof(*v));
 	}
+	if (v)
+		walk.v = v;
 	path += walk.root;
-	walk.v[walk.n].id = st->st_ino;
-	walk.v[walk.n].path = strdup(*path ? path : "/");
-	if (!walk.v[walk.n].path) {
+	if (!v || !(v[walk.n].path = strdup(*path ? path : "/"))) {
 		walk.failed = true;
 		return 1;
 	}
-	walk.n++;
+	v[walk.n++].id = st->st_ino;
 	return 0;
 }
 
