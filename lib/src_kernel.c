@@ -89,6 +89,7 @@ struct agg {
 	struct ibve_kagg_key key;
 	uint64_t said;
 	int64_t at; /* ns of the last delivery; 0: none */
+	bool quiet; /* for two intervals: to leave the map */
 };
 
 /* cgroup v2 ids (inode numbers of its directories) and their paths. */
@@ -513,21 +514,19 @@ static void deliver(struct kernel *s, struct agg *a, struct ibve_kagg *v,
 static void drain(struct kernel *s, int64_t now)
 {
 	const struct bpf_map *m = s->skel->maps.agg;
-	struct ibve_kagg_key key, next, *gone = NULL;
 	const struct ibve_kagg_key *prev = NULL;
+	struct ibve_kagg_key key;
 	struct ibve_kagg v;
-	size_t ngone = 0;
+	size_t n = 0;
 	bool kept = false;
 
 	/* a new interval: each key's next event is sent, not counted */
 	__atomic_add_fetch(&s->skel->bss->epoch, 1, __ATOMIC_RELAXED);
-	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+	for (; !bpf_map__get_next_key(m, prev, &key, sizeof(key));
+	     prev = &key) {
 		uint64_t said;
 		struct agg *a;
-		void *g;
 
-		key = next;
-		prev = &key;
 		if (bpf_map__lookup_elem(m, &key, sizeof(key), &v, sizeof(v),
 					 0) ||
 		    !(a = agg_of(s, &key))) {
@@ -536,31 +535,25 @@ static void drain(struct kernel *s, int64_t now)
 		}
 		said = a->said;
 		deliver(s, a, &v, now);
-		if (v.count != said || now - (int64_t)v.start < 2 * AGG_NS ||
-		    !(g = realloc(gone, (ngone + 1) * sizeof(key)))) {
-			kept = true;
-			continue;
-		}
-		gone = g;
-		gone[ngone++] = key;
+		a->quiet = v.count == said &&
+			   now - (int64_t)v.start >= 2 * AGG_NS;
 	}
 	/* after the walk: a key deleted under it would restart it */
-	for (size_t i = 0; i < ngone; i++) {
-		struct agg *a = bsearch(&gone[i], s->aggs, s->naggs, sizeof(*a),
-					agg_cmp);
+	for (size_t i = 0; i < s->naggs; i++) {
+		struct agg *a = &s->aggs[i];
 
-		if (!a || bpf_map__lookup_and_delete_elem(m, &gone[i],
-							  sizeof(gone[i]), &v,
-							  sizeof(v), 0)) {
-			kept = true;
+		if (a->quiet &&
+		    !bpf_map__lookup_and_delete_elem(m, &a->key, sizeof(a->key),
+						     &v, sizeof(v), 0)) {
+			/* what came since the walk (its interval began again) */
+			deliver(s, a, &v, now);
 			continue;
 		}
-		/* what came since the walk (its interval began again) */
-		deliver(s, a, &v, now);
-		memmove(a, a + 1,
-			(--s->naggs - (size_t)(a - s->aggs)) * sizeof(*a));
+		a->quiet = false;
+		s->aggs[n++] = *a;
+		kept = true;
 	}
-	free(gone);
+	s->naggs = n;
 	if (kept)
 		drain_arm(s);
 }
