@@ -580,17 +580,14 @@ static int sample(void *ctx, void *data, size_t size)
 static void lost_say(struct kernel *s)
 {
 	const struct bpf_map *m = s->skel->maps.lost_by_device;
-	char key[64], next[64];
 	const char *prev = NULL;
+	char key[64]; /* ended: count_lost() reads the name into 64 zeroes */
 
-	while (!bpf_map__get_next_key(m, prev, next, sizeof(next))) {
+	for (; !bpf_map__get_next_key(m, prev, key, sizeof(key)); prev = key) {
 		struct dev *g;
 		struct ibve_event *ev;
 		uint64_t n;
 
-		memcpy(key, next, sizeof(key));
-		prev = key;
-		key[sizeof(key) - 1] = '\0';
 		if (bpf_map__lookup_elem(m, key, sizeof(key), &n, sizeof(n),
 					 0) ||
 		    !ibve_names_want(&s->names, &s->h, key) ||
@@ -713,15 +710,13 @@ static __thread char libbpf_said[256];
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	char line[sizeof(libbpf_said)];
 	size_t n;
 
 	if (level == LIBBPF_DEBUG)
 		return 0;
-	n = (size_t)vsnprintf(line, sizeof(line), fmt, ap);
-	if (n && n < sizeof(line) && line[n - 1] == '\n')
-		line[n - 1] = '\0';
-	ibve_strcpy(libbpf_said, line, sizeof(libbpf_said));
+	n = (size_t)vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, ap);
+	if (n && n < sizeof(libbpf_said) && libbpf_said[n - 1] == '\n')
+		libbpf_said[n - 1] = '\0';
 	return 0;
 }
 
