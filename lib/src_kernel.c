@@ -740,20 +740,11 @@ struct hook {
 };
 
 #define PROG(name) offsetof(struct ibve_kbpf, progs.name)
-/* FUNC of MODULE, hooked by the programs fe_NAME and kp_NAME */
-#define HOOK(module, func, name)                                \
-	{                                                       \
-		module, #func, PROG(fe_##name), PROG(kp_##name) \
-	}
+/* in the order of enum ibve_khook, made from the same list */
+#define HOOK(name, NAME, module, func) \
+	{ #module, #func, PROG(fe_##name), PROG(kp_##name) },
 
-static const struct hook hooks[IBVE_KHOOK_COUNT] = {
-	[IBVE_KHOOK_QP] = HOOK("ib_uverbs", ib_uverbs_qp_event_handler, qp),
-	[IBVE_KHOOK_CQ] = HOOK("ib_uverbs", ib_uverbs_cq_event_handler, cq),
-	[IBVE_KHOOK_SRQ] = HOOK("ib_uverbs", ib_uverbs_srq_event_handler, srq),
-	[IBVE_KHOOK_WQ] = HOOK("ib_uverbs", ib_uverbs_wq_event_handler, wq),
-	[IBVE_KHOOK_CORE_QP] = HOOK("ib_core", __ib_qp_event_handler, core_qp),
-	[IBVE_KHOOK_PORT] = HOOK("ib_core", ib_dispatch_event_clients, port),
-};
+static const struct hook hooks[IBVE_KHOOK_COUNT] = { IBVE_KHOOKS(HOOK) };
 
 static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
 {

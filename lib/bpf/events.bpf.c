@@ -415,25 +415,19 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 }
 
 /*
- * HOOK(name, function, hook): the program pair of FUNCTION, fentry (where
- * the kernel's BTF allows a trampoline) and kprobe (where it does not),
- * named fe_NAME and kp_NAME in the skeleton.
+ * Each hook's program pair: fentry where the kernel's BTF allows a
+ * trampoline, kprobe where it does not.
  */
-#define HOOK(name, function, hook)                    \
+#define HOOK(name, NAME, module, function)            \
 	SEC("fentry/" #function)                      \
 	int BPF_PROG(fe_##name, struct ib_event *e)   \
 	{                                             \
-		return seen(e, hook, 1);              \
+		return seen(e, IBVE_KHOOK_##NAME, 1); \
 	}                                             \
 	SEC("kprobe/" #function)                      \
 	int BPF_KPROBE(kp_##name, struct ib_event *e) \
 	{                                             \
-		return seen(e, hook, 0);              \
+		return seen(e, IBVE_KHOOK_##NAME, 0); \
 	}
 
-HOOK(qp, ib_uverbs_qp_event_handler, IBVE_KHOOK_QP)
-HOOK(cq, ib_uverbs_cq_event_handler, IBVE_KHOOK_CQ)
-HOOK(srq, ib_uverbs_srq_event_handler, IBVE_KHOOK_SRQ)
-HOOK(wq, ib_uverbs_wq_event_handler, IBVE_KHOOK_WQ)
-HOOK(core_qp, __ib_qp_event_handler, IBVE_KHOOK_CORE_QP)
-HOOK(port, ib_dispatch_event_clients, IBVE_KHOOK_PORT)
+IBVE_KHOOKS(HOOK)
