@@ -36,6 +36,12 @@ static const struct cmd_opt shared[] = {
 	  "no colours (also when NO_COLOR is set)" },
 };
 
+/* Every command's last options, answered by cmd_getopt(). */
+static const struct cmd_opt builtin[] = {
+	{ 'h', "help", no_argument, NULL, "show this help" },
+	{ 'V', "version", no_argument, NULL, "show the version" },
+};
+
 /* A device name (-d), kept in *NAMES (grown). */
 static void cmd_device(const char *arg, const char ***names, size_t *n)
 {
@@ -89,10 +95,14 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 	}
 }
 
-/* Option I of SPEC, a shared one looked up in the shared table. */
+/*
+ * Option I of SPEC, then -h and -V; a shared one looked up in the shared
+ * table.
+ */
 static const struct cmd_opt *opt_at(const struct cmd_spec *spec, size_t i)
 {
-	const struct cmd_opt *o = &spec->opts[i];
+	const struct cmd_opt *o = i < spec->nopts ? &spec->opts[i]
+						  : &builtin[i - spec->nopts];
 
 	for (size_t k = 0; !o->name && k < sizeof(shared) / sizeof(*shared);
 	     k++)
@@ -105,7 +115,7 @@ static const struct cmd_opt *opt_at(const struct cmd_spec *spec, size_t i)
 static void help(const struct cmd_spec *spec, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n%s\n", cmd_prog, spec->usage, spec->summary);
-	for (size_t i = 0; i < spec->nopts; i++) {
+	for (size_t i = 0; i < spec->nopts + 2; i++) {
 		const struct cmd_opt *o = opt_at(spec, i);
 		const char *h = o->help;
 		int n;
@@ -130,9 +140,6 @@ static void help(const struct cmd_spec *spec, FILE *f)
 				fprintf(f, "%*s", HELP_COLUMN, "");
 		}
 	}
-	fprintf(f, "  -h, --help%*sshow this help\n", HELP_COLUMN - 12, "");
-	fprintf(f, "  -V, --version%*sshow the version\n", HELP_COLUMN - 15,
-		"");
 	if (spec->epilogue)
 		fprintf(f, "\n%s", spec->epilogue);
 }
@@ -157,7 +164,7 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 
 		if (spec->shared && !spec->shared->filter)
 			spec->shared->filter = cmd_filter();
-		for (size_t i = 0; i < spec->nopts && k < 61; i++) {
+		for (size_t i = 0; i < spec->nopts + 2 && k < 63; i++) {
 			const struct cmd_opt *o = opt_at(spec, i);
 
 			longs[k++] = (struct option){ o->name, o->has_arg, NULL,
@@ -168,10 +175,6 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 			if (o->has_arg == required_argument)
 				shorts[s++] = ':';
 		}
-		longs[k++] = (struct option){ "help", no_argument, NULL, 'h' };
-		longs[k++] =
-			(struct option){ "version", no_argument, NULL, 'V' };
-		memcpy(shorts + s, "hV", 3);
 	}
 again:
 	c = getopt_long(argc, argv, shorts, longs, NULL);

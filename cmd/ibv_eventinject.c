@@ -54,7 +54,7 @@ static struct cmd_spec spec = {
 struct inject {
 	struct ibve_inject_opts o;
 	unsigned long rearm, events;
-	bool json, quiet, hold, has_rearm, has_events;
+	bool json, quiet, hold, has_rearm;
 	const char *scenario;
 };
 
@@ -96,7 +96,6 @@ static void parse(struct inject *in, int argc, char **argv)
 			in->events = cmd_count(
 				arg, "invalid --events '%s': a positive number",
 				1, 100000000);
-			in->has_events = true;
 			break;
 		case 'j':
 			in->json = true;
@@ -299,9 +298,9 @@ int main(int argc, char **argv)
 			in.scenario);
 	if (in.has_rearm && strcmp(in.scenario, "srq-limit") != 0)
 		cmd_usage_error("--rearm applies to srq-limit only");
-	if (in.has_events && strcmp(in.scenario, "cq-overflow") != 0)
+	if (in.events && strcmp(in.scenario, "cq-overflow") != 0)
 		cmd_usage_error("--events applies to cq-overflow only");
-	in.o.count = in.has_events ? in.events : in.rearm + 1;
+	in.o.count = in.events ? in.events : in.rearm + 1;
 
 	/* SIGINT and SIGTERM stop the run; teardown still completes. */
 	sigemptyset(&mask);

@@ -113,14 +113,18 @@ static void read_raw(struct inj *j)
 }
 
 /*
- * Wait until WANT expected events in all have arrived, for at most the
- * timeout after the current trigger. 0, or ETIMEDOUT, or EINTR.
+ * Triggered now: wait until WANT expected events in all have arrived, for
+ * at most the timeout. 0, or -1 with why not (interrupted, not in time,
+ * poll failed).
  */
-static int wait_for(struct inj *j, unsigned long want)
+static int await(struct inj *j, unsigned long want)
 {
 	struct ibve_inject_report *r = j->r;
 	double t = j->o->timeout > 0 ? j->o->timeout : 5;
 
+	clock_gettime(CLOCK_MONOTONIC, &j->trigger);
+	if (!j->first_trigger.tv_sec && !j->first_trigger.tv_nsec)
+		j->first_trigger = j->trigger;
 	while (r->received < want) {
 		struct pollfd p[3] = {
 			{ j->o->raw ? j->ctx->async_fd
@@ -137,14 +141,15 @@ static int wait_for(struct inj *j, unsigned long want)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left = t * 1e6 - us_between(&j->trigger, &now);
 		if (left <= 0)
-			return ETIMEDOUT;
+			break;
 		n = poll(p, j->o->cancel_fd >= 0 ? 3 : 2,
 			 (int)(left / 1000) + 1);
 		if (n < 0 && errno != EINTR)
-			return errno;
+			return inj_fail(j, "poll", errno);
 		if (p[2].revents) {
 			r->interrupted = true;
-			return EINTR;
+			return inj_say(j, 1, "interrupted after %lu of %lu %s",
+				       r->received, r->expected, j->want->name);
 		}
 		if (p[1].revents)
 			drain_cq(j);
@@ -168,29 +173,8 @@ static int wait_for(struct inj *j, unsigned long want)
 			}
 		} while (n == (int)ARRAY_SIZE(evs));
 	}
-	return 0;
-}
-
-/*
- * Triggered now: wait for WANT expected events in all. 0, or -1 with why
- * not (interrupted, not in time, poll failed).
- */
-static int await(struct inj *j, unsigned long want)
-{
-	struct ibve_inject_report *r = j->r;
-	int err;
-
-	clock_gettime(CLOCK_MONOTONIC, &j->trigger);
-	if (!j->first_trigger.tv_sec && !j->first_trigger.tv_nsec)
-		j->first_trigger = j->trigger;
-	err = wait_for(j, want);
-	if (!err)
+	if (r->received >= want)
 		return 0;
-	if (err == EINTR)
-		return inj_say(j, 1, "interrupted after %lu of %lu %s",
-			       r->received, r->expected, j->want->name);
-	if (err != ETIMEDOUT)
-		return inj_fail(j, "poll", err);
 	if (r->received)
 		return inj_say(
 			j, 1,

@@ -122,14 +122,11 @@ int inj_open(struct inj *j)
 			continue;
 		}
 		/* The asked-for port, else the first ACTIVE one. */
-		for (p = 1; p <= da.phys_port_cnt; p++) {
-			if (j->o->port && p != j->o->port)
-				continue;
-			if (ibv_query_port(ctx, (uint8_t)p, &j->pattr))
-				continue;
-			if (j->o->port || j->pattr.state == IBV_PORT_ACTIVE)
+		for (p = 1; p <= da.phys_port_cnt; p++)
+			if ((!j->o->port || p == j->o->port) &&
+			    !ibv_query_port(ctx, (uint8_t)p, &j->pattr) &&
+			    (j->o->port || j->pattr.state == IBV_PORT_ACTIVE))
 				break;
-		}
 		if (j->o->port && j->o->port > da.phys_port_cnt) {
 			inj_say(j, 3, "%s: no port %u (it has %u)",
 				ibv_get_device_name(list[i]), j->o->port,
@@ -259,9 +256,8 @@ int inj_setup(struct inj *j, struct ibv_cq *a_send_cq, uint32_t a_depth)
 		return inj_fail(j, "ibv_create_srq", errno);
 	if (inj_make_qp(j, &j->a, a_send_cq ? a_send_cq : j->cq, a_depth,
 			false) ||
-	    inj_make_qp(j, &j->b, j->cq, 1, true))
-		return -1;
-	if (inj_connect_qp(j, j->a, j->b->qp_num) ||
+	    inj_make_qp(j, &j->b, j->cq, 1, true) ||
+	    inj_connect_qp(j, j->a, j->b->qp_num) ||
 	    inj_connect_qp(j, j->b, j->a->qp_num))
 		return -1;
 	return 0;
