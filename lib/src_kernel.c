@@ -769,9 +769,7 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 	if (want & 1u << IBVE_KHOOK_CORE_QP)
 		want &= ~(1u << IBVE_KHOOK_QP);
 	else if (*kprobe)
-		want |= 1u << IBVE_KHOOK_QP | 1u << IBVE_KHOOK_CQ |
-			1u << IBVE_KHOOK_SRQ | 1u << IBVE_KHOOK_WQ |
-			1u << IBVE_KHOOK_PORT;
+		want |= ~(1u << IBVE_KHOOK_CORE_QP); /* all but the core one */
 	return want;
 }
 
