@@ -69,19 +69,16 @@ enum { C_RING, C_LOST, C_PAUSE, C_DRAIN, C_COUNT };
 #define PAUSE_NS 1000000
 
 #ifdef IBVE_HAVE_BPF
-/* A port or device event of a device, the last worth naming. */
-struct cause {
-	char device[64];
-	uint64_t ns;
-	uint32_t event, port;
-	uint64_t up_ns; /* a PORT_ERR's port active again at; 0: not yet */
-};
-
 /* What is kept of a device events came from. */
 struct dev {
 	char device[64];
 	uint64_t guid;
+	bool guid_read;
 	uint64_t lost; /* of lost_by_device, reported */
+	/* its last port or device event worth naming (ns 0: none) */
+	uint64_t ns;
+	uint32_t event, port;
+	uint64_t up_ns; /* a PORT_ERR's port active again at; 0: not yet */
 };
 
 /* A key of the programs' counts: what of its count was delivered, when. */
@@ -121,9 +118,7 @@ struct kernel {
 	bool ring_watched, got;
 	unsigned int batch; /* records in this ready() call */
 	int64_t mono2real;  /* ns: CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct cause *causes;
-	size_t ncauses;
-	struct dev *devs; /* the devices seen */
+	struct dev *devs;   /* the devices seen */
 	size_t ndevs;
 	char cgroot[256]; /* where cgroup2 is mounted; "" none */
 	struct cg *cgs;	  /* sorted by id */
@@ -339,75 +334,70 @@ static void cgroup_path(struct kernel *s, uint64_t id, char *out, size_t size)
 
 /* --- records -------------------------------------------------------------- */
 
+/*
+ * What is known of DEVICE, made when new; NULL: no memory. GUID: its node
+ * GUID is wanted, and read once (not in a storm).
+ */
+static struct dev *device_of(struct kernel *s, const char *device, bool guid)
+{
+	struct dev *v = NULL;
+
+	for (size_t i = 0; i < s->ndevs && !v; i++)
+		if (strcmp(s->devs[i].device, device) == 0)
+			v = &s->devs[i];
+	if (!v) {
+		v = realloc(s->devs, (s->ndevs + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->devs = v;
+		v = &s->devs[s->ndevs++];
+		memset(v, 0, sizeof(*v));
+		ibve_strcpy(v->device, device, sizeof(v->device));
+	}
+	if (guid && !v->guid_read) {
+		v->guid = ibve_sysfs_node_guid(device);
+		v->guid_read = true;
+	}
+	return v;
+}
+
 /* A port or device event: remembered, to be named in what follows. */
 static void port_event(struct kernel *s, const struct ibve_kevent *k)
 {
 	const struct ibve_event_desc *d =
 		ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)k->event);
-	struct cause *c = NULL;
+	struct dev *c = device_of(s, k->device, false);
 
-	for (size_t i = 0; i < s->ncauses && !c; i++)
-		if (strcmp(s->causes[i].device, k->device) == 0)
-			c = &s->causes[i];
+	if (!c)
+		return; /* only the link to the cause is lost */
 	/* the port of a PORT_ERR back: its victims after that are told so */
-	if (c && k->event == IBV_EVENT_PORT_ACTIVE &&
+	if (k->event == IBV_EVENT_PORT_ACTIVE && c->ns &&
 	    c->event == IBV_EVENT_PORT_ERR && c->port == k->port && !c->up_ns)
 		c->up_ns = k->ns;
 	if (!d || d->severity < IBVE_SEVERITY_WARNING)
 		return;
-	if (!c) {
-		c = realloc(s->causes, (s->ncauses + 1) * sizeof(*c));
-		if (!c)
-			return; /* only the link to the cause is lost */
-		s->causes = c;
-		c = &s->causes[s->ncauses++];
-		ibve_strcpy(c->device, k->device, sizeof(c->device));
-	}
 	c->ns = k->ns;
 	c->event = k->event;
 	c->port = d->cls == IBVE_CLASS_PORT ? k->port : 0;
 	c->up_ns = 0;
 }
 
-static void after(const struct kernel *s, const struct ibve_kevent *k,
-		  struct ibve_event *ev)
+/* The port or device event of C shortly before K, named in EV. */
+static void after(const struct kernel *s, const struct dev *c,
+		  const struct ibve_kevent *k, struct ibve_event *ev)
 {
-	for (size_t i = 0; i < s->ncauses; i++) {
-		const struct cause *c = &s->causes[i];
-		const struct ibve_event_desc *d;
+	const struct ibve_event_desc *d;
 
-		if (strcmp(c->device, k->device) || k->ns < c->ns ||
-		    k->ns - c->ns > s->after_ns)
-			continue;
-		d = ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)c->event);
-		ibve_strcpy(ev->kernel.after, d->name,
-			    sizeof(ev->kernel.after));
-		ev->kernel.after_port = c->port;
-		ev->kernel.after_us = (k->ns - c->ns) / 1000;
-		ev->kernel.recovered = c->up_ns && c->up_ns <= k->ns;
-		ev->kernel.recovered_us =
-			ev->kernel.recovered ? (c->up_ns - c->ns) / 1000 : 0;
-		ev->fields |= IBVE_FIELD_AFTER;
-	}
-}
-
-/* What is known of DEVICE: its node GUID is read once (not in a storm). */
-static struct dev *device_of(struct kernel *s, const char *device)
-{
-	struct dev *v;
-
-	for (size_t i = 0; i < s->ndevs; i++)
-		if (strcmp(s->devs[i].device, device) == 0)
-			return &s->devs[i];
-	v = realloc(s->devs, (s->ndevs + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	s->devs = v;
-	v = &s->devs[s->ndevs++];
-	memset(v, 0, sizeof(*v));
-	ibve_strcpy(v->device, device, sizeof(v->device));
-	v->guid = ibve_sysfs_node_guid(device);
-	return v;
+	if (!c || !c->ns || k->ns < c->ns || k->ns - c->ns > s->after_ns)
+		return;
+	d = ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)c->event);
+	ibve_strcpy(ev->kernel.after, d->name, sizeof(ev->kernel.after));
+	ev->kernel.after_port = c->port;
+	ev->kernel.after_us = (k->ns - c->ns) / 1000;
+	ev->kernel.recovered = c->up_ns && c->up_ns <= k->ns;
+	ev->kernel.recovered_us =
+		ev->kernel.recovered ? (c->up_ns - c->ns) / 1000 : 0;
+	ev->fields |= IBVE_FIELD_AFTER;
 }
 
 /* K's record, of its time MONO (ns, monotonic); NULL: not wanted, no room. */
@@ -423,7 +413,7 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
 		return NULL;
-	g = device_of(s, k->device);
+	g = device_of(s, k->device, true);
 	ibve_kevent_record(ev, k,
 			   g ? g->guid : ibve_sysfs_node_guid(k->device));
 	ev->time.tv_sec = ns / 1000000000;
@@ -431,7 +421,7 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 	if (ev->fields & IBVE_FIELD_OWNER)
 		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
 			    sizeof(ev->kernel.cgroup));
-	after(s, k, ev);
+	after(s, g, k, ev);
 	return ev;
 }
 
@@ -591,7 +581,7 @@ static void lost_say(struct kernel *s)
 		if (bpf_map__lookup_elem(m, key, sizeof(key), &n, sizeof(n),
 					 0) ||
 		    !ibve_names_want(&s->names, &s->h, key) ||
-		    !(g = device_of(s, key)) || n == g->lost)
+		    !(g = device_of(s, key, true)) || n == g->lost)
 			continue;
 		ev = s->h.emit(s->h.ctx);
 		if (!ev)
@@ -1019,7 +1009,6 @@ static void destroy(void *arg)
 			close(s->fd[c]);
 	free(s->aggs);
 	free(s->devs);
-	free(s->causes);
 	cg_free(s->cgs, s->ncgs);
 #endif
 	free(s->names.v);
