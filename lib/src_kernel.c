@@ -69,19 +69,16 @@ enum { C_RING, C_LOST, C_PAUSE, C_DRAIN, C_COUNT };
 #define PAUSE_NS 1000000
 
 #ifdef IBVE_HAVE_BPF
-/* A port or device event of a device, the last worth naming. */
-struct cause {
-	char device[64];
-	uint64_t ns;
-	uint32_t event, port;
-	uint64_t up_ns; /* a PORT_ERR's port active again at; 0: not yet */
-};
-
 /* What is kept of a device events came from. */
 struct dev {
 	char device[64];
 	uint64_t guid;
+	bool guid_read;
 	uint64_t lost; /* of lost_by_device, reported */
+	/* its last port or device event worth naming (ns 0: none) */
+	uint64_t ns;
+	uint32_t event, port;
+	uint64_t up_ns; /* a PORT_ERR's port active again at; 0: not yet */
 };
 
 /* A key of the programs' counts: what of its count was delivered, when. */
@@ -89,6 +86,7 @@ struct agg {
 	struct ibve_kagg_key key;
 	uint64_t said;
 	int64_t at; /* ns of the last delivery; 0: none */
+	bool quiet; /* for two intervals: to leave the map */
 };
 
 /* cgroup v2 ids (inode numbers of its directories) and their paths. */
@@ -120,9 +118,7 @@ struct kernel {
 	bool ring_watched, got;
 	unsigned int batch; /* records in this ready() call */
 	int64_t mono2real;  /* ns: CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct cause *causes;
-	size_t ncauses;
-	struct dev *devs; /* the devices seen */
+	struct dev *devs;   /* the devices seen */
 	size_t ndevs;
 	char cgroot[256]; /* where cgroup2 is mounted; "" none */
 	struct cg *cgs;	  /* sorted by id */
@@ -255,30 +251,23 @@ static __thread struct {
 static int walk_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
-	struct cg *v;
+	struct cg *v = walk.v;
 
 	(void)ftw;
 	if (type != FTW_D)
 		return 0;
 	if (walk.n == walk.cap) {
-		size_t cap = walk.cap ? walk.cap * 2 : 64;
-
-		v = realloc(walk.v, cap * sizeof(*v));
-		if (!v) {
-			walk.failed = true;
-			return 1;
-		}
-		walk.v = v;
-		walk.cap = cap;
+		walk.cap = walk.cap ? walk.cap * 2 : 64;
+		v = realloc(walk.v, walk.cap * sizeof(*v));
 	}
+	if (v)
+		walk.v = v;
 	path += walk.root;
-	walk.v[walk.n].id = st->st_ino;
-	walk.v[walk.n].path = strdup(*path ? path : "/");
-	if (!walk.v[walk.n].path) {
+	if (!v || !(v[walk.n].path = strdup(*path ? path : "/"))) {
 		walk.failed = true;
 		return 1;
 	}
-	walk.n++;
+	v[walk.n++].id = st->st_ino;
 	return 0;
 }
 
@@ -345,75 +334,70 @@ static void cgroup_path(struct kernel *s, uint64_t id, char *out, size_t size)
 
 /* --- records -------------------------------------------------------------- */
 
+/*
+ * What is known of DEVICE, made when new; NULL: no memory. GUID: its node
+ * GUID is wanted, and read once (not in a storm).
+ */
+static struct dev *device_of(struct kernel *s, const char *device, bool guid)
+{
+	struct dev *v = NULL;
+
+	for (size_t i = 0; i < s->ndevs && !v; i++)
+		if (strcmp(s->devs[i].device, device) == 0)
+			v = &s->devs[i];
+	if (!v) {
+		v = realloc(s->devs, (s->ndevs + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->devs = v;
+		v = &s->devs[s->ndevs++];
+		memset(v, 0, sizeof(*v));
+		ibve_strcpy(v->device, device, sizeof(v->device));
+	}
+	if (guid && !v->guid_read) {
+		v->guid = ibve_sysfs_node_guid(device);
+		v->guid_read = true;
+	}
+	return v;
+}
+
 /* A port or device event: remembered, to be named in what follows. */
 static void port_event(struct kernel *s, const struct ibve_kevent *k)
 {
 	const struct ibve_event_desc *d =
 		ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)k->event);
-	struct cause *c = NULL;
+	struct dev *c = device_of(s, k->device, false);
 
-	for (size_t i = 0; i < s->ncauses && !c; i++)
-		if (strcmp(s->causes[i].device, k->device) == 0)
-			c = &s->causes[i];
+	if (!c)
+		return; /* only the link to the cause is lost */
 	/* the port of a PORT_ERR back: its victims after that are told so */
-	if (c && k->event == IBV_EVENT_PORT_ACTIVE &&
+	if (k->event == IBV_EVENT_PORT_ACTIVE && c->ns &&
 	    c->event == IBV_EVENT_PORT_ERR && c->port == k->port && !c->up_ns)
 		c->up_ns = k->ns;
 	if (!d || d->severity < IBVE_SEVERITY_WARNING)
 		return;
-	if (!c) {
-		c = realloc(s->causes, (s->ncauses + 1) * sizeof(*c));
-		if (!c)
-			return; /* only the link to the cause is lost */
-		s->causes = c;
-		c = &s->causes[s->ncauses++];
-		ibve_strcpy(c->device, k->device, sizeof(c->device));
-	}
 	c->ns = k->ns;
 	c->event = k->event;
 	c->port = d->cls == IBVE_CLASS_PORT ? k->port : 0;
 	c->up_ns = 0;
 }
 
-static void after(const struct kernel *s, const struct ibve_kevent *k,
-		  struct ibve_event *ev)
+/* The port or device event of C shortly before K, named in EV. */
+static void after(const struct kernel *s, const struct dev *c,
+		  const struct ibve_kevent *k, struct ibve_event *ev)
 {
-	for (size_t i = 0; i < s->ncauses; i++) {
-		const struct cause *c = &s->causes[i];
-		const struct ibve_event_desc *d;
+	const struct ibve_event_desc *d;
 
-		if (strcmp(c->device, k->device) || k->ns < c->ns ||
-		    k->ns - c->ns > s->after_ns)
-			continue;
-		d = ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)c->event);
-		ibve_strcpy(ev->kernel.after, d->name,
-			    sizeof(ev->kernel.after));
-		ev->kernel.after_port = c->port;
-		ev->kernel.after_us = (k->ns - c->ns) / 1000;
-		ev->kernel.recovered = c->up_ns && c->up_ns <= k->ns;
-		ev->kernel.recovered_us =
-			ev->kernel.recovered ? (c->up_ns - c->ns) / 1000 : 0;
-		ev->fields |= IBVE_FIELD_AFTER;
-	}
-}
-
-/* What is known of DEVICE: its node GUID is read once (not in a storm). */
-static struct dev *device_of(struct kernel *s, const char *device)
-{
-	struct dev *v;
-
-	for (size_t i = 0; i < s->ndevs; i++)
-		if (strcmp(s->devs[i].device, device) == 0)
-			return &s->devs[i];
-	v = realloc(s->devs, (s->ndevs + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	s->devs = v;
-	v = &s->devs[s->ndevs++];
-	memset(v, 0, sizeof(*v));
-	ibve_strcpy(v->device, device, sizeof(v->device));
-	v->guid = ibve_sysfs_node_guid(device);
-	return v;
+	if (!c || !c->ns || k->ns < c->ns || k->ns - c->ns > s->after_ns)
+		return;
+	d = ibve_event_desc_find(IBVE_SOURCE_VERBS, (int)c->event);
+	ibve_strcpy(ev->kernel.after, d->name, sizeof(ev->kernel.after));
+	ev->kernel.after_port = c->port;
+	ev->kernel.after_us = (k->ns - c->ns) / 1000;
+	ev->kernel.recovered = c->up_ns && c->up_ns <= k->ns;
+	ev->kernel.recovered_us =
+		ev->kernel.recovered ? (c->up_ns - c->ns) / 1000 : 0;
+	ev->fields |= IBVE_FIELD_AFTER;
 }
 
 /* K's record, of its time MONO (ns, monotonic); NULL: not wanted, no room. */
@@ -429,7 +413,7 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 	ev = s->h.emit(s->h.ctx);
 	if (!ev)
 		return NULL;
-	g = device_of(s, k->device);
+	g = device_of(s, k->device, true);
 	ibve_kevent_record(ev, k,
 			   g ? g->guid : ibve_sysfs_node_guid(k->device));
 	ev->time.tv_sec = ns / 1000000000;
@@ -437,7 +421,7 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 	if (ev->fields & IBVE_FIELD_OWNER)
 		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
 			    sizeof(ev->kernel.cgroup));
-	after(s, k, ev);
+	after(s, g, k, ev);
 	return ev;
 }
 
@@ -520,21 +504,19 @@ static void deliver(struct kernel *s, struct agg *a, struct ibve_kagg *v,
 static void drain(struct kernel *s, int64_t now)
 {
 	const struct bpf_map *m = s->skel->maps.agg;
-	struct ibve_kagg_key key, next, *gone = NULL;
 	const struct ibve_kagg_key *prev = NULL;
+	struct ibve_kagg_key key;
 	struct ibve_kagg v;
-	size_t ngone = 0;
+	size_t n = 0;
 	bool kept = false;
 
 	/* a new interval: each key's next event is sent, not counted */
 	__atomic_add_fetch(&s->skel->bss->epoch, 1, __ATOMIC_RELAXED);
-	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+	for (; !bpf_map__get_next_key(m, prev, &key, sizeof(key));
+	     prev = &key) {
 		uint64_t said;
 		struct agg *a;
-		void *g;
 
-		key = next;
-		prev = &key;
 		if (bpf_map__lookup_elem(m, &key, sizeof(key), &v, sizeof(v),
 					 0) ||
 		    !(a = agg_of(s, &key))) {
@@ -543,31 +525,25 @@ static void drain(struct kernel *s, int64_t now)
 		}
 		said = a->said;
 		deliver(s, a, &v, now);
-		if (v.count != said || now - (int64_t)v.start < 2 * AGG_NS ||
-		    !(g = realloc(gone, (ngone + 1) * sizeof(key)))) {
-			kept = true;
-			continue;
-		}
-		gone = g;
-		gone[ngone++] = key;
+		a->quiet = v.count == said &&
+			   now - (int64_t)v.start >= 2 * AGG_NS;
 	}
 	/* after the walk: a key deleted under it would restart it */
-	for (size_t i = 0; i < ngone; i++) {
-		struct agg *a = bsearch(&gone[i], s->aggs, s->naggs, sizeof(*a),
-					agg_cmp);
+	for (size_t i = 0; i < s->naggs; i++) {
+		struct agg *a = &s->aggs[i];
 
-		if (!a || bpf_map__lookup_and_delete_elem(m, &gone[i],
-							  sizeof(gone[i]), &v,
-							  sizeof(v), 0)) {
-			kept = true;
+		if (a->quiet &&
+		    !bpf_map__lookup_and_delete_elem(m, &a->key, sizeof(a->key),
+						     &v, sizeof(v), 0)) {
+			/* what came since the walk (its interval began again) */
+			deliver(s, a, &v, now);
 			continue;
 		}
-		/* what came since the walk (its interval began again) */
-		deliver(s, a, &v, now);
-		memmove(a, a + 1,
-			(--s->naggs - (size_t)(a - s->aggs)) * sizeof(*a));
+		a->quiet = false;
+		s->aggs[n++] = *a;
+		kept = true;
 	}
-	free(gone);
+	s->naggs = n;
 	if (kept)
 		drain_arm(s);
 }
@@ -594,21 +570,18 @@ static int sample(void *ctx, void *data, size_t size)
 static void lost_say(struct kernel *s)
 {
 	const struct bpf_map *m = s->skel->maps.lost_by_device;
-	char key[64], next[64];
 	const char *prev = NULL;
+	char key[64]; /* ended: count_lost() reads the name into 64 zeroes */
 
-	while (!bpf_map__get_next_key(m, prev, next, sizeof(next))) {
+	for (; !bpf_map__get_next_key(m, prev, key, sizeof(key)); prev = key) {
 		struct dev *g;
 		struct ibve_event *ev;
 		uint64_t n;
 
-		memcpy(key, next, sizeof(key));
-		prev = key;
-		key[sizeof(key) - 1] = '\0';
 		if (bpf_map__lookup_elem(m, key, sizeof(key), &n, sizeof(n),
 					 0) ||
 		    !ibve_names_want(&s->names, &s->h, key) ||
-		    !(g = device_of(s, key)) || n == g->lost)
+		    !(g = device_of(s, key, true)) || n == g->lost)
 			continue;
 		ev = s->h.emit(s->h.ctx);
 		if (!ev)
@@ -727,15 +700,13 @@ static __thread char libbpf_said[256];
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	char line[sizeof(libbpf_said)];
 	size_t n;
 
 	if (level == LIBBPF_DEBUG)
 		return 0;
-	n = (size_t)vsnprintf(line, sizeof(line), fmt, ap);
-	if (n && n < sizeof(line) && line[n - 1] == '\n')
-		line[n - 1] = '\0';
-	ibve_strcpy(libbpf_said, line, sizeof(libbpf_said));
+	n = (size_t)vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, ap);
+	if (n && n < sizeof(libbpf_said) && libbpf_said[n - 1] == '\n')
+		libbpf_said[n - 1] = '\0';
 	return 0;
 }
 
@@ -759,20 +730,11 @@ struct hook {
 };
 
 #define PROG(name) offsetof(struct ibve_kbpf, progs.name)
-/* FUNC of MODULE, hooked by the programs fe_NAME and kp_NAME */
-#define HOOK(module, func, name)                                \
-	{                                                       \
-		module, #func, PROG(fe_##name), PROG(kp_##name) \
-	}
+/* in the order of enum ibve_khook, made from the same list */
+#define HOOK(name, NAME, module, func) \
+	{ #module, #func, PROG(fe_##name), PROG(kp_##name) },
 
-static const struct hook hooks[IBVE_KHOOK_COUNT] = {
-	[IBVE_KHOOK_QP] = HOOK("ib_uverbs", ib_uverbs_qp_event_handler, qp),
-	[IBVE_KHOOK_CQ] = HOOK("ib_uverbs", ib_uverbs_cq_event_handler, cq),
-	[IBVE_KHOOK_SRQ] = HOOK("ib_uverbs", ib_uverbs_srq_event_handler, srq),
-	[IBVE_KHOOK_WQ] = HOOK("ib_uverbs", ib_uverbs_wq_event_handler, wq),
-	[IBVE_KHOOK_CORE_QP] = HOOK("ib_core", __ib_qp_event_handler, core_qp),
-	[IBVE_KHOOK_PORT] = HOOK("ib_core", ib_dispatch_event_clients, port),
-};
+static const struct hook hooks[IBVE_KHOOK_COUNT] = { IBVE_KHOOKS(HOOK) };
 
 static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
 {
@@ -797,9 +759,7 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 	if (want & 1u << IBVE_KHOOK_CORE_QP)
 		want &= ~(1u << IBVE_KHOOK_QP);
 	else if (*kprobe)
-		want |= 1u << IBVE_KHOOK_QP | 1u << IBVE_KHOOK_CQ |
-			1u << IBVE_KHOOK_SRQ | 1u << IBVE_KHOOK_WQ |
-			1u << IBVE_KHOOK_PORT;
+		want |= ~(1u << IBVE_KHOOK_CORE_QP); /* all but the core one */
 	return want;
 }
 
@@ -939,16 +899,9 @@ out:
 /* The RDMA modules whose handlers are hooked: loaded, with BTF? */
 static const char *missing_module(void)
 {
-	static const char *const mods[] = { "ib_core", "ib_uverbs" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(mods); i++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/sys/module/%s", mods[i]);
-		if (access(path, F_OK))
-			return mods[i];
-	}
-	return NULL;
+	if (access("/sys/module/ib_core", F_OK))
+		return "ib_core";
+	return access("/sys/module/ib_uverbs", F_OK) ? "ib_uverbs" : NULL;
 }
 
 static int start(void *arg)
@@ -1056,7 +1009,6 @@ static void destroy(void *arg)
 			close(s->fd[c]);
 	free(s->aggs);
 	free(s->devs);
-	free(s->causes);
 	cg_free(s->cgs, s->ncgs);
 #endif
 	free(s->names.v);

@@ -47,9 +47,8 @@ int ibve_storm_new(struct ibve_storm **out, unsigned long threshold)
 
 void ibve_storm_free(struct ibve_storm *s)
 {
-	if (!s)
-		return;
-	free(s->v);
+	if (s)
+		free(s->v);
 	free(s);
 }
 
@@ -119,14 +118,12 @@ static int close_interval(struct ibve_storm *s, struct slot *k,
 			  const struct timespec *end, ibve_storm_out out,
 			  void *arg)
 {
-	struct ibve_event *ev = &k->first;
 	struct timespec at = end ? *end : k->count ? k->last : k->from;
 	bool over = !end || k->count <= s->threshold;
-	struct ibve_event rec;
-	uint32_t first = 0;
+	struct ibve_event rec = k->first;
+	uint32_t obj = 0;
 
 	k->total += k->count;
-	rec = *ev;
 	rec.time = at;
 	rec.fields |= IBVE_FIELD_SUMMARY;
 	rec.summary = (struct ibve_summary){
@@ -135,7 +132,7 @@ static int close_interval(struct ibve_storm *s, struct slot *k,
 		.last_object = k->last_object,
 		/* named when it is not the first's */
 		.has_last = k->count > 1 && k->has_last &&
-			    (!object_of(ev, &first) || first != k->last_object),
+			    (!object_of(&rec, &obj) || obj != k->last_object),
 		.end = over,
 		.total = over ? k->total : 0,
 		.storm_us = over ? us_between(&k->since, &at) : 0,
@@ -182,9 +179,8 @@ int ibve_storm_next(const struct ibve_storm *s, const struct timespec *now)
 	if (!s->due.tv_sec)
 		return -1;
 	left = ibve_ts_secs(now, &s->due);
-	if (left <= 0)
-		return 0;
-	return (int)(left * 1000) + 1; /* rounded up: due when it returns */
+	/* rounded up: due when it returns */
+	return left <= 0 ? 0 : (int)(left * 1000) + 1;
 }
 
 /* The slot of EV's key: found, or a free one (a quiet key's); NULL. */

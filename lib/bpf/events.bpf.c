@@ -328,19 +328,6 @@ static __always_inline void fill(struct ibve_kevent *k, struct ib_event *e,
 	}
 }
 
-/* K through the ring, or counted lost. */
-static __always_inline int send(struct ibve_kevent *k, struct ib_event *e,
-				__u32 hook)
-{
-	if (bpf_ringbuf_output(&events, k, sizeof(*k), 0)) {
-		if (hook != IBVE_KHOOK_PORT)
-			count_lost(e);
-		return 0;
-	}
-	__sync_fetch_and_add(&sent, 1);
-	return 0;
-}
-
 /* Whether TASK, the owner, is one asked for (--pid, --comm). */
 static __always_inline int wanted(struct task_struct *task)
 {
@@ -370,10 +357,9 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 				const int direct)
 {
 	struct rdma_restrack_entry *res = NULL;
-	struct ibve_kagg_key key = {};
 	struct task_struct *task = NULL;
+	struct ibve_kagg *v = NULL;
 	struct ibve_kevent k;
-	struct ibve_kagg *v;
 	void *obj = NULL;
 	__u64 now;
 
@@ -386,62 +372,62 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 			return 0;
 		}
 	}
-	if (hook == IBVE_KHOOK_PORT || !agg_ns) {
-		fill(&k, e, hook, obj, res, task);
-		return send(&k, e, hook);
-	}
-	key.obj = (__u64)obj;
-	key.task = (__u64)task;
-	key.event = R(direct, e, event);
-	key.hook = hook;
-	now = epoch;
-	v = bpf_map_lookup_elem(&agg, &key);
-	if (v && v->epoch == now) {
-		__sync_fetch_and_add(&v->count, 1);
-		return 0;
-	}
-	fill(&k, e, hook, obj, res, task);
-	if (!v && !bpf_map_update_elem(&agg, &key, &agg_empty, BPF_NOEXIST)) {
-		/* a key of its own: this event starts its interval */
-		v = bpf_map_lookup_elem(&agg, &key);
-		if (v)
-			v->made = k.ns;
-	} else if (!v) {
-		/* made meanwhile on another CPU, or the map is full */
+	if (hook != IBVE_KHOOK_PORT && agg_ns) {
+		struct ibve_kagg_key key = {
+			.obj = (__u64)obj,
+			.task = (__u64)task,
+			.event = R(direct, e, event),
+			.hook = hook,
+		};
+
+		now = epoch;
 		v = bpf_map_lookup_elem(&agg, &key);
 		if (v && v->epoch == now) {
 			__sync_fetch_and_add(&v->count, 1);
 			return 0;
 		}
+		if (!v &&
+		    !bpf_map_update_elem(&agg, &key, &agg_empty, BPF_NOEXIST)) {
+			/* a key of its own: this event starts its interval */
+			v = bpf_map_lookup_elem(&agg, &key);
+		} else if (!v) {
+			/* made meanwhile on another CPU, or the map is full */
+			v = bpf_map_lookup_elem(&agg, &key);
+			if (v && v->epoch == now) {
+				__sync_fetch_and_add(&v->count, 1);
+				return 0;
+			}
+		}
 	}
+	fill(&k, e, hook, obj, res, task);
 	if (v) {
+		if (!v->made)
+			v->made = k.ns;
 		v->start = k.ns;
 		v->epoch = now;
 		__builtin_memcpy(&v->k, &k, sizeof(k));
 	}
-	return send(&k, e, hook);
+	if (!bpf_ringbuf_output(&events, &k, sizeof(k), 0))
+		__sync_fetch_and_add(&sent, 1);
+	else if (hook != IBVE_KHOOK_PORT)
+		count_lost(e);
+	return 0;
 }
 
 /*
- * HOOK(name, function, hook): the program pair of FUNCTION, fentry (where
- * the kernel's BTF allows a trampoline) and kprobe (where it does not),
- * named fe_NAME and kp_NAME in the skeleton.
+ * Each hook's program pair: fentry where the kernel's BTF allows a
+ * trampoline, kprobe where it does not.
  */
-#define HOOK(name, function, hook)                    \
+#define HOOK(name, NAME, module, function)            \
 	SEC("fentry/" #function)                      \
 	int BPF_PROG(fe_##name, struct ib_event *e)   \
 	{                                             \
-		return seen(e, hook, 1);              \
+		return seen(e, IBVE_KHOOK_##NAME, 1); \
 	}                                             \
 	SEC("kprobe/" #function)                      \
 	int BPF_KPROBE(kp_##name, struct ib_event *e) \
 	{                                             \
-		return seen(e, hook, 0);              \
+		return seen(e, IBVE_KHOOK_##NAME, 0); \
 	}
 
-HOOK(qp, ib_uverbs_qp_event_handler, IBVE_KHOOK_QP)
-HOOK(cq, ib_uverbs_cq_event_handler, IBVE_KHOOK_CQ)
-HOOK(srq, ib_uverbs_srq_event_handler, IBVE_KHOOK_SRQ)
-HOOK(wq, ib_uverbs_wq_event_handler, IBVE_KHOOK_WQ)
-HOOK(core_qp, __ib_qp_event_handler, IBVE_KHOOK_CORE_QP)
-HOOK(port, ib_dispatch_event_clients, IBVE_KHOOK_PORT)
+IBVE_KHOOKS(HOOK)

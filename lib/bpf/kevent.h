@@ -7,16 +7,23 @@
 #ifndef IBVE_KEVENT_H
 #define IBVE_KEVENT_H
 
-/* Which hook saw the event. */
-enum ibve_khook {
-	IBVE_KHOOK_QP,	    /* ib_uverbs_qp_event_handler: user QPs */
-	IBVE_KHOOK_CQ,	    /* ib_uverbs_cq_event_handler */
-	IBVE_KHOOK_SRQ,	    /* ib_uverbs_srq_event_handler */
-	IBVE_KHOOK_WQ,	    /* ib_uverbs_wq_event_handler */
-	IBVE_KHOOK_CORE_QP, /* __ib_qp_event_handler (>= 6.11): every QP */
-	IBVE_KHOOK_PORT,    /* ib_dispatch_event_clients: port and device */
-	IBVE_KHOOK_COUNT
-};
+/*
+ * The hooks, X(name, NAME, module, function): FUNCTION of MODULE, hooked
+ * by the programs fe_NAME and kp_NAME; IBVE_KHOOK_NAME says it saw the
+ * event.
+ */
+#define IBVE_KHOOKS(X)                                                  \
+	X(qp, QP, ib_uverbs, ib_uverbs_qp_event_handler) /* user QPs */ \
+	X(cq, CQ, ib_uverbs, ib_uverbs_cq_event_handler)                \
+	X(srq, SRQ, ib_uverbs, ib_uverbs_srq_event_handler)             \
+	X(wq, WQ, ib_uverbs, ib_uverbs_wq_event_handler)                \
+	/* >= 6.11: every QP */                                         \
+	X(core_qp, CORE_QP, ib_core, __ib_qp_event_handler)             \
+	/* port and device events */                                    \
+	X(port, PORT, ib_core, ib_dispatch_event_clients)
+
+#define IBVE_KHOOK_ENUM(name, NAME, module, function) IBVE_KHOOK_##NAME,
+enum ibve_khook { IBVE_KHOOKS(IBVE_KHOOK_ENUM) IBVE_KHOOK_COUNT };
 
 enum ibve_kflag {
 	IBVE_KF_HANDLE = 1u << 0, /* handle: the owner's verbs handle */
