@@ -175,8 +175,8 @@ int watch_check(struct watch *w)
 		cmd_error("%s", ibve_errmsg());
 	ibve_ports_set_flap_window(t, since);
 	ndev = add_devices(w, t);
-	if (ndev < 0) {
-		status = EXIT_RUNTIME;
+	if (ndev < 0) { /* a missing device is said; say out of memory too */
+		status = ndev == -ENOMEM ? cmd_fail() : EXIT_RUNTIME;
 		goto out;
 	}
 	if (w->c.replay && (status = read_capture(w, t)) != EXIT_OK &&
