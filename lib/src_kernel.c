@@ -218,6 +218,27 @@ static int create(void **out, const struct ibve_source_opts *o,
 
 /* --- cgroups: ids to paths ------------------------------------------------ */
 
+/*
+ * A mountinfo field decoded in place: the kernel writes space, tab,
+ * newline and backslash as octal escapes (\040, \011, \012, \134).
+ */
+static void unescape_octal(char *p)
+{
+	char *d = p;
+
+	for (; *p; p++, d++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' &&
+		    p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
+			*d = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 |
+				    (p[3] - '0'));
+			p += 3;
+		} else {
+			*d = *p;
+		}
+	}
+	*d = '\0';
+}
+
 /* The cgroup v2 mount point, from mountinfo; "" when there is none. */
 static void find_cgroot(struct kernel *s)
 {
@@ -234,6 +255,7 @@ static void find_cgroot(struct kernel *s)
 		if (!sep || strncmp(sep, " - cgroup2 ", 11) != 0 ||
 		    sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1)
 			continue;
+		unescape_octal(mnt);
 		ibve_strcpy(s->cgroot, mnt, sizeof(s->cgroot));
 		break;
 	}
