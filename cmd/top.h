@@ -187,6 +187,15 @@ void top_show_sort(struct view *v, int width);
 /* A snapshot for batch mode on standard output; false with errno. */
 bool top_print(struct view *v);
 
+/*
+ * The ERROR COUNTERS MOVED cell of P, for the table and the screen alike:
+ * "[2 resets] " into B when counters went backwards; then the counters
+ * that moved, most first, as a new array of *N for the caller to free
+ * (NULL when none moved, or out of memory).
+ */
+const struct ibve_counter **top_moved(const struct ibve_port_row *p,
+				      struct ibve_buf *b, size_t *n);
+
 /* 42s, 3m04s, 2h05m, 3d04h */
 void top_put_age(struct ibve_buf *b, double s);
 

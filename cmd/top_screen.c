@@ -7,6 +7,7 @@
 #include <curses.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,35 +105,40 @@ static int cell_pair(const struct ibve_port_row *p, int col)
 	return counts[col] && p->counts[top_col_kind(col)] ? counts[col] : 0;
 }
 
+/* The table's cell (top_moved()): a counter that moved at the last
+ * refresh in bold, the resets in the warning colour; cut at WIDTH. */
 static void draw_counters(struct view *v, const struct ibve_port_row *p,
 			  int width)
 {
-	int used = 0;
+	char resets[32];
+	struct ibve_buf b = { resets, sizeof(resets), 0 };
+	size_t n;
+	const struct ibve_counter **k = top_moved(p, &b, &n);
+	int used = (int)ibve_buf_end(&b);
 
-	if (!p->moved) {
+	set_color(v, C_WARN, true);
+	printw("%.*s", width, resets);
+	set_color(v, C_WARN, false);
+	if (!p->moved && used < width)
 		addstr("-");
-		return;
-	}
-	for (size_t c = 0; c < p->counter_count && used < width; c++) {
-		const struct ibve_counter *k = &p->counters[c];
+	for (size_t i = 0; i < n && used < width; i++) {
 		char cell[96];
-		int n;
+		int len = snprintf(cell, sizeof(cell), "%s%s+%llu",
+				   i ? " " : "", k[i]->name,
+				   (unsigned long long)k[i]->delta);
 
-		if (!k->delta)
-			continue;
-		n = snprintf(cell, sizeof(cell), "%s%s+%llu", used ? " " : "",
-			     k->name, (unsigned long long)k->delta);
-		if (k->changed) {
+		if (k[i]->changed) {
 			attron(A_BOLD);
 			set_color(v, C_WARN, true);
 		}
 		printw("%.*s", width - used, cell);
-		if (k->changed) {
+		if (k[i]->changed) {
 			set_color(v, C_WARN, false);
 			attroff(A_BOLD);
 		}
-		used += n;
+		used += len;
 	}
+	free(k);
 }
 
 /* TEXT in a column of width W at Y, X: cut, never wrapped. */

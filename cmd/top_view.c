@@ -160,27 +160,34 @@ static void put_peer(struct ibve_buf *b, const struct ibve_peer *p)
 	ibve_buf_text_str(b, words);
 }
 
-/* The counters that moved, most first: "link_downed+2 symbol_error+1". */
-static void put_moved(struct ibve_buf *b, const struct ibve_port_row *p)
+const struct ibve_counter **top_moved(const struct ibve_port_row *p,
+				      struct ibve_buf *b, size_t *n)
 {
 	const struct ibve_counter **v;
-	size_t n = 0;
 
 	/* a counter that went backwards was reset: say so, first */
 	if (p->counter_resets)
 		ibve_buf_printf(b, "[%u reset%s] ", p->counter_resets,
 				p->counter_resets == 1 ? "" : "s");
-	if (!p->moved) {
-		ibve_buf_putc(b, '-');
-		return;
-	}
-	v = calloc(p->moved, sizeof(*v));
+	*n = 0;
+	v = p->moved ? calloc(p->moved, sizeof(*v)) : NULL;
 	if (!v)
-		return;
-	for (size_t i = 0; i < p->counter_count && n < p->moved; i++)
+		return NULL;
+	for (size_t i = 0; i < p->counter_count && *n < p->moved; i++)
 		if (p->counters[i].delta)
-			v[n++] = &p->counters[i];
-	qsort(v, n, sizeof(*v), by_delta);
+			v[(*n)++] = &p->counters[i];
+	qsort(v, *n, sizeof(*v), by_delta);
+	return v;
+}
+
+/* The counters that moved, most first: "link_downed+2 symbol_error+1". */
+static void put_moved(struct ibve_buf *b, const struct ibve_port_row *p)
+{
+	size_t n;
+	const struct ibve_counter **v = top_moved(p, b, &n);
+
+	if (!p->moved)
+		ibve_buf_putc(b, '-');
 	for (size_t i = 0; i < n; i++)
 		ibve_buf_printf(b, "%s%s+%" PRIu64, i ? " " : "", v[i]->name,
 				v[i]->delta);

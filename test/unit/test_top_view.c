@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "tap.h"
 #include "top.h"
 
@@ -139,6 +140,37 @@ static void test_cells(void)
 	       "a short buffer: the length needed");
 	is_str(cell, "DEV", "  and what fits");
 	teardown(&v);
+}
+
+/* The counters cell, the table's and the screen's: resets, most first. */
+static void test_moved(void)
+{
+	struct ibve_counter k[] = {
+		{ .name = "link_downed", .delta = 1 },
+		{ .name = "send_err", .delta = 5 },
+		{ .name = "symbol_error" },
+	};
+	struct ibve_port_row p = { .counter_count = 3,
+				   .counters = k,
+				   .moved = 2,
+				   .counter_resets = 2 };
+	const struct ibve_counter **v;
+	char cell[128];
+	struct ibve_buf b = { cell, sizeof(cell), 0 };
+	size_t n;
+
+	v = top_moved(&p, &b, &n);
+	ibve_buf_end(&b);
+	is_str(cell, "[2 resets] ", "the resets first");
+	is_int(n, 2, "the two that moved");
+	ok(n == 2 && v[0] == &k[1] && v[1] == &k[0], "  most first");
+	free(v);
+	top_cell(&p, COL_COUNTERS, cell, sizeof(cell));
+	is_str(cell, "[2 resets] send_err+5 link_downed+1", "the cell");
+	p.moved = 0;
+	p.counter_resets = 1;
+	top_cell(&p, COL_COUNTERS, cell, sizeof(cell));
+	is_str(cell, "[1 reset] -", "a reset, none moved since");
 }
 
 static void test_order(void)
@@ -590,6 +622,7 @@ int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	test_cells();
+	test_moved();
 	test_order();
 	test_order_rate();
 	test_columns();
