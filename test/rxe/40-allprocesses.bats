@@ -372,6 +372,7 @@ in_cgroup() {
 	wait_for "$WERR" '^ibv_eventwatch: watching' 120 "$WPID" ||
 		fail "the watcher did not start: $(cat "$WERR")"
 	# the kernel's word: the watcher's one cgroup2 mount, its path escaped
+	# shellcheck disable=SC2016 # awk's field, not the shell's
 	run -0 awk '/ - cgroup2 / { print $5 }' "/proc/$WPID/mountinfo"
 	assert_output "${root// /$esc}"
 	c=system.slice/slurmstepd.scope/job_303/step_0/user/task_0
