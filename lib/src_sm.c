@@ -95,8 +95,8 @@ struct sm {
 	pthread_mutex_t lock;
 	pthread_cond_t answered;
 	int evfd, timer_fd;
-	bool issm; /* claim IsSM and answer SMInfo (simulators) */
-	struct sm_port *ports;
+	bool issm;		/* claim IsSM and answer SMInfo (simulators) */
+	struct sm_port **ports; /* each its own: a receiver thread holds it */
 	size_t nports;
 	uint32_t next_tid;
 	unsigned int refresh_s; /* the option, or REFRESH_S */
@@ -489,7 +489,7 @@ static void arm(struct sm *sm)
 	struct itimerspec its = { 0 };
 
 	for (size_t i = 0; i < sm->nports; i++) {
-		const struct sm_port *p = &sm->ports[i];
+		const struct sm_port *p = sm->ports[i];
 
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++)
 			if (p->pending[t] && ibve_ts_before(&p->due[t], &next))
@@ -537,7 +537,7 @@ static int sm_open(struct sm *sm)
 		for (int i = 1; i <= ca.numports && i < UMAD_CA_MAX_PORTS;
 		     i++) {
 			umad_port_t *up = ca.ports[i];
-			struct sm_port *v;
+			struct sm_port *v, **vv;
 
 			if (!up)
 				continue;
@@ -550,14 +550,14 @@ static int sm_open(struct sm *sm)
 					names[c], i, up->link_layer);
 				continue;
 			}
-			v = realloc(sm->ports, (sm->nports + 1) * sizeof(*v));
-			if (!v) {
+			vv = realloc(sm->ports, (sm->nports + 1) * sizeof(*vv));
+			if (vv)
+				sm->ports = vv;
+			if (!vv || !(v = calloc(1, sizeof(*v)))) {
 				umad_release_ca(&ca);
 				return ibve_error(ENOMEM, "out of memory");
 			}
-			sm->ports = v;
-			v = &sm->ports[sm->nports++];
-			memset(v, 0, sizeof(*v));
+			sm->ports[sm->nports++] = v;
 			v->sm = sm;
 			v->fd = v->issm_fd = v->agent = v->smi_agent =
 				v->dr_agent = -1;
@@ -592,8 +592,8 @@ static int sm_open(struct sm *sm)
 	}
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
-		subscribe_all(&sm->ports[i]);
-		peer_ask(&sm->ports[i]);
+		subscribe_all(sm->ports[i]);
+		peer_ask(sm->ports[i]);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &sm->refresh_due);
 	sm->refresh_due.tv_sec += sm->refresh_s;
@@ -722,7 +722,7 @@ static void destroy(void *arg)
 	 */
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
-		struct sm_port *p = &sm->ports[i];
+		struct sm_port *p = sm->ports[i];
 		bool sent = false;
 
 		p->stopping = true;
@@ -745,14 +745,14 @@ static void destroy(void *arg)
 		waiting = false;
 		for (size_t i = 0; i < sm->nports; i++)
 			for (int t = 0; t < IBVE_SM_NTRAPS; t++)
-				waiting |= sm->ports[i].pending[t] != 0;
+				waiting |= sm->ports[i]->pending[t] != 0;
 	} while (waiting &&
 		 pthread_cond_timedwait(&sm->answered, &sm->lock, &until) == 0);
 	pthread_mutex_unlock(&sm->lock);
 
 	ibve_ts_add_ms(&until, UNSUBSCRIBE_MS);
 	for (size_t i = 0; i < sm->nports; i++) {
-		struct sm_port *p = &sm->ports[i];
+		struct sm_port *p = sm->ports[i];
 		bool ended = stop_thread(p, &until);
 
 		if (p->issm_fd >= 0)
@@ -769,6 +769,7 @@ static void destroy(void *arg)
 				umad_unregister(p->fd, p->dr_agent);
 			umad_close_port(p->fd);
 		}
+		free(p);
 	}
 	for (size_t i = 0; i < sm->nnotes; i++)
 		free(sm->notes[i]);
@@ -809,7 +810,7 @@ static void drain(struct sm *sm)
 	}
 	sm->qlen = 0;
 	for (size_t i = 0; i < sm->nports; i++) {
-		struct sm_port *p = &sm->ports[i];
+		struct sm_port *p = sm->ports[i];
 		char why[256];
 
 		if (!p->dead || p->dead_said)
@@ -842,13 +843,13 @@ static void tick(struct sm *sm)
 	pthread_mutex_lock(&sm->lock);
 	if (!ibve_ts_before(&now, &sm->refresh_due)) {
 		for (size_t i = 0; i < sm->nports; i++)
-			if (!sm->ports[i].dead)
-				subscribe_all(&sm->ports[i]);
+			if (!sm->ports[i]->dead)
+				subscribe_all(sm->ports[i]);
 		sm->refresh_due = now;
 		sm->refresh_due.tv_sec += sm->refresh_s;
 	}
 	for (size_t i = 0; i < sm->nports; i++) {
-		struct sm_port *p = &sm->ports[i];
+		struct sm_port *p = sm->ports[i];
 		struct ibve_peer none;
 
 		for (int t = 0; t < IBVE_SM_NTRAPS; t++) {
@@ -910,7 +911,7 @@ static void observe(void *arg, const struct ibve_event *ev)
 		return;
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
-		struct sm_port *p = &sm->ports[i];
+		struct sm_port *p = sm->ports[i];
 
 		if (!p->dead && strcmp(p->ca, ev->device) == 0 &&
 		    (!ev->port || (uint32_t)p->portnum == ev->port)) {
@@ -936,7 +937,7 @@ static void annotate(void *arg, struct ibve_event *ev)
 		return;
 	pthread_mutex_lock(&sm->lock);
 	for (size_t i = 0; i < sm->nports; i++) {
-		struct sm_port *p = &sm->ports[i];
+		struct sm_port *p = sm->ports[i];
 
 		if ((uint32_t)p->portnum == ev->port &&
 		    strcmp(p->ca, ev->device) == 0) {
