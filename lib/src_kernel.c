@@ -781,7 +781,9 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 	if (want & 1u << IBVE_KHOOK_CORE_QP)
 		want &= ~(1u << IBVE_KHOOK_QP);
 	else if (*kprobe)
-		want |= ~(1u << IBVE_KHOOK_CORE_QP); /* all but the core one */
+		/* all but the core one */
+		want |= (1u << IBVE_KHOOK_COUNT) - 1 -
+			(1u << IBVE_KHOOK_CORE_QP);
 	return want;
 }
 
