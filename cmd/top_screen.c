@@ -105,8 +105,10 @@ static int cell_pair(const struct ibve_port_row *p, int col)
 	return counts[col] && p->counts[top_col_kind(col)] ? counts[col] : 0;
 }
 
-/* The table's cell (top_moved()): a counter that moved at the last
- * refresh in bold, the resets in the warning colour; cut at WIDTH. */
+/*
+ * The table's cell (top_moved()): a counter that moved at the last
+ * refresh in bold, the resets in the warning colour; cut at WIDTH.
+ */
 static void draw_counters(struct view *v, const struct ibve_port_row *p,
 			  int width)
 {
