@@ -62,8 +62,6 @@ static uint8_t name_index[NAME_SLOTS];		 /* row + 1; 0: empty */
 static char row_name[ROWS_MAX][IBVE_EVENT_NAME_MAX];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static bool table_ready; /* read first: no call once it is built */
-const struct ibve_source_ops *const *ibve_event_sources =
-	(const struct ibve_source_ops *const[]){ NULL };
 
 static uint32_t name_hash(const char *s)
 {
@@ -77,7 +75,9 @@ static uint32_t name_hash(const char *s)
 
 static void build_table(void)
 {
-	const struct ibve_source_ops *const *src = ibve_event_sources;
+	const struct ibve_source_ops *const *src = ibve_sources;
+
+	__atomic_store_n(&ibve_sources_sealed, true, __ATOMIC_RELEASE);
 
 	/* lower ranks first, equal ones in the order of registration */
 	for (int rank = 0; rank < 16; rank++)
@@ -115,7 +115,7 @@ static void table_build(void)
 /* The registered source whose records are SOURCE's, or NULL. */
 static const struct ibve_source_ops *source_ops(int source)
 {
-	const struct ibve_source_ops *const *src = ibve_event_sources;
+	const struct ibve_source_ops *const *src = ibve_sources;
 
 	for (size_t i = 0; source >= 0 && src[i]; i++)
 		if (src[i]->records == source)
@@ -242,7 +242,7 @@ IBVE_EXPORT const char *ibve_severity_name(enum ibve_severity severity)
 
 IBVE_EXPORT int ibve_source_parse(const char *name)
 {
-	const struct ibve_source_ops *const *src = ibve_event_sources;
+	const struct ibve_source_ops *const *src = ibve_sources;
 
 	for (size_t i = 0; src[i]; i++)
 		if (src[i]->records >= 0 &&

@@ -3,7 +3,8 @@
  * The source interface: what a source of records is to the pipeline, and
  * what the pipeline is to it. A source knows nothing of the pipeline but
  * this host interface, and the pipeline knows no source by name: adding
- * one is a file with its ops and a line in sources.c.
+ * one is a file with its ops and a line in sources.c (or, for a test's
+ * own, ibve_register_source()).
  */
 #ifndef IBVE_SOURCE_H
 #define IBVE_SOURCE_H
@@ -11,6 +12,7 @@
 #include "internal.h"
 
 struct ibve_devset;
+struct ibve_fieldspec;
 
 /* What the pipeline offers a source. */
 struct ibve_host {
@@ -100,6 +102,9 @@ struct ibve_source_ops {
 	const struct ibve_event_desc *rows;
 	size_t nrows;
 	int rank;
+	/* The fields of its records (fields.h): on its records only. */
+	const struct ibve_fieldspec *fields;
+	size_t nfields;
 	/* A source whose rows its records carry too (the kernel: verbs). */
 	const struct ibve_source_ops *also;
 	bool devset; /* its state is the pipeline's device set */
@@ -139,9 +144,15 @@ struct ibve_source_ops {
 };
 
 /* Every source, from sources.c; NULL-terminated. */
-extern const struct ibve_source_ops *const ibve_sources[];
-/* The sources whose rows make the event table: sources.c's, at load. */
-extern const struct ibve_source_ops *const *ibve_event_sources;
+#define IBVE_SOURCES_MAX 16
+extern const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1];
+/* Set when the first table is made of them (event.c): sealed. */
+extern bool ibve_sources_sealed;
+/*
+ * Add source O to the list, before any table is made of it (a test's
+ * source); -EBUSY after, -ENOSPC past IBVE_SOURCES_MAX.
+ */
+int ibve_register_source(const struct ibve_source_ops *o);
 extern const struct ibve_source_ops ibve_source_devices;
 
 #endif

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dl_umad.h"
+#include "fields.h"
 #include "ports.h"
 #include "sm.h"
 #include "source.h"
@@ -981,10 +982,81 @@ static const struct ibve_event_desc rows[] = {
 	    "group."),
 };
 
+/* --- its records' fields: the notice's GID, issuer and producer ---------- */
+
+static void put_gid(struct ibve_buf *b, const uint8_t *gid)
+{
+	for (int i = 0; i < 16; i += 2)
+		ibve_buf_printf(b, "%s%02x%02x", i ? ":" : "", gid[i],
+				gid[i + 1]);
+}
+
+static void sm_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_key(j, "gid");
+	ibve_buf_putc(j->b, '"');
+	put_gid(j->b, ev->sm.gid);
+	ibve_buf_putc(j->b, '"');
+	ibve_json_uint(j, "issuer_lid", ev->sm.issuer_lid);
+	ibve_json_uint(j, "producer_type", ev->sm.producer_type);
+}
+
+static void sm_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "gid ");
+	put_gid(b, ev->sm.gid);
+	ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
+}
+
+static int parse_gid(const char *s, uint8_t *gid)
+{
+	char hex[33];
+	size_t n = 0;
+
+	for (; *s && n < 32; s++)
+		if (*s != ':')
+			hex[n++] = *s;
+	if (*s || n != 32)
+		return -EINVAL;
+	hex[n] = '\0';
+	return ibve_hex_bytes(hex, gid, 16);
+}
+
+static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		    char *err, size_t errlen)
+{
+	enum { GID, ISSUER, PRODUCER };
+	const char *s;
+	uint64_t u;
+	int r = ibve_get_str(o, key + GID, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (parse_gid(s, ev->sm.gid))
+		FAIL("\"gid\" is not a GID");
+	ev->fields |= IBVE_FIELD_SM;
+	/* absent: 0, as the parser found the record */
+	if (ibve_get_uint(o, key + ISSUER, UINT16_MAX, &u, err, errlen) < 0)
+		return -EINVAL;
+	ev->sm.issuer_lid = (uint16_t)u;
+	r = ibve_get_uint(o, key + PRODUCER, 0xffffff, &u, err, errlen);
+	ev->sm.producer_type = (uint32_t)u;
+	return r < 0 ? r : 0;
+}
+
+/* In the record's order, among every source's rows. */
+static const struct ibve_fieldspec fields[] = {
+	/* issuer_lid and producer_type mean nothing without a gid */
+	{ .keys = "gid issuer_lid producer_type", .order = 140,
+	  .flag = IBVE_FIELD_SM, .json = sm_json, .text = sm_text,
+	  .parse = sm_parse },
+};
+
 const struct ibve_source_ops ibve_source_sm = {
 	.name = "sm",
 	.records = IBVE_SOURCE_SM,
 	ROWS(rows),
+	FIELDS(fields),
 	.rank = 1, /* its rows after the others */
 	.order = 10,
 	.create = create,

@@ -441,7 +441,8 @@ static void test_keys(struct json_object *schema)
 		(void)v;
 		set_add(&p, k);
 	}
-	for (int i = 0; i < K_COUNT; i++)
+	ibve_fields_ready();
+	for (int i = 0; i < ibve_nkeys; i++)
 		set_add(&known, ibve_keys[i].name);
 	for (size_t i = 0; i < keys.n; i++)
 		set_add(&known, keys.v[i]);

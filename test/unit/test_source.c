@@ -11,12 +11,15 @@
  * of the tree, as make check-unit does.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <sys/eventfd.h>
 
+#include "fields.h"
+#include "journal.h"
 #include "source.h"
 #include "tap.h"
 
@@ -41,6 +44,22 @@ static const struct ibve_event_desc synthetic_rows[] = {
 	    "c7b7716645fd49fba3493a5ecf686954",
 	    "an alarm of the synthetic source",
 	    "Nothing to do: the unit tests made it too."),
+};
+
+/*
+ * Its one field: the alarm's level, in the record's per-source area, with a
+ * flag bit the library does not use.
+ */
+struct synthetic_fields {
+	uint32_t level;
+};
+#define SYN_FIELD_LEVEL (1u << 20)
+
+static const struct ibve_fieldspec synthetic_fields[] = {
+	{ .keys = "syn_level", .order = 155, .flag = SYN_FIELD_LEVEL,
+	  .type = FT_U32, .off = offsetof(struct ibve_event, area), .size = 4,
+	  .words = "level %" PRIu64,
+	  .doc = "Source synthetic: the alarm's level." },
 };
 
 struct synthetic {
@@ -95,6 +114,10 @@ static bool syn_ready(void *arg, uint32_t cookie)
 		ev->port = 1;
 		ibve_event_set_code(ev, SOURCE_SYNTHETIC,
 				    synthetic_rows[i].code);
+		if (synthetic_rows[i].code == SYN_ALARM) {
+			((struct synthetic_fields *)ev->area)->level = 7;
+			ev->fields |= SYN_FIELD_LEVEL;
+		}
 	}
 	s->h.done(s->h.ctx, s);
 	return false;
@@ -113,6 +136,7 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.name = "synthetic",
 	.records = SOURCE_SYNTHETIC,
 	ROWS(synthetic_rows),
+	FIELDS(synthetic_fields),
 	.rank = 2, /* its rows after the library's */
 	.order = 30,
 	.create = syn_create,
@@ -122,21 +146,16 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.destroy = syn_destroy,
 };
 
-/* --- its registration: lib/sources.c's list and one line ------------------ */
+/* --- its registration: one call, before any table is made ------------------ */
 
-extern const struct ibve_source_ops ibve_source_mlx5, ibve_source_sm,
-	ibve_source_hotplug, ibve_source_kernel, ibve_source_replay;
-
-const struct ibve_source_ops *const ibve_sources[] = {
-	&ibve_source_devices,
-	&ibve_source_mlx5,
-	&ibve_source_sm,
-	&ibve_source_hotplug,
-	&ibve_source_kernel,
-	&ibve_source_replay,
-	&ibve_source_synthetic, /* the line */
-	NULL,
-};
+static void test_register(void)
+{
+	ok(ibve_register_source(&ibve_source_synthetic) == 0,
+	   "the source registers through the seam");
+	ok(ibve_register_source(&ibve_source_synthetic) == -EEXIST &&
+		   strstr(ibve_errmsg(), "\"syn_level\" is another field's"),
+	   "a second time its key is taken: %s", ibve_errmsg());
+}
 
 /* --- what the library makes of it ----------------------------------------- */
 
@@ -159,7 +178,9 @@ static void test_table(void)
 	ok(!ibve_event_desc_find(SOURCE_SYNTHETIC, 3), "no row: no code 3");
 	while ((d = ibve_event_desc_at(n)))
 		last = d, n++;
-	for (const struct ibve_source_ops *const *o = ibve_event_sources; *o;
+	for (const struct ibve_source_ops *const *o =
+		     (const struct ibve_source_ops *const *)ibve_sources;
+	     *o;
 	     o++)
 		rows += (*o)->nrows;
 	/* the table has room for 255: a row past it would go unseen */
@@ -170,6 +191,37 @@ static void test_table(void)
 	ok(ibve_term_suggest("SYNTHETIC_ALRM", out, sizeof(out)) &&
 		   strcmp(out, "SYNTHETIC_ALARM") == 0,
 	   "a misspelt name of it is suggested");
+}
+
+/* Its field, in each form a record takes, from EV and its JSON. */
+static void test_field(const struct ibve_event *ev, const char *json)
+{
+	struct ibve_journal_entry e = { 0 };
+	struct ibve_event back;
+	char text[512];
+	bool found = false;
+
+	ok(strstr(json, ",\"syn_level\":7}"), "its field is in the JSON");
+	ibve_event_format_text(ev, text, sizeof(text), 0);
+	ok(strstr(text, "(level 7)"), "and in the text: %.*s",
+	   (int)strcspn(text, "\n"), text);
+	ok(ibve_event_parse_json(json, strlen(json), &back) == 0 &&
+		   back.fields == SYN_FIELD_LEVEL &&
+		   ((struct synthetic_fields *)back.area)->level == 7,
+	   "a replay reads it back");
+	snprintf(text, sizeof(text),
+		 "{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"syn0\","
+		 "\"port\":1,\"event\":\"PORT_ERR\",\"syn_level\":7}");
+	ok(ibve_event_parse_json(text, strlen(text), &back) == 0 &&
+		   !(back.fields & SYN_FIELD_LEVEL),
+	   "but not on another source's record (its room is theirs)");
+	if (ok(ibve_journal_entry_build(&e, ev, "test") == 0,
+	       "a journal entry is made"))
+		for (size_t i = 0; i < e.n; i++)
+			found |= e.iov[i].iov_len == 16 &&
+				 !memcmp(e.iov[i].iov_base, "RDMA_SYN_LEVEL=7", 16);
+	ok(found, "with the field RDMA_SYN_LEVEL=7");
+	ibve_journal_entry_free(&e);
 }
 
 /* The records a pipeline of the source alone gives a reader. */
@@ -205,6 +257,7 @@ static void test_pipeline(void)
 			   strstr(json, "\"event\":\"SYNTHETIC_ALARM\""),
 		   "with their rows' names and severities: %.*s",
 		   (int)strcspn(json, "\n"), json);
+		test_field(&evs[1], json);
 	}
 	ibve_pipeline_free(p);
 }
@@ -284,6 +337,11 @@ static void test_tables(void)
 		   strstr(schema,
 			  "\"$comment\": \"synthetic SYNTHETIC_ALARM (2).\""),
 	   "the schema has the source's names and a rule for each row");
+	ok(schema && strstr(schema,
+			    "\"syn_level\": {\"description\": \"Source synthetic: "
+			    "the alarm's level.\", \"type\": \"integer\", "
+			    "\"minimum\": 0, \"maximum\": 4294967295},\n"),
+	   "and its field's property, from its row");
 	terms_of(completion, &m);
 	terms_of(shipped, &h);
 	ok(strstr(made, "\nSYNTHETIC_TICK\nSYNTHETIC_ALARM\n") &&
@@ -321,6 +379,7 @@ static void test_tables(void)
 
 int main(void)
 {
+	test_register();
 	test_table();
 	test_pipeline();
 	test_tables();
