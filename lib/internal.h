@@ -13,7 +13,6 @@
 
 /* Counts of the public enums, for tables inside the library only. */
 #define IBVE_SEVERITY_COUNT (IBVE_SEVERITY_FATAL + 1)
-#define IBVE_KIND_COUNT	    (IBVE_KIND_OTHER + 1)
 
 /* Copy SRC into DST of SIZE bytes, always terminated, truncating. */
 static inline void ibve_strcpy(char *dst, const char *src, size_t size)

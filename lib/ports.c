@@ -421,7 +421,7 @@ static void drop_rows(struct ibve_ports *t, const char *device)
 
 	for (size_t i = 0; i < t->nrows; i++) {
 		if (strcmp(t->rows[i].pub.device, device) == 0) {
-			for (size_t c = 0; c < IBVE_KIND_COUNT; c++)
+			for (size_t c = 0; c < IBVE_KIND_MAX; c++)
 				t->sum.kinds[c] -= t->rows[i].pub.counts[c];
 			free_row(&t->rows[i]);
 		} else {
@@ -492,59 +492,6 @@ struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 }
 
 /* --- records ------------------------------------------------------------ */
-
-IBVE_EXPORT enum ibve_kind ibve_event_kind(const struct ibve_event *ev)
-{
-	static const struct {
-		const char *name;
-		enum ibve_kind kind;
-	} kinds[] = {
-		{ "PORT_ERR", IBVE_KIND_LINK_DOWN },
-		{ "PORT_ACTIVE", IBVE_KIND_LINK_UP },
-		{ "LID_CHANGE", IBVE_KIND_LID },
-		{ "PKEY_CHANGE", IBVE_KIND_PKEY },
-		{ "SM_CHANGE", IBVE_KIND_SM },
-		{ "GID_CHANGE", IBVE_KIND_GID },
-		{ "CLIENT_REREGISTER", IBVE_KIND_REREG },
-		{ "DEVICE_FATAL", IBVE_KIND_FATAL },
-	};
-
-	if (ev->source == IBVE_SOURCE_VERBS && ev->desc)
-		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
-			if (strcmp(ev->name, kinds[i].name) == 0)
-				return kinds[i].kind;
-	/* mlx5 PORT_CHANGE repeats the verbs port events: OTHER, not UP */
-	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_PORT_MODULE)
-		return IBVE_KIND_MODULE;
-	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_TEMP_WARN)
-		return IBVE_KIND_TEMP;
-	if (ev->source == IBVE_SOURCE_MLX5 &&
-	    ev->severity == IBVE_SEVERITY_FATAL)
-		return IBVE_KIND_FATAL; /* INTERNAL_ERROR */
-	if (ev->source == IBVE_SOURCE_SM)
-		return IBVE_KIND_SUBNET; /* about other ports, seen from this one */
-	return IBVE_KIND_OTHER;
-}
-
-IBVE_EXPORT const char *ibve_kind_name(enum ibve_kind kind)
-{
-	static const char *const names[IBVE_KIND_COUNT] = {
-		[IBVE_KIND_LINK_DOWN] = "link_down",
-		[IBVE_KIND_LINK_UP] = "link_up",
-		[IBVE_KIND_LID] = "lid_change",
-		[IBVE_KIND_PKEY] = "pkey_change",
-		[IBVE_KIND_SM] = "sm_change",
-		[IBVE_KIND_GID] = "gid_change",
-		[IBVE_KIND_REREG] = "client_reregister",
-		[IBVE_KIND_FATAL] = "fatal",
-		[IBVE_KIND_MODULE] = "module",
-		[IBVE_KIND_TEMP] = "temperature",
-		[IBVE_KIND_SUBNET] = "subnet",
-		[IBVE_KIND_OTHER] = "other",
-	};
-
-	return (unsigned int)kind < IBVE_KIND_COUNT ? names[kind] : "unknown";
-}
 
 static void count(struct ibve_ports *t, struct ibve_row *r,
 		  const struct ibve_event *ev, enum ibve_kind k)

@@ -88,6 +88,8 @@ void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 		.text = txt, .message_id = id, .advice = todo       \
 	}
 #define ROWS(r) .rows = (r), .nrows = ARRAY_SIZE(r)
+#define KINDS(k) .kind_of = (k), .nkind_of = ARRAY_SIZE(k)
+#define IBVE_KIND_OWN(i) (IBVE_KIND_MAX + (i))
 
 /* A source, with the rows of its events; its own state (SRC) is a type of
  * its own, only it knows. */
@@ -96,12 +98,26 @@ struct ibve_source_ops {
 	/* the enum ibve_source its records carry (a new one: the next number);
 	 * -1: any (a replay) */
 	int records;
-	const char *kind; /* ibve_source_name() of its records; NULL: name */
+	const char *called; /* ibve_source_name() of its records; NULL: name */
 	/* Its rows (ROWS()); their place in the event table: lower rank (0-15)
 	 * first. */
 	const struct ibve_event_desc *rows;
 	size_t nrows;
 	int rank;
+	/*
+	 * What its events count as in the port table: by code (KINDS()),
+	 * else, and for codes it has no row for, KIND (0: other; never
+	 * link_down for all of a source's records). A kind
+	 * is one of enum ibve_kind, or IBVE_KIND_OWN(I): the I-th of KINDS,
+	 * kinds of its own numbered after the library's.
+	 */
+	const struct ibve_kind_of {
+		int code, kind;
+	} *kind_of;
+	size_t nkind_of;
+	int kind;
+	const struct ibve_kind_info *kinds;
+	size_t nkinds;
 	/* The fields of its records (fields.h): on its records only. */
 	const struct ibve_fieldspec *fields;
 	size_t nfields;

@@ -34,17 +34,20 @@ bool ibve_sources_sealed;
 
 int ibve_register_source(const struct ibve_source_ops *o)
 {
-	size_t n = 0;
+	size_t n = 0, kinds = IBVE_KIND_OTHER + 1 + o->nkinds;
 	int r;
 
 	while (ibve_sources[n])
-		n++;
+		kinds += ibve_sources[n++]->nkinds;
 	if (__atomic_load_n(&ibve_sources_sealed, __ATOMIC_ACQUIRE))
 		return ibve_error(EBUSY, "source '%s' registered too late: "
 					 "the tables were made", o->name);
 	if (n == IBVE_SOURCES_MAX)
 		return ibve_error(ENOSPC, "source '%s': more than %d sources",
 				  o->name, IBVE_SOURCES_MAX);
+	if (kinds > IBVE_KIND_MAX)
+		return ibve_error(ENOSPC, "source '%s': more than %d kinds",
+				  o->name, IBVE_KIND_MAX);
 	r = ibve_fields_admit(o);
 	if (!r)
 		ibve_sources[n] = o;

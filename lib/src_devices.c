@@ -984,11 +984,24 @@ static const struct ibve_fieldspec fields[] = {
 	  .json = peer_json, .text = peer_text, .parse = peer_parse },
 };
 
+/* What its port and device events count as in the port table. */
+static const struct ibve_kind_of kind_of[] = {
+	{ IBV_EVENT_PORT_ERR, IBVE_KIND_LINK_DOWN },
+	{ IBV_EVENT_PORT_ACTIVE, IBVE_KIND_LINK_UP },
+	{ IBV_EVENT_LID_CHANGE, IBVE_KIND_LID },
+	{ IBV_EVENT_PKEY_CHANGE, IBVE_KIND_PKEY },
+	{ IBV_EVENT_SM_CHANGE, IBVE_KIND_SM },
+	{ IBV_EVENT_GID_CHANGE, IBVE_KIND_GID },
+	{ IBV_EVENT_CLIENT_REREGISTER, IBVE_KIND_REREG },
+	{ IBV_EVENT_DEVICE_FATAL, IBVE_KIND_FATAL },
+};
+
 const struct ibve_source_ops ibve_source_devices = {
 	.name = "devices",
 	.records = IBVE_SOURCE_VERBS,
-	.kind = "verbs",
+	.called = "verbs",
 	ROWS(rows),
+	KINDS(kind_of),
 	FIELDS(fields),
 	.devset = true,
 	.order = 20,

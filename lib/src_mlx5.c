@@ -535,10 +535,18 @@ static const struct ibve_fieldspec fields[] = {
 	  .parse = mlx5_parse },
 };
 
+/* PORT_CHANGE repeats the verbs port events: other, not link up. */
+static const struct ibve_kind_of kind_of[] = {
+	{ 0x08, IBVE_KIND_FATAL }, /* INTERNAL_ERROR */
+	{ IBVE_MLX5_PORT_MODULE, IBVE_KIND_MODULE },
+	{ IBVE_MLX5_TEMP_WARN, IBVE_KIND_TEMP },
+};
+
 const struct ibve_source_ops ibve_source_mlx5 = {
 	.name = "mlx5",
 	.records = IBVE_SOURCE_MLX5,
 	ROWS(rows),
+	KINDS(kind_of),
 	FIELDS(fields),
 	.order = 12,
 	.create = create,

@@ -1057,6 +1057,8 @@ const struct ibve_source_ops ibve_source_sm = {
 	.records = IBVE_SOURCE_SM,
 	ROWS(rows),
 	FIELDS(fields),
+	/* about other ports, seen from this one */
+	.kind = IBVE_KIND_SUBNET,
 	.rank = 1, /* its rows after the others */
 	.order = 10,
 	.create = create,

@@ -62,6 +62,14 @@ static const struct ibve_fieldspec synthetic_fields[] = {
 	  .doc = "Source synthetic: the alarm's level." },
 };
 
+/* Its alarms count as a kind of their own in the port table. */
+static const struct ibve_kind_info synthetic_kinds[] = {
+	{ "synthetic_alarm", "SYN", 4 },
+};
+static const struct ibve_kind_of synthetic_kind_of[] = {
+	{ SYN_ALARM, IBVE_KIND_OWN(0) },
+};
+
 struct synthetic {
 	struct ibve_host h;
 	int fd; /* readable once: each row's event is emitted, then done */
@@ -136,6 +144,9 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.name = "synthetic",
 	.records = SOURCE_SYNTHETIC,
 	ROWS(synthetic_rows),
+	KINDS(synthetic_kind_of),
+	.kinds = synthetic_kinds,
+	.nkinds = ARRAY_SIZE(synthetic_kinds),
 	FIELDS(synthetic_fields),
 	.rank = 2, /* its rows after the library's */
 	.order = 30,
@@ -224,6 +235,32 @@ static void test_field(const struct ibve_event *ev, const char *json)
 	ibve_journal_entry_free(&e);
 }
 
+/* Its kind: after the library's, and counted in the port table. */
+static void test_kind(const struct ibve_event *evs, size_t n)
+{
+	const struct ibve_kind_info *k = ibve_kind_info(IBVE_KIND_OTHER + 1);
+	const struct ibve_port_row *row;
+	struct ibve_ports *t;
+
+	ok(k && strcmp(k->name, "synthetic_alarm") == 0 &&
+		   strcmp(k->title, "SYN") == 0 && k->width == 4 &&
+		   !ibve_kind_info(IBVE_KIND_OTHER + 2),
+	   "its kind is the next after the library's");
+	ok(ibve_event_kind(&evs[1]) == IBVE_KIND_OTHER + 1 &&
+		   ibve_event_kind(&evs[0]) == IBVE_KIND_OTHER,
+	   "its alarm counts as it, its tick as other");
+	if (ibve_ports_new(&t, 0))
+		return;
+	for (size_t i = 0; i < n; i++)
+		ibve_ports_event(t, &evs[i]);
+	row = ibve_ports_count(t) == 1 ? ibve_ports_at(t, 0) : NULL;
+	ok(row && row->counts[IBVE_KIND_OTHER + 1] == 1 &&
+		   row->counts[IBVE_KIND_OTHER] == 1 &&
+		   ibve_ports_summary(t)->kinds[IBVE_KIND_OTHER + 1] == 1,
+	   "the port table counts it in its own column");
+	ibve_ports_free(t);
+}
+
 /* The records a pipeline of the source alone gives a reader. */
 static void test_pipeline(void)
 {
@@ -258,6 +295,7 @@ static void test_pipeline(void)
 		   "with their rows' names and severities: %.*s",
 		   (int)strcspn(json, "\n"), json);
 		test_field(&evs[1], json);
+		test_kind(evs, 2);
 	}
 	ibve_pipeline_free(p);
 }
