@@ -58,7 +58,8 @@ static struct ibve_event_desc table[ROWS_MAX];
 static size_t nrows;
 /* each row's kind, each source's for the rest; the kinds, sources' last */
 static uint8_t row_kind[ROWS_MAX];
-static uint8_t source_kind[NSOURCES] = { [0 ... NSOURCES - 1] = IBVE_KIND_OTHER };
+static uint8_t source_kind[NSOURCES] = { [0 ... NSOURCES - 1] =
+						 IBVE_KIND_OTHER };
 static struct ibve_kind_info kinds[IBVE_KIND_MAX] = {
 #define KIND_ROW(id, n, t, w) { n, t, w },
 	IBVE_KINDS(KIND_ROW)
@@ -85,8 +86,9 @@ static uint32_t name_hash(const char *s)
 /* Source O's kind K (IBVE_KIND_OWN(I): its own I-th, from BASE). */
 static uint8_t kind_at(int k, unsigned int base)
 {
-	return (uint8_t)(k >= IBVE_KIND_MAX ? base + (unsigned int)k - IBVE_KIND_MAX
-					    : (unsigned int)k);
+	return (uint8_t)(k >= IBVE_KIND_MAX
+				 ? base + (unsigned int)k - IBVE_KIND_MAX
+				 : (unsigned int)k);
 }
 
 /* What source O's records count as when no row says (0: other). */
@@ -118,7 +120,8 @@ static void build_table(void)
 		for (size_t k = 0; k < src[i]->nkinds; k++)
 			kinds[nkinds++] = src[i]->kinds[k];
 		if ((unsigned int)src[i]->records < NSOURCES)
-			source_kind[src[i]->records] = else_kind(src[i], base[i]);
+			source_kind[src[i]->records] =
+				else_kind(src[i], base[i]);
 	}
 	/* lower ranks first, equal ones in the order of registration */
 	for (int rank = 0; rank < 16; rank++)

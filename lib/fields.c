@@ -45,9 +45,9 @@ int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 	return 0;
 }
 
-int ibve_get_opt_str(const struct ibve_jsrc *o, int key, char *dst,
-		     size_t size, struct ibve_event *ev, uint32_t flag,
-		     char *err, size_t errlen)
+int ibve_get_opt_str(const struct ibve_jsrc *o, int key, char *dst, size_t size,
+		     struct ibve_event *ev, uint32_t flag, char *err,
+		     size_t errlen)
 {
 	const char *s;
 	int r = ibve_get_str(o, key, &s, err, errlen);
@@ -212,28 +212,36 @@ static int summary_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	return r < 0 ? r : 0;
 }
 
-#define OWN(k, ord, f, j, t, p)                                       \
-	{                                                              \
+#define OWN(k, ord, f, j, t, p)                                           \
+	{                                                                 \
 		.keys = k, .order = ord, .flag = f, .json = j, .text = t, \
-		.parse = p                                             \
+		.parse = p                                                \
 	}
 
 /* What any record may have; the sources' rows come between by order. */
 static const struct ibve_fieldspec common[] = {
-	{ .keys = "qp_num", .order = 10, .flag = IBVE_FIELD_QP_NUM,
-	  .type = FT_U32, .off = offsetof(struct ibve_event, qp_num),
-	  .size = 4, .text = qp_text },
+	{ .keys = "qp_num",
+	  .order = 10,
+	  .flag = IBVE_FIELD_QP_NUM,
+	  .type = FT_U32,
+	  .off = offsetof(struct ibve_event, qp_num),
+	  .size = 4,
+	  .text = qp_text },
 	IBVE_FIELD("wq_num", 30, FT_U32, wq_num, IBVE_FIELD_WQ_NUM,
 		   "wq 0x%06" PRIx64, NULL),
-	{ .keys = "handle", .order = 40, .flag = IBVE_FIELD_HANDLE,
-	  .type = FT_U32, .off = offsetof(struct ibve_event, handle),
-	  .size = 4, .text = handle_text },
+	{ .keys = "handle",
+	  .order = 40,
+	  .flag = IBVE_FIELD_HANDLE,
+	  .type = FT_U32,
+	  .off = offsetof(struct ibve_event, handle),
+	  .size = 4,
+	  .text = handle_text },
 	IBVE_FIELD("chardev", 80, FT_STR, chardev, IBVE_FIELD_CHARDEV, "",
 		   NULL),
 	OWN("netdev netdev_index", 90, IBVE_FIELD_NETDEV, netdev_json,
 	    netdev_text, netdev_parse),
-	IBVE_FIELD("lost", 100, FT_U64, lost, IBVE_FIELD_LOST,
-		   "lost %" PRIu64, NULL),
+	IBVE_FIELD("lost", 100, FT_U64, lost, IBVE_FIELD_LOST, "lost %" PRIu64,
+		   NULL),
 	/* text: the summary's words stand where the event's text does */
 	OWN("count interval_us last_object storm_total storm_us", 150,
 	    IBVE_FIELD_SUMMARY, summary_json, NULL, summary_parse),
@@ -438,8 +446,9 @@ static int row_parse(const struct ibve_jsrc *o, const struct ibve_frow *r,
 	if (f->type == FT_STR)
 		return ibve_get_opt_str(o, r->key, p, f->size, ev, f->flag, err,
 					errlen);
-	rc = ibve_get_uint(o, r->key, f->type == FT_U32 ? UINT32_MAX : UINT64_MAX,
-			   &u, err, errlen);
+	rc = ibve_get_uint(o, r->key,
+			   f->type == FT_U32 ? UINT32_MAX : UINT64_MAX, &u, err,
+			   errlen);
 	if (rc <= 0)
 		return rc;
 	if (f->type == FT_U32)

@@ -31,7 +31,9 @@
 	X(NODE_GUID, node_guid, F_STR_OR_NULL)
 
 #define IBVE_KEY_ID(id, name, form) K_##id,
-enum ibve_key { IBVE_KEYS_FIXED(IBVE_KEY_ID) K_FIXED /* the first field key */ };
+enum ibve_key {
+	IBVE_KEYS_FIXED(IBVE_KEY_ID) K_FIXED /* the first field key */
+};
 #undef IBVE_KEY_ID
 
 /* Keys in all, fixed and the rows': more is refused at registration. */
@@ -137,9 +139,9 @@ static inline int ibve_get_str(const struct ibve_jsrc *o, int key,
 }
 
 /* An optional string of KEY into DST of SIZE, flagging FLAG when set. */
-int ibve_get_opt_str(const struct ibve_jsrc *o, int key, char *dst,
-		     size_t size, struct ibve_event *ev, uint32_t flag,
-		     char *err, size_t errlen);
+int ibve_get_opt_str(const struct ibve_jsrc *o, int key, char *dst, size_t size,
+		     struct ibve_event *ev, uint32_t flag, char *err,
+		     size_t errlen);
 
 /* Copy S into DST (bytes not UTF-8 become U+FFFD); -EINVAL if too long. */
 int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
@@ -188,12 +190,12 @@ struct ibve_fieldspec {
 };
 
 /* A row of a simple type: "key", FT_U32..., member, flag, words, doc. */
-#define IBVE_FIELD(k, ord, t, member, f, w, d)                            \
-	{                                                                 \
-		.keys = k, .order = ord, .flag = f, .type = t,            \
-		.off = offsetof(struct ibve_event, member),               \
+#define IBVE_FIELD(k, ord, t, member, f, w, d)                                \
+	{                                                                     \
+		.keys = k, .order = ord, .flag = f, .type = t,                \
+		.off = offsetof(struct ibve_event, member),                   \
 		.size = sizeof(((struct ibve_event *)0)->member), .words = w, \
-		.doc = d                                                  \
+		.doc = d                                                      \
 	}
 #define FIELDS(f) .fields = (f), .nfields = ARRAY_SIZE(f)
 

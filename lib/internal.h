@@ -59,6 +59,13 @@ void ibve_ts_add_ms(struct timespec *t, long ms);
 bool ibve_ts_before(const struct timespec *a, const struct timespec *b);
 double ibve_ts_secs(const struct timespec *from, const struct timespec *to);
 
+/*
+ * A source's own environment variable NAME (IBVEVENT_...): seconds, at
+ * most a day, 0 when unset or not a number; whether it is VALUE.
+ */
+unsigned int ibve_env_seconds(const char *name);
+bool ibve_env_is(const char *name, const char *value);
+
 #include "buf.h"
 
 /* Port attributes read from sysfs; "" for what could not be read. */

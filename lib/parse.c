@@ -198,8 +198,7 @@ static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
 /* ------------------------------------------------------------------ */
 /* json-c: the reference reader                                        */
 
-static void jc_get(const struct ibve_jsrc *src, int key,
-		   struct ibve_jval *v)
+static void jc_get(const struct ibve_jsrc *src, int key, struct ibve_jval *v)
 {
 	struct json_object *x;
 
@@ -300,14 +299,13 @@ int ibve_parse_line_jsonc(struct json_tokener **tokp, const char *line,
 
 struct fast {
 	struct ibve_jval v[IBVE_KEYS_MAX]; /* only those in present are set */
-	struct ibve_keyset present;  /* each key read */
+	struct ibve_keyset present;	   /* each key read */
 	bool clean; /* no backslash, no control byte in the line */
 	char str[FAST_STRINGS];
 	size_t used;
 };
 
-static void fast_get(const struct ibve_jsrc *src, int key,
-		     struct ibve_jval *v)
+static void fast_get(const struct ibve_jsrc *src, int key, struct ibve_jval *v)
 {
 	const struct fast *f = src->data;
 

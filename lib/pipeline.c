@@ -526,6 +526,41 @@ IBVE_EXPORT int ibve_pipeline_add_source(struct ibve_pipeline *p,
 	return 0;
 }
 
+IBVE_EXPORT const struct ibve_source_option *
+ibve_source_option_at(size_t i, const char **source)
+{
+	for (size_t k = 0; ibve_sources[k]; i -= ibve_sources[k++]->noptions)
+		if (i < ibve_sources[k]->noptions) {
+			*source = ibve_sources[k]->name;
+			return &ibve_sources[k]->options[i];
+		}
+	return NULL;
+}
+
+IBVE_EXPORT int ibve_pipeline_add_live(struct ibve_pipeline *p,
+				       const struct ibve_source_opts *o,
+				       uint64_t asked)
+{
+	struct ibve_source_opts opts = *o;
+	size_t at = 0;
+	int r = 0;
+
+	for (size_t k = 0; !r && ibve_sources[k]; k++) {
+		const struct ibve_source_ops *s = ibve_sources[k];
+		bool on = !s->on_demand;
+
+		opts.flags = o->flags;
+		for (size_t i = 0; i < s->noptions; i++, at++)
+			if (at < 64 && asked >> at & 1) {
+				opts.flags |= s->options[i].flags;
+				on = true;
+			}
+		if (on)
+			r = ibve_pipeline_add_source(p, s->name, &opts);
+	}
+	return r;
+}
+
 static int by_order(const void *a, const void *b)
 {
 	const struct inst *x = a, *y = b;

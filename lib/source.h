@@ -87,8 +87,9 @@ void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 		.affiliated = aff, .severity = IBVE_SEVERITY_##sev, \
 		.text = txt, .message_id = id, .advice = todo       \
 	}
-#define ROWS(r) .rows = (r), .nrows = ARRAY_SIZE(r)
-#define KINDS(k) .kind_of = (k), .nkind_of = ARRAY_SIZE(k)
+#define ROWS(r)		 .rows = (r), .nrows = ARRAY_SIZE(r)
+#define KINDS(k)	 .kind_of = (k), .nkind_of = ARRAY_SIZE(k)
+#define OPTIONS(o)	 .options = (o), .noptions = ARRAY_SIZE(o)
 #define IBVE_KIND_OWN(i) (IBVE_KIND_MAX + (i))
 
 /* A source, with the rows of its events; its own state (SRC) is a type of
@@ -113,11 +114,16 @@ struct ibve_source_ops {
 	 */
 	const struct ibve_kind_of {
 		int code, kind;
-	} *kind_of;
+	} * kind_of;
 	size_t nkind_of;
 	int kind;
 	const struct ibve_kind_info *kinds;
 	size_t nkinds;
+	/* The options that ask for it, or set its flags; added only when
+	 * asked for (ibve_pipeline_add_live()). */
+	const struct ibve_source_option *options;
+	size_t noptions;
+	bool on_demand;
 	/* The fields of its records (fields.h): on its records only. */
 	const struct ibve_fieldspec *fields;
 	size_t nfields;

@@ -20,12 +20,8 @@ extern const struct ibve_source_ops ibve_source_kernel;
 extern const struct ibve_source_ops ibve_source_lldp;
 
 const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1] = {
-	&ibve_source_devices,
-	&ibve_source_mlx5,
-	&ibve_source_sm,
-	&ibve_source_hotplug,
-	&ibve_source_kernel,
-	&ibve_source_replay,
+	&ibve_source_devices, &ibve_source_mlx5,   &ibve_source_sm,
+	&ibve_source_hotplug, &ibve_source_kernel, &ibve_source_replay,
 	&ibve_source_lldp, /* no records: adds peers to verbs ones */
 };
 
@@ -40,8 +36,10 @@ int ibve_register_source(const struct ibve_source_ops *o)
 	while (ibve_sources[n])
 		kinds += ibve_sources[n++]->nkinds;
 	if (__atomic_load_n(&ibve_sources_sealed, __ATOMIC_ACQUIRE))
-		return ibve_error(EBUSY, "source '%s' registered too late: "
-					 "the tables were made", o->name);
+		return ibve_error(EBUSY,
+				  "source '%s' registered too late: "
+				  "the tables were made",
+				  o->name);
 	if (n == IBVE_SOURCES_MAX)
 		return ibve_error(ENOSPC, "source '%s': more than %d sources",
 				  o->name, IBVE_SOURCES_MAX);

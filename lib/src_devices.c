@@ -914,8 +914,8 @@ static int peer_enum(const char *name, const char *(*lookup)(int), int n)
 	return -1;
 }
 
-static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-		      int key, char *err, size_t errlen)
+static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		      char *err, size_t errlen)
 {
 	struct ibve_peer *p = &ev->verbs.peer;
 	struct json_object *x, *v;
@@ -975,13 +975,25 @@ static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 /* In the record's order, among every source's rows. */
 static const struct ibve_fieldspec fields[] = {
-	{ .keys = "down_us", .order = 110, .flag = IBVE_FIELD_DOWN,
-	  .type = FT_U64, .off = offsetof(struct ibve_event, verbs.down_us),
-	  .size = 8, .text = down_text },
-	{ .keys = "rates", .order = 120, .flag = IBVE_FIELD_RATES,
-	  .json = rates_json, .text = rates_text, .parse = rates_parse },
-	{ .keys = "peer", .order = 130, .flag = IBVE_FIELD_PEER,
-	  .json = peer_json, .text = peer_text, .parse = peer_parse },
+	{ .keys = "down_us",
+	  .order = 110,
+	  .flag = IBVE_FIELD_DOWN,
+	  .type = FT_U64,
+	  .off = offsetof(struct ibve_event, verbs.down_us),
+	  .size = 8,
+	  .text = down_text },
+	{ .keys = "rates",
+	  .order = 120,
+	  .flag = IBVE_FIELD_RATES,
+	  .json = rates_json,
+	  .text = rates_text,
+	  .parse = rates_parse },
+	{ .keys = "peer",
+	  .order = 130,
+	  .flag = IBVE_FIELD_PEER,
+	  .json = peer_json,
+	  .text = peer_text,
+	  .parse = peer_parse },
 };
 
 /* What its port and device events count as in the port table. */

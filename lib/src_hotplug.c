@@ -47,7 +47,9 @@ static int create(void **out, const struct ibve_source_opts *o,
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
 	s->retry_fd = -1;
-	s->uevent_only = o->flags & IBVE_SRC_UEVENT_ONLY;
+	/* IBVEVENT_HOTPLUG=uevent: as on a kernel without the monitor */
+	s->uevent_only = (o->flags & IBVE_SRC_UEVENT_ONLY) ||
+			 ibve_env_is("IBVEVENT_HOTPLUG", "uevent");
 	return 0;
 }
 

@@ -207,8 +207,13 @@ static int create(void **out, const struct ibve_source_opts *o,
 	if (!s)
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
-	s->flags = o->flags;
-	s->after_ns = (o->after_window ? o->after_window : AFTER_WINDOW_S) *
+	/* IBVEVENT_BPF_ATTACH=kprobe: kprobes, even where fentry works */
+	s->flags = o->flags | (ibve_env_is("IBVEVENT_BPF_ATTACH", "kprobe")
+				       ? IBVE_SRC_KPROBE
+				       : 0);
+	s->after_ns = (o->after_window ? o->after_window
+		       : ibve_env_seconds("IBVEVENT_AFTER_WINDOW")
+			       ?: AFTER_WINDOW_S) *
 		      1000000000ull;
 #ifdef IBVE_HAVE_BPF
 	for (int c = 0; c < C_COUNT; c++)
@@ -1246,15 +1251,25 @@ static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 /* In the record's order, among every source's rows. */
 static const struct ibve_fieldspec fields[] = {
 	/* text: beside the QP number (the common qp_num row) */
-	{ .keys = "qp_type", .order = 20, .flag = IBVE_FIELD_QP_TYPE,
-	  .json = qp_type_json, .parse = qp_type_parse },
+	{ .keys = "qp_type",
+	  .order = 20,
+	  .flag = IBVE_FIELD_QP_TYPE,
+	  .json = qp_type_json,
+	  .parse = qp_type_parse },
 	/* comm and cgroup mean nothing without a pid */
-	{ .keys = "pid comm cgroup", .order = 50, .flag = IBVE_FIELD_OWNER,
-	  .json = owner_json, .text = owner_text, .parse = owner_parse },
+	{ .keys = "pid comm cgroup",
+	  .order = 50,
+	  .flag = IBVE_FIELD_OWNER,
+	  .json = owner_json,
+	  .text = owner_text,
+	  .parse = owner_parse },
 	IBVE_FIELD("kernel", 60, FT_STR, kernel.consumer, IBVE_FIELD_KERNEL,
 		   "kernel ", NULL),
-	{ .keys = "after after_port after_us recovered_us", .order = 70,
-	  .flag = IBVE_FIELD_AFTER, .json = after_json, .text = after_text,
+	{ .keys = "after after_port after_us recovered_us",
+	  .order = 70,
+	  .flag = IBVE_FIELD_AFTER,
+	  .json = after_json,
+	  .text = after_text,
 	  .parse = after_parse },
 };
 
@@ -1271,9 +1286,17 @@ static const struct ibve_event_desc rows[] = {
 	    "Look at the records before it for the storm's cause."),
 };
 
+static const struct ibve_source_option options[] = {
+	{ "all-processes", 'A',
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)",
+	  0 },
+};
+
 const struct ibve_source_ops ibve_source_kernel = {
 	.name = "kernel",
 	.records = IBVE_SOURCE_KERNEL,
+	OPTIONS(options),
+	.on_demand = true,
 	ROWS(rows),
 	FIELDS(fields),
 	.also = &ibve_source_devices,

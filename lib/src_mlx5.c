@@ -487,8 +487,8 @@ static const struct ibve_event_desc rows[] = {
 
 /* --- its records' field: the raw entry, decoded --------------------------- */
 
-static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
-		      int key, char *err, size_t errlen)
+static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		      char *err, size_t errlen)
 {
 	struct ibve_event line;
 	struct ibve_jval v;
@@ -530,8 +530,12 @@ static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 /* The raw entry last, among every source's rows; it says what it is. */
 static const struct ibve_fieldspec fields[] = {
-	{ .keys = "eqe", .order = 160, .flag = IBVE_FIELD_MLX5,
-	  .identity = true, .json = ibve_mlx5_json, .text = ibve_mlx5_details,
+	{ .keys = "eqe",
+	  .order = 160,
+	  .flag = IBVE_FIELD_MLX5,
+	  .identity = true,
+	  .json = ibve_mlx5_json,
+	  .text = ibve_mlx5_details,
 	  .parse = mlx5_parse },
 };
 
@@ -542,9 +546,18 @@ static const struct ibve_kind_of kind_of[] = {
 	{ IBVE_MLX5_TEMP_WARN, IBVE_KIND_TEMP },
 };
 
+/* Without it, DEVX events are used where a device has them, silently
+ * not elsewhere. */
+static const struct ibve_source_option options[] = {
+	{ "mlx5", 0,
+	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them",
+	  IBVE_SRC_REQUIRED },
+};
+
 const struct ibve_source_ops ibve_source_mlx5 = {
 	.name = "mlx5",
 	.records = IBVE_SOURCE_MLX5,
+	OPTIONS(options),
 	ROWS(rows),
 	KINDS(kind_of),
 	FIELDS(fields),

@@ -617,7 +617,8 @@ static int create(void **out, const struct ibve_source_opts *o,
 	pthread_cond_init(&sm->answered, NULL);
 	sm->issm = o->flags & IBVE_SRC_SM_ISSM;
 	sm->required = o->flags & IBVE_SRC_REQUIRED;
-	sm->refresh_s = o->refresh ? o->refresh : REFRESH_S;
+	sm->refresh_s = o->refresh ? o->refresh
+		       : ibve_env_seconds("IBVEVENT_SM_REFRESH") ?: REFRESH_S;
 	return ibve_names_copy(&sm->names, o);
 }
 
@@ -1047,14 +1048,25 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
 /* In the record's order, among every source's rows. */
 static const struct ibve_fieldspec fields[] = {
 	/* issuer_lid and producer_type mean nothing without a gid */
-	{ .keys = "gid issuer_lid producer_type", .order = 140,
-	  .flag = IBVE_FIELD_SM, .json = sm_json, .text = sm_text,
+	{ .keys = "gid issuer_lid producer_type",
+	  .order = 140,
+	  .flag = IBVE_FIELD_SM,
+	  .json = sm_json,
+	  .text = sm_text,
 	  .parse = sm_parse },
+};
+
+static const struct ibve_source_option options[] = {
+	{ "sm", 0,
+	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)",
+	  IBVE_SRC_REQUIRED },
 };
 
 const struct ibve_source_ops ibve_source_sm = {
 	.name = "sm",
 	.records = IBVE_SOURCE_SM,
+	OPTIONS(options),
+	.on_demand = true,
 	ROWS(rows),
 	FIELDS(fields),
 	/* about other ports, seen from this one */

@@ -234,6 +234,23 @@ static void terms(void)
 	}
 }
 
+/* The sources' options, as a command line spells them: "-A --all-processes". */
+static void source_options(void)
+{
+	const struct ibve_source_option *o;
+	const char *src;
+	char buf[64];
+
+	for (size_t i = 0; (o = ibve_source_option_at(i, &src)); i++) {
+		if (o->letter) {
+			snprintf(buf, sizeof(buf), "-%c", o->letter);
+			add(buf);
+		}
+		snprintf(buf, sizeof(buf), "--%s", o->name);
+		add(buf);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fill)(void);
@@ -246,6 +263,7 @@ static const struct {
 	{ "qp_types", qp_named },
 	{ "qp_numbered", qp_numbered },
 	{ "terms", terms },
+	{ "source_options", source_options },
 };
 
 static bool fill(const char *name, size_t len)
@@ -390,15 +408,17 @@ static char *row_property(int k)
 	if (!f || !f->doc)
 		return NULL;
 	if (f->type == FT_STR)
-		snprintf(buf, sizeof(buf),
-			 "%s {\"description\": \"%s\", \"type\": \"string\", \"maxLength\": %zu}\n",
-			 ibve_keys[k].name, f->doc, f->size - 1);
+		snprintf(
+			buf, sizeof(buf),
+			"%s {\"description\": \"%s\", \"type\": \"string\", \"maxLength\": %zu}\n",
+			ibve_keys[k].name, f->doc, f->size - 1);
 	else if (f->type != FT_OWN)
-		snprintf(buf, sizeof(buf),
-			 "%s {\"description\": \"%s\", \"type\": \"integer\", \"minimum\": 0, \"maximum\": %llu}\n",
-			 ibve_keys[k].name, f->doc,
-			 f->type == FT_U32 ? 4294967295ull
-					   : 18446744073709551615ull);
+		snprintf(
+			buf, sizeof(buf),
+			"%s {\"description\": \"%s\", \"type\": \"integer\", \"minimum\": 0, \"maximum\": %llu}\n",
+			ibve_keys[k].name, f->doc,
+			f->type == FT_U32 ? 4294967295ull
+					  : 18446744073709551615ull);
 	else
 		snprintf(buf, sizeof(buf), "%s {\"description\": \"%s\"}\n",
 			 ibve_keys[k].name, f->doc);
@@ -515,6 +535,27 @@ static int region(FILE *f, const char *spec)
 	const struct ibve_event_desc *d;
 	size_t col;
 
+	if (strncmp(spec, "source-options", 14) == 0) {
+		/* which option asks for which source, with its help */
+		const struct ibve_source_option *o;
+		const char *src;
+
+		fputs(".Bl -tag -width Ds -compact\n", f);
+		for (size_t i = 0; (o = ibve_source_option_at(i, &src)); i++) {
+			if (o->letter)
+				fprintf(f, ".It Fl %c , \\-", o->letter);
+			else
+				fputs(".It Fl \\-", f);
+			for (const char *c = o->name; *c; c++)
+				fprintf(f, *c == '-' ? "\\-" : "%c", *c);
+			fprintf(f, "\nsource\n.Cm %s :\n", src);
+			for (const char *c = o->help; *c; c++)
+				fputc(*c == '\n' ? ' ' : *c, f);
+			fputc('\n', f);
+		}
+		fputs(".El\n", f);
+		return 0;
+	}
 	if (strncmp(spec, "journal-ids", 11) == 0) {
 		/* the MESSAGE_IDs of the sources whose man page this is */
 		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)

@@ -28,9 +28,9 @@ static void writer_order(void)
 	ibve_fields_ready();
 	rows = ibve_fields[0].key == K_FIXED;
 	for (size_t i = 1; i < ibve_nfields; i++)
-		rows = rows && ibve_fields[i].key ==
-				       ibve_fields[i - 1].key +
-					       ibve_fields[i - 1].nkeys &&
+		rows = rows &&
+		       ibve_fields[i].key == ibve_fields[i - 1].key +
+						     ibve_fields[i - 1].nkeys &&
 		       ibve_fields[i].spec->order >=
 			       ibve_fields[i - 1].spec->order;
 	ok(rows && ibve_fields[ibve_nfields - 1].key +

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 
+#include "common.h"
 #include "fields.h"
 #include "journal.h"
 #include "source.h"
@@ -56,8 +58,12 @@ struct synthetic_fields {
 #define SYN_FIELD_LEVEL (1u << 20)
 
 static const struct ibve_fieldspec synthetic_fields[] = {
-	{ .keys = "syn_level", .order = 155, .flag = SYN_FIELD_LEVEL,
-	  .type = FT_U32, .off = offsetof(struct ibve_event, area), .size = 4,
+	{ .keys = "syn_level",
+	  .order = 155,
+	  .flag = SYN_FIELD_LEVEL,
+	  .type = FT_U32,
+	  .off = offsetof(struct ibve_event, area),
+	  .size = 4,
 	  .words = "level %" PRIu64,
 	  .doc = "Source synthetic: the alarm's level." },
 };
@@ -68,6 +74,11 @@ static const struct ibve_kind_info synthetic_kinds[] = {
 };
 static const struct ibve_kind_of synthetic_kind_of[] = {
 	{ SYN_ALARM, IBVE_KIND_OWN(0) },
+};
+
+/* Asked for by an option of its own, not there otherwise. */
+static const struct ibve_source_option synthetic_options[] = {
+	{ "synthetic", 0, "also the synthetic events of the unit tests", 0 },
 };
 
 struct synthetic {
@@ -148,6 +159,8 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.kinds = synthetic_kinds,
 	.nkinds = ARRAY_SIZE(synthetic_kinds),
 	FIELDS(synthetic_fields),
+	OPTIONS(synthetic_options),
+	.on_demand = true,
 	.rank = 2, /* its rows after the library's */
 	.order = 30,
 	.create = syn_create,
@@ -191,8 +204,7 @@ static void test_table(void)
 		last = d, n++;
 	for (const struct ibve_source_ops *const *o =
 		     (const struct ibve_source_ops *const *)ibve_sources;
-	     *o;
-	     o++)
+	     *o; o++)
 		rows += (*o)->nrows;
 	/* the table has room for 255: a row past it would go unseen */
 	is_int(n, rows, "every source's rows are in the table");
@@ -230,7 +242,8 @@ static void test_field(const struct ibve_event *ev, const char *json)
 	       "a journal entry is made"))
 		for (size_t i = 0; i < e.n; i++)
 			found |= e.iov[i].iov_len == 16 &&
-				 !memcmp(e.iov[i].iov_base, "RDMA_SYN_LEVEL=7", 16);
+				 !memcmp(e.iov[i].iov_base, "RDMA_SYN_LEVEL=7",
+					 16);
 	ok(found, "with the field RDMA_SYN_LEVEL=7");
 	ibve_journal_entry_free(&e);
 }
@@ -298,6 +311,70 @@ static void test_pipeline(void)
 		test_kind(evs, 2);
 	}
 	ibve_pipeline_free(p);
+}
+
+/* --- its option ------------------------------------------------------------ */
+
+/* What a command with the sources' options prints for --help. */
+static char *help_text(void)
+{
+	static const struct cmd_opt opts[] = { CMD_SHARED(CMD_OPT_SOURCES) };
+	struct cmd_shared sh = { 0 };
+	struct cmd_spec spec = { "[OPTIONS]", "A test.\n", opts, 1,
+				 NULL,	      NULL,	   &sh };
+	char *text = calloc(1, 8192);
+	int fd[2], status;
+	pid_t pid;
+
+	if (!text || pipe(fd))
+		return text;
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		const char *arg;
+
+		dup2(fd[1], 1);
+		cmd_prog = "test";
+		cmd_getopt(&spec, 2, (char *[]){ "test", "--help", NULL },
+			   &arg);
+		_exit(9); /* --help exits */
+	}
+	close(fd[1]);
+	for (size_t n = 0, r;
+	     (r = (size_t)read(fd[0], text + n, 8191 - n)) && r != (size_t)-1;)
+		n += r;
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	return text;
+}
+
+static void test_option(void)
+{
+	const struct ibve_source_option *o = NULL;
+	const char *src = NULL;
+	struct ibve_source_opts so = { .sz = sizeof(so) };
+	struct ibve_pipeline *p = NULL;
+	char *help = help_text();
+	size_t i = 0;
+
+	while ((o = ibve_source_option_at(i, &src)) && strcmp(src, "synthetic"))
+		i++;
+	ok(o && strcmp(o->name, "synthetic") == 0,
+	   "its option is among the sources' (the %zu-th)", i);
+	ok(help && strstr(help, "\n      --synthetic        also the synthetic "
+				"events of the unit tests\n"),
+	   "a command's --help lists it");
+	/* added: adding it again says so; not asked for, it was not */
+	ok(ibve_pipeline_new(&p) == 0 &&
+		   ibve_pipeline_add_live(p, &so, 1ull << i) == 0 &&
+		   ibve_pipeline_add_source(p, "synthetic", NULL) == -EEXIST,
+	   "asked for, the live sources include it");
+	ibve_pipeline_free(p);
+	ok(ibve_pipeline_new(&p) == 0 &&
+		   ibve_pipeline_add_live(p, &so, 0) == 0 &&
+		   ibve_pipeline_add_source(p, "synthetic", NULL) == 0,
+	   "not asked for, they do not");
+	ibve_pipeline_free(p);
+	free(help);
 }
 
 /* --- what the generator makes of it --------------------------------------- */
@@ -375,10 +452,11 @@ static void test_tables(void)
 		   strstr(schema,
 			  "\"$comment\": \"synthetic SYNTHETIC_ALARM (2).\""),
 	   "the schema has the source's names and a rule for each row");
-	ok(schema && strstr(schema,
-			    "\"syn_level\": {\"description\": \"Source synthetic: "
-			    "the alarm's level.\", \"type\": \"integer\", "
-			    "\"minimum\": 0, \"maximum\": 4294967295},\n"),
+	ok(schema &&
+		   strstr(schema,
+			  "\"syn_level\": {\"description\": \"Source synthetic: "
+			  "the alarm's level.\", \"type\": \"integer\", "
+			  "\"minimum\": 0, \"maximum\": 4294967295},\n"),
 	   "and its field's property, from its row");
 	terms_of(completion, &m);
 	terms_of(shipped, &h);
@@ -405,6 +483,11 @@ static void test_tables(void)
 		   strstr(man, ".Pq Cm verbs , hotplug , mlx5 , sm , kernel , "
 			       "synthetic ,\n"),
 	   "the man page's tables have its MESSAGE_IDs and its source");
+	ok(completion && strstr(completion, " --synthetic'\n"),
+	   "the completion offers its option");
+	ok(man && strstr(man, ".It Fl \\-synthetic\nsource\n.Cm synthetic :\n"
+			      "also the synthetic events of the unit tests\n"),
+	   "the man page's table of the sources' options has it");
 	ok(catalog && strstr(catalog, "-- c7b7716645fd49fba3493a5ecf686954\n"
 				      "Subject: RDMA SYNTHETIC_ALARM on"),
 	   "the journal catalog has an entry for each row");
@@ -420,6 +503,7 @@ int main(void)
 	test_register();
 	test_table();
 	test_pipeline();
+	test_option();
 	test_tables();
 	return done_testing();
 }
