@@ -28,8 +28,6 @@ static const struct cmd_opt shared[] = {
 	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)" },
 	{ CMD_OPT_SM, "sm", no_argument, NULL,
 	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)" },
-	{ CMD_OPT_SM_ISSM, "sm-issm", no_argument, NULL,
-	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
 	{ CMD_OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
 	  "a flap is a PORT_ERR then PORT_ACTIVE within it\n(default 10m)" },
 	{ CMD_OPT_NO_COLOR, "no-color", no_argument, NULL,
@@ -84,9 +82,6 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 		break;
 	case CMD_OPT_SM:
 		s->sm = true;
-		break;
-	case CMD_OPT_SM_ISSM:
-		s->sm_issm = true;
 		break;
 	case CMD_OPT_NO_COLOR:
 		s->no_color = true;
@@ -194,8 +189,6 @@ again:
 
 void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes)
 {
-	if (s->sm_issm && !s->sm)
-		cmd_usage_error("--sm-issm goes with --sm");
 	if ((s->sm || s->all) && other)
 		cmd_usage_error("--%s is for watching devices, not with %s",
 				s->sm ? "sm" : "all-processes", modes);
@@ -356,8 +349,7 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 		bool on;
 		unsigned int flags;
 	} src[] = {
-		{ "sm", s->sm,
-		  IBVE_SRC_REQUIRED | (s->sm_issm ? IBVE_SRC_SM_ISSM : 0) },
+		{ "sm", s->sm, IBVE_SRC_REQUIRED },
 		{ "mlx5", true, mlx5 },
 		{ "hotplug", true, hotplug },
 		{ "kernel", s->all,

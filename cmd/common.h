@@ -27,7 +27,7 @@ extern const char *cmd_prog;
 
 /*
  * What the options ibv_eventwatch and ibv_eventtop share set: -d, -i,
- * -r, -A, --exclude-device, --sm, --sm-issm, --flap-window, --no-color.
+ * -r, -A, --exclude-device, --sm, --flap-window, --no-color.
  */
 struct cmd_shared {
 	const char **names, **exclude; /* -d, --exclude-device */
@@ -36,14 +36,13 @@ struct cmd_shared {
 	const char *replay;
 	double flap_window;
 	uint32_t port; /* the last -i; 0: none */
-	bool all, sm, sm_issm, no_color;
+	bool all, sm, no_color;
 };
 
 /* The ids of the shared long options; a command's own start at CMD_OPT_OWN. */
 enum {
 	CMD_OPT_EXCLUDE_DEVICE = 256,
 	CMD_OPT_SM,
-	CMD_OPT_SM_ISSM,
 	CMD_OPT_FLAP_WINDOW,
 	CMD_OPT_NO_COLOR,
 	CMD_OPT_OWN,
@@ -93,9 +92,8 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_fail(void);
 
 /*
- * The shared options' combinations refused: --sm-issm without --sm, and
- * --sm or -A with a mode other than watching devices (OTHER, named as
- * MODES: "-r").
+ * The shared options' combinations refused: --sm or -A with a mode other
+ * than watching devices (OTHER, named as MODES: "-r").
  */
 void cmd_shared_check(const struct cmd_shared *s, bool other,
 		      const char *modes);

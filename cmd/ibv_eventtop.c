@@ -39,7 +39,6 @@ static const struct cmd_opt opts[] = {
 	  "with -r: step through the capture, SECONDS of\ncapture time per refresh" },
 	CMD_SHARED('A'),
 	CMD_SHARED(CMD_OPT_SM),
-	CMD_SHARED(CMD_OPT_SM_ISSM),
 	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	CMD_SHARED(CMD_OPT_NO_COLOR),
 };

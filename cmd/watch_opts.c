@@ -75,7 +75,6 @@ static const struct cmd_opt opts[] = {
 	{ OPT_MLX5, "mlx5", no_argument, NULL,
 	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them" },
 	CMD_SHARED(CMD_OPT_SM),
-	CMD_SHARED(CMD_OPT_SM_ISSM),
 	{ OPT_METRICS_FILE, "metrics-file", required_argument, "FILE",
 	  "keep Prometheus metrics of every event in FILE" },
 	{ OPT_METRICS_STATE, "metrics-state", required_argument, "FILE",
@@ -251,7 +250,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->check &&
 	    (w->list || w->capture || w->expect || w->run.count ||
 	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->journal || w->c.all || w->c.sm_issm || w->mlx5 || w->filtered))
+	     w->journal || w->c.all || w->mlx5 || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
 	if (w->check && !w->c.replay && !w->state && w->spec &&

@@ -142,6 +142,8 @@ struct ibve_source_ops {
 extern const struct ibve_source_ops *const ibve_sources[];
 /* The sources whose rows make the event table: sources.c's, at load. */
 extern const struct ibve_source_ops *const *ibve_event_sources;
+/* 0, or -E2BIG when their rows make no table (why: ibve_errmsg()). */
+int ibve_event_table_check(void);
 extern const struct ibve_source_ops ibve_source_devices;
 
 #endif
