@@ -24,8 +24,6 @@ static const struct cmd_opt shared[] = {
 	{ 'i', "ib-port", required_argument, "N", "only port N (repeatable)" },
 	{ 'r', "replay", required_argument, "FILE",
 	  "read events from FILE, a capture of ibv_eventwatch\n(- for standard input)" },
-	{ CMD_OPT_SM_ISSM, "sm-issm", no_argument, NULL,
-	  "with --sm: claim each port's IsSM capability and\nanswer the SM as a standby SM (ibsim needs it)" },
 	{ CMD_OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
 	  "a flap is a PORT_ERR then PORT_ACTIVE within it\n(default 10m)" },
 	{ CMD_OPT_NO_COLOR, "no-color", no_argument, NULL,
@@ -74,9 +72,6 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 		break;
 	case CMD_OPT_FLAP_WINDOW:
 		s->flap_window = cmd_duration(arg);
-		break;
-	case CMD_OPT_SM_ISSM:
-		s->sm_issm = true;
 		break;
 	case CMD_OPT_NO_COLOR:
 		s->no_color = true;
@@ -242,8 +237,6 @@ void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes,
 				 : 0;
 	const char *src;
 
-	if (s->sm_issm && !cmd_asked(s, "sm"))
-		cmd_usage_error("--sm-issm goes with --sm");
 	if (refused)
 		cmd_usage_error("--%s is for watching devices, not with %s",
 				ibve_source_option_at(
@@ -391,7 +384,5 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 		o.path = s->replay;
 		return ibve_pipeline_add_source(p, "replay", &o);
 	}
-	if (s->sm_issm)
-		o.flags |= IBVE_SRC_SM_ISSM;
 	return ibve_pipeline_add_live(p, &o, s->asked);
 }

@@ -27,7 +27,7 @@ extern const char *cmd_prog;
 
 /*
  * What the options ibv_eventwatch and ibv_eventtop share set: -d, -i,
- * -r, --exclude-device, --sm-issm, --flap-window, --no-color, and the
+ * -r, --exclude-device, --flap-window, --no-color, and the
  * sources' own options (-A, --sm, --mlx5: the library's).
  */
 struct cmd_shared {
@@ -39,13 +39,12 @@ struct cmd_shared {
 	uint32_t port; /* the last -i; 0: none */
 	/* the sources' options given: bit I, ibve_source_option_at(I) */
 	uint64_t asked;
-	bool sm_issm, no_color;
+	bool no_color;
 };
 
 /* The ids of the shared long options; a command's own start at CMD_OPT_OWN. */
 enum {
 	CMD_OPT_EXCLUDE_DEVICE = 256,
-	CMD_OPT_SM_ISSM,
 	CMD_OPT_FLAP_WINDOW,
 	CMD_OPT_NO_COLOR,
 	/* in a command's table, where the sources' options go (CMD_SHARED) */
@@ -101,8 +100,8 @@ int cmd_fail(void);
 /* The options of source SOURCE given in S (a mask of S->asked). */
 uint64_t cmd_asked(const struct cmd_shared *s, const char *source);
 /*
- * The shared options' combinations refused: --sm-issm without --sm, and
- * a source's option (but those of source KEEP, or NULL) with a mode other
+ * The shared options' combinations refused: a source's option (but
+ * those of source KEEP, or NULL) with a mode other
  * than watching devices (OTHER, named as MODES: "-r").
  */
 void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes,

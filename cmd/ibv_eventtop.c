@@ -38,7 +38,6 @@ static const struct cmd_opt opts[] = {
 	{ OPT_FOLLOW, "follow", no_argument, NULL,
 	  "with -r: step through the capture, SECONDS of\ncapture time per refresh" },
 	CMD_SHARED(CMD_OPT_SOURCES),
-	CMD_SHARED(CMD_OPT_SM_ISSM),
 	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	CMD_SHARED(CMD_OPT_NO_COLOR),
 };

@@ -71,7 +71,6 @@ static const struct cmd_opt opts[] = {
 	  "only events of objects of process PID (repeatable;\nwith -A, filtered in the kernel unless -w or the\nmetrics take every record)" },
 	{ OPT_COMM, "comm", required_argument, "NAME",
 	  "only events of objects of processes called NAME\n(repeatable; filtered as --pid is)" },
-	CMD_SHARED(CMD_OPT_SM_ISSM),
 	{ OPT_METRICS_FILE, "metrics-file", required_argument, "FILE",
 	  "keep Prometheus metrics of every event in FILE" },
 	{ OPT_METRICS_STATE, "metrics-state", required_argument, "FILE",
@@ -243,11 +242,10 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			"--spec, --spec-file, --since and --brief go with --check");
 	if (w->brief && w->json)
 		cmd_usage_error("--brief is one line of text: not with -j");
-	if (w->check &&
-	    (w->list || w->capture || w->expect || w->run.count ||
-	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->journal || (w->c.asked & ~cmd_asked(&w->c, "sm")) ||
-	     w->c.sm_issm || w->filtered))
+	if (w->check && (w->list || w->capture || w->expect || w->run.count ||
+			 w->run.timeout || w->metrics || w->listen ||
+			 w->facility >= 0 || w->journal ||
+			 (w->c.asked & ~cmd_asked(&w->c, "sm")) || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
 	if (w->check && !w->c.replay && !w->state && w->spec &&

@@ -640,12 +640,7 @@ enum ibve_source_flags {
 	IBVE_SRC_REQUIRED = 1u << 0,
 	/* "hotplug": uevents even where the RDMA netlink monitor exists. */
 	IBVE_SRC_UEVENT_ONLY = 1u << 1,
-	/*
-	 * "sm": hold each port's IsSM capability and answer the SM's SMInfo
-	 * queries as a standby SM of priority 0. ibsim's simulator sends
-	 * Reports only to such ports; a real fabric does not need it.
-	 */
-	IBVE_SRC_SM_ISSM = 1u << 2,
+	/* 1u << 2: retired, never to be reused (ABI); was ibsim's, see src_sm.c */
 	/* "replay" with a step: take STEP seconds of real time per step. */
 	IBVE_SRC_PACED = 1u << 3,
 	/* "kernel": kprobes, not fentry, even where fentry works. */

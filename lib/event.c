@@ -6,6 +6,7 @@
  * through the registered sources. Code never switches on event names.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <strings.h>
@@ -47,10 +48,13 @@ IBVE_EXPORT unsigned int ibve_features(void)
 /*
  * The sources' rows, copied once into one table with their source set (a
  * row's place is its index: format.c), indexed by (source, code), past the
- * index searched, and by the hash of the upper-cased name (replays).
+ * index searched, and by the hash of the upper-cased name (replays). What
+ * does not fit is refused whole (ibve_event_table_check()), never cut.
  */
 #define ROWS_MAX   255 /* an index fits a byte */
-#define NSOURCES   8
+#define RANKS	   16
+#define SOURCE_MAX 64 /* source numbers, as ibve_term_suggest() and mktables */
+#define NSOURCES   8  /* those with a code index; the others are searched */
 #define CODE_SLOTS (IBVE_KERNEL_EVENTS_LOST + 1)
 #define NAME_SLOTS 512 /* a power of two, over twice the rows */
 
@@ -58,8 +62,8 @@ static struct ibve_event_desc table[ROWS_MAX];
 static size_t nrows;
 /* each row's kind, each source's for the rest; the kinds, sources' last */
 static uint8_t row_kind[ROWS_MAX];
-static uint8_t source_kind[NSOURCES] = { [0 ... NSOURCES - 1] =
-						 IBVE_KIND_OTHER };
+static uint8_t source_kind[SOURCE_MAX] = { [0 ... SOURCE_MAX - 1] =
+						   IBVE_KIND_OTHER };
 static struct ibve_kind_info kinds[IBVE_KIND_MAX] = {
 #define KIND_ROW(id, n, t, w) { n, t, w },
 	IBVE_KINDS(KIND_ROW)
@@ -71,7 +75,8 @@ static uint8_t name_index[NAME_SLOTS];		 /* row + 1; 0: empty */
 /* each row's name as a record holds it, zeros after: copied whole */
 static char row_name[ROWS_MAX][IBVE_EVENT_NAME_MAX];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
-static bool table_ready; /* read first: no call once it is built */
+static bool table_ready;      /* read first: no call once it is built */
+static char table_fault[128]; /* why the sources' rows made no table */
 
 static uint32_t name_hash(const char *s)
 {
@@ -107,9 +112,33 @@ static uint8_t row_kind_of(const struct ibve_source_ops *o,
 	return else_kind(o, base);
 }
 
+/* Whether SRC's rows fit the table; else why, in table_fault. */
+static bool table_fits(const struct ibve_source_ops *const *src)
+{
+	size_t rows = 0;
+
+	for (size_t i = 0; src[i]; i++) {
+		rows += src[i]->nrows;
+		if (src[i]->records >= SOURCE_MAX ||
+		    (unsigned int)src[i]->rank >= RANKS)
+			snprintf(table_fault, sizeof(table_fault),
+				 "event table: source %s: records %d, rank %d "
+				 "(records below %d, rank 0 to %d)",
+				 src[i]->name, src[i]->records, src[i]->rank,
+				 SOURCE_MAX, RANKS - 1);
+	}
+	if (rows > ROWS_MAX)
+		snprintf(
+			table_fault, sizeof(table_fault),
+			"event table: the sources declare %zu rows, it holds %d",
+			rows, ROWS_MAX);
+	return !table_fault[0];
+}
+
 static void build_table(void)
 {
 	const struct ibve_source_ops *const *src = ibve_sources;
+	bool fits = table_fits(src);
 
 	unsigned int base[IBVE_SOURCES_MAX];
 
@@ -119,17 +148,15 @@ static void build_table(void)
 		base[i] = nkinds;
 		for (size_t k = 0; k < src[i]->nkinds; k++)
 			kinds[nkinds++] = src[i]->kinds[k];
-		if ((unsigned int)src[i]->records < NSOURCES)
+		if ((unsigned int)src[i]->records < SOURCE_MAX)
 			source_kind[src[i]->records] =
 				else_kind(src[i], base[i]);
 	}
 	/* lower ranks first, equal ones in the order of registration */
-	for (int rank = 0; rank < 16; rank++)
+	for (int rank = 0; fits && rank < RANKS; rank++)
 		for (size_t i = 0; src[i]; i++)
 			for (size_t r = 0;
-			     src[i]->rank == rank && r < src[i]->nrows &&
-			     nrows < ROWS_MAX;
-			     r++) {
+			     src[i]->rank == rank && r < src[i]->nrows; r++) {
 				table[nrows] = src[i]->rows[r];
 				table[nrows].source =
 					(enum ibve_source)src[i]->records;
@@ -156,6 +183,12 @@ static void table_build(void)
 {
 	if (!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE))
 		pthread_once(&table_once, build_table);
+}
+
+int ibve_event_table_check(void)
+{
+	table_build();
+	return table_fault[0] ? ibve_error(E2BIG, "%s", table_fault) : 0;
 }
 
 /* The registered source whose records are SOURCE's, or NULL. */
@@ -399,7 +432,7 @@ bool ibve_term_suggest(const char *word, char *out, size_t size)
 		for (size_t i = 0; i < nrows; i++)
 			nearest(s, &table[i].name, 1, &best, &d);
 		nearest(s, class_names, ARRAY_SIZE(class_names), &best, &d);
-		for (int i = 0; i < 64; i++) /* by number, as the generator */
+		for (int i = 0; i < SOURCE_MAX; i++) /* as the generator */
 			if (called(i))
 				nearest(s, (const char *[]){ called(i) }, 1,
 					&best, &d);
@@ -493,7 +526,7 @@ IBVE_EXPORT enum ibve_kind ibve_event_kind(const struct ibve_event *ev)
 	 * and count as its own) */
 	if (d >= table && d < table + nrows && d->source == ev->source)
 		return (enum ibve_kind)row_kind[d - table];
-	return (unsigned int)ev->source < NSOURCES
+	return (unsigned int)ev->source < SOURCE_MAX
 		       ? (enum ibve_kind)source_kind[ev->source]
 		       : IBVE_KIND_OTHER;
 }

@@ -387,6 +387,8 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 		r = ibve_error(errno, "epoll: %s", strerror(errno));
 	else
 		r = ibve_loop_new(&p->loop);
+	if (!r)
+		r = ibve_event_table_check();
 	if (r) {
 		ibve_pipeline_free(p);
 		*out = NULL;

@@ -175,6 +175,8 @@ extern bool ibve_sources_sealed;
  * source); -EBUSY after, -ENOSPC past IBVE_SOURCES_MAX.
  */
 int ibve_register_source(const struct ibve_source_ops *o);
+/* 0, or -E2BIG when their rows make no table (why: ibve_errmsg()). */
+int ibve_event_table_check(void);
 extern const struct ibve_source_ops ibve_source_devices;
 
 #endif

@@ -96,7 +96,7 @@ struct sm {
 	pthread_mutex_t lock;
 	pthread_cond_t answered;
 	int evfd, timer_fd;
-	bool issm;		/* claim IsSM and answer SMInfo (simulators) */
+	bool issm; /* IBVEVENT_SM_ISSM=1: claim IsSM, answer SMInfo (ibsim) */
 	struct sm_port **ports; /* each its own: a receiver thread holds it */
 	size_t nports;
 	uint32_t next_tid;
@@ -607,6 +607,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 		  const struct ibve_host *h)
 {
 	struct sm *sm = calloc(1, sizeof(*sm));
+	const char *issm = getenv("IBVEVENT_SM_ISSM");
 
 	*out = sm;
 	if (!sm)
@@ -615,7 +616,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 	sm->evfd = sm->timer_fd = -1;
 	pthread_mutex_init(&sm->lock, NULL);
 	pthread_cond_init(&sm->answered, NULL);
-	sm->issm = o->flags & IBVE_SRC_SM_ISSM;
+	sm->issm = issm && strcmp(issm, "1") == 0;
 	sm->required = o->flags & IBVE_SRC_REQUIRED;
 	sm->refresh_s = o->refresh ? o->refresh
 		       : ibve_env_seconds("IBVEVENT_SM_REFRESH") ?: REFRESH_S;

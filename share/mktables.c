@@ -24,11 +24,11 @@
 #include <stdlib.h>
 
 #include "fields.h"
+#include "source.h"
 
-#define MAX_ITEMS 128
-
-static char items[MAX_ITEMS][IBVE_EVENT_NAME_MAX];
-static size_t nitems;
+/* The words of the list being made, each once; grown as needed. */
+static char **items;
+static size_t nitems, room;
 static const char *template_dir = ".";
 
 static void add(const char *s)
@@ -36,11 +36,17 @@ static void add(const char *s)
 	for (size_t i = 0; i < nitems; i++)
 		if (strcmp(items[i], s) == 0)
 			return;
-	if (nitems < MAX_ITEMS)
-		snprintf(items[nitems++], sizeof(items[0]), "%s", s);
+	if (nitems == room) {
+		room = room ? 2 * room : 64;
+		items = realloc(items, room * sizeof(*items));
+	}
+	if (!items || !(items[nitems++] = strdup(s))) {
+		perror("mktables");
+		exit(1);
+	}
 }
 
-/* The name of source S, or NULL; sources are numbered below 64. */
+/* The name of source S, or NULL; below 64 (the event table refuses more). */
 #define MAX_SOURCE 64
 
 static const char *source_at(int s)
@@ -268,7 +274,8 @@ static const struct {
 
 static bool fill(const char *name, size_t len)
 {
-	nitems = 0;
+	while (nitems)
+		free(items[--nitems]);
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
 		if (strlen(lists[i].name) == len &&
 		    strncmp(lists[i].name, name, len) == 0) {
@@ -641,6 +648,10 @@ int main(int argc, char **argv)
 	if (argc != 2) {
 		fputs("usage: mktables catalog | FILE\n", stderr);
 		return 2;
+	}
+	if (ibve_event_table_check()) {
+		fprintf(stderr, "mktables: %s\n", ibve_errmsg());
+		return 1;
 	}
 	if (strcmp(argv[1], "catalog") == 0) {
 		catalog(stdout);

@@ -103,7 +103,7 @@ help_entry() {
 	# --json, which each command's output shapes, is each one's own
 	shared=$(comm -12 <(help_options ibv_eventwatch | grep '^--') \
 		<(help_options ibv_eventtop | grep '^--') | grep -vx -e --json -e --help -e --version)
-	[ "$(wc -l <<<"$shared")" -ge 9 ]
+	[ "$(wc -l <<<"$shared")" -ge 8 ]
 	for o in $shared; do
 		w=$(help_entry ibv_eventwatch "$o")
 		t=$(help_entry ibv_eventtop "$o")

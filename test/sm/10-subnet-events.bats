@@ -169,7 +169,7 @@ ibsim0 CLIENT_REREGISTER"
 	W=$FAB/watch
 	mkdir -p "$W"
 	bg_start watch 0 env -C "$W" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
-		ibv_eventwatch --sm --sm-issm -j >"$W/out"
+		IBVEVENT_SM_ISSM=1 ibv_eventwatch --sm -j >"$W/out"
 	wait_for "${BG_ERR[watch]}" "subnet events: 1 port" 60
 	watch_stop
 	kill -CONT "${BG_PID[opensm]}"
@@ -199,7 +199,7 @@ ibsim0 CLIENT_REREGISTER"
 	T=$FAB/top
 	mkdir -p "$T"
 	bg_start top 0 env -C "$T" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
-		ibv_eventtop --sm --sm-issm -b -j -s 0.5 >"$T/out"
+		IBVEVENT_SM_ISSM=1 ibv_eventtop --sm -b -j -s 0.5 >"$T/out"
 	wait_subscribed
 	sim 'Unlink "HostPeer"'
 	wait_for "$T/out" '"subnet":[1-9]' 30

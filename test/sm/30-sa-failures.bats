@@ -30,7 +30,7 @@ teardown() {
 	W=$FAB/watch
 	mkdir -p "$W"
 	bg_start watch 0 env -C "$W" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
-		ibv_eventwatch --sm --sm-issm -j >"$W/out"
+		IBVEVENT_SM_ISSM=1 ibv_eventwatch --sm -j >"$W/out"
 	wait_for "${BG_ERR[watch]}" "subnet events: 1 port" 20
 	for trap in 64 65 66 67; do
 		wait_for "${BG_ERR[watch]}" "^ibv_eventwatch: ibsim0 port 1: no answer from the SA at LID 1 to the subscription to trap $trap after 4 tries; trying again in 20 s\$" 90
@@ -148,19 +148,20 @@ teardown() {
 }
 
 # sim_sysfs SCRIPT COMMAND...: run COMMAND on HostWatch under umad2sim,
-# after SCRIPT (sh) has prepared the tree umad2sim writes the management
-# devices' sysfs files in (./sys-PID/sys/...: the shell's PID, which exec
-# gives COMMAND). What umad2sim cannot write there keeps what SCRIPT put.
+# claiming IsSM as the suite's watchers do, after SCRIPT (sh) has
+# prepared the tree umad2sim writes the management devices' sysfs files
+# in (./sys-PID/sys/...: the shell's PID, which exec gives COMMAND). What
+# umad2sim cannot write there keeps what SCRIPT put.
 sim_sysfs() {
 	local script=$1
 	shift
-	run env -C "$FAB" sh -c "d=sys-\$\$/sys/class/infiniband_mad && $script && exec env SIM_HOST=HostWatch LD_PRELOAD='$(own_preload)' \"\$@\"" sh "$@"
+	run env -C "$FAB" sh -c "d=sys-\$\$/sys/class/infiniband_mad && $script && exec env SIM_HOST=HostWatch LD_PRELOAD='$(own_preload)' IBVEVENT_SM_ISSM=1 \"\$@\"" sh "$@"
 }
 
 @test "no umad ABI (no ib_umad): one line naming the port, status 3" {
 	# without ib_umad there is no abi_version for libibumad to read
 	# shellcheck disable=SC2016 # expanded by sim_sysfs's shell
-	sim_sysfs 'mkdir -p "$d/abi_version"' ibv_eventwatch --sm --sm-issm -t 5
+	sim_sysfs 'mkdir -p "$d/abi_version"' ibv_eventwatch --sm -t 5
 	assert_failure 3
 	assert_line "ibv_eventwatch: --sm: cannot open the management device of ibsim0 port 1: Operation not supported (is ib_umad loaded?)"
 }
@@ -172,7 +173,7 @@ sim_sysfs() {
 	# would (test/sm/deny.c)
 	# shellcheck disable=SC2016 # expanded by sim_sysfs's shell
 	sim_sysfs 'mkdir -p "$d/umad0/ibdev" "$d/umad1" && echo ibsim0 >"$d/umad1/ibdev" && echo 1 >"$d/umad1/port"' \
-		"$BUILD/sm/deny" ibv_eventwatch --sm --sm-issm -t 5
+		"$BUILD/sm/deny" ibv_eventwatch --sm -t 5
 	assert_failure 3
 	assert_line "ibv_eventwatch: --sm: cannot open /dev/infiniband/umad1: Permission denied (subnet events need read-write access to it: root by default)"
 }

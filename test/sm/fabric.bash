@@ -111,12 +111,13 @@ port_gid() {
 
 # watch_start [OPTION...]: ibv_eventwatch --sm -j on HostWatch, until its
 # four subscriptions are answered. Under ibsim a subscriber must hold its
-# port's IsSM capability (--sm-issm) for the SM's Reports to reach it.
+# port's IsSM capability (IBVEVENT_SM_ISSM=1) for the SM's Reports to
+# reach it.
 watch_start() {
 	W=$FAB/watch
 	mkdir -p "$W"
 	bg_start watch 0 env -C "$W" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
-		ibv_eventwatch --sm --sm-issm -j "$@" >"$W/out"
+		IBVEVENT_SM_ISSM=1 ibv_eventwatch --sm -j "$@" >"$W/out"
 	WPID=$BG_LAST
 	wait_for "${BG_ERR[watch]}" "subnet events: 1 port" 20 || return 1
 	wait_subscribed
@@ -152,7 +153,7 @@ resub_start() {
 	mkfifo "$R/feed"
 	exec 8<>"$R/feed"
 	bg_start resub 0 env -C "$R" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
-		"$BUILD/sm/resub" "$R/feed" >"$R/out"
+		IBVEVENT_SM_ISSM=1 "$BUILD/sm/resub" "$R/feed" >"$R/out"
 	wait_subscribed
 	guid=$(printf '%x' "0x$(port_guid HostWatch)")
 	ADDED="Adding event subscription for port 0x$guid\$"

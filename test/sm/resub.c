@@ -5,7 +5,8 @@
  * the test writes port events to. A replayed SM_CHANGE, CLIENT_REREGISTER,
  * LID_CHANGE or PORT_ACTIVE of one of the subnet source's ports must make
  * it subscribe again at once, as the verbs source's would. Writes every
- * record as JSON Lines; ends with status 0 on SIGTERM.
+ * record as JSON Lines; ends with status 0 on SIGTERM. Under ibsim, run it
+ * with IBVEVENT_SM_ISSM=1, or the SM's Reports do not reach it.
  *
  * Usage: resub FILE
  */
@@ -31,8 +32,7 @@ static void on_note(enum ibve_note_kind kind, const char *text, void *arg)
 int main(int argc, char **argv)
 {
 	struct ibve_source_opts sm = { .sz = sizeof(sm),
-				       .flags = IBVE_SRC_REQUIRED |
-						IBVE_SRC_SM_ISSM,
+				       .flags = IBVE_SRC_REQUIRED,
 				       .refresh = 3600 };
 	struct ibve_source_opts replay = { .sz = sizeof(replay) };
 	struct ibve_run_opts run = { .sz = sizeof(run) };

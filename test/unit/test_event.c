@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* The event table and decoding of verbs async events. */
+#include <errno.h>
 #include <infiniband/verbs.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "ibvevent.h"
+#include "source.h"
 #include "tap.h"
+
+#define main mktables_main
+int mktables_main(int argc, char **argv);
+#include "../../share/mktables.c"
+#undef main
 
 struct want {
 	int code;
@@ -237,8 +245,114 @@ static void test_long_device_name(void)
 	       "a device name is truncated to the record, terminated");
 }
 
+/*
+ * In a child (the table is built once a process), LIST's rows as the
+ * table: what ibve_pipeline_new() says, the rows' count, the generator's
+ * words of them and the row of (SOURCE, CODE), then what the generator
+ * says when it refuses, in OUT.
+ */
+static void table_of(const struct ibve_source_ops *const *list, int source,
+		     int code, char *out, size_t size)
+{
+	int fd[2], status = -1;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	fflush(stdout); /* the child's, if it writes, has only its own */
+	if (pipe(fd) || (pid = fork()) < 0) {
+		snprintf(out, size, "no child: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		struct ibve_pipeline *p;
+		const struct ibve_event_desc *d;
+		size_t rows = 0;
+		int r;
+
+		size_t k = 0;
+
+		for (; list[k]; k++) /* the list as the registered one */
+			ibve_sources[k] = list[k];
+		ibve_sources[k] = NULL;
+		r = ibve_pipeline_new(&p);
+		while (ibve_event_desc_at(rows))
+			rows++;
+		d = ibve_event_desc_find((enum ibve_source)source, code);
+		fill("names", 5);
+		dprintf(fd[1], "%s %s; %zu rows, %zu words, %s\n",
+			r ? strerrorname_np(-r) : "0", r ? ibve_errmsg() : "",
+			rows, nitems, d ? d->name : "none");
+		/* refused, the generator writes only why, on standard error */
+		dup2(fd[1], STDERR_FILENO);
+		if (r && mktables_main(2, (char *[]){ "mktables", "catalog",
+						      NULL }) != 1)
+			_exit(1);
+		ibve_pipeline_free(p);
+		_exit(0);
+	}
+	close(fd[1]);
+	while (len < size - 1 &&
+	       (n = read(fd[0], out + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	ok(status == 0, "the child ends with status 0");
+}
+
+/* Rows past what the table holds, or out of its ranks and source numbers,
+ * are refused whole with the reason: never cut. */
+static void test_caps(void)
+{
+	static char name[256][16];
+	static struct ibve_event_desc rows[256];
+	/* 127 rows of a source with a code index, 128 of one past them */
+	struct ibve_source_ops o[] = {
+		{ .name = "a", .records = 7, .rows = rows, .nrows = 127 },
+		{ .name = "b", .records = 20, .rows = rows + 127, .nrows = 128 },
+		{ .name = "c", .records = 21, .rows = rows + 255, .nrows = 1 },
+	};
+	const struct ibve_source_ops *const list[] = { &o[0], &o[1], NULL };
+	const struct ibve_source_ops *const more[] = { &o[0], &o[1], &o[2],
+						       NULL };
+	char out[512], want[512];
+
+	for (int i = 0; i < 256; i++) {
+		snprintf(name[i], sizeof(name[i]), "ROW_%d", i);
+		rows[i] =
+			(struct ibve_event_desc){ .code = i, .name = name[i] };
+	}
+	table_of(list, 20, 254, out, sizeof(out));
+	is_str(out, "0 ; 255 rows, 255 words, ROW_254\n",
+	       "255 rows fit, a source numbered past the code index's too, "
+	       "and the generator lists them all");
+	for (int t = 0; t < 3; t++) {
+		const char *why[] = {
+			"the sources declare 256 rows, it holds 255",
+			"source b: records 20, rank 16 (records below 64, rank 0 to 15)",
+			"source b: records 64, rank 0 (records below 64, rank 0 to 15)",
+		};
+
+		o[1].nrows = t ? 1 : 128;
+		o[1].rank = t == 1 ? 16 : 0;
+		o[1].records = t == 2 ? 64 : 20;
+		table_of(t ? list : more, o[1].records, 127, out, sizeof(out));
+		snprintf(want, sizeof(want),
+			 "E2BIG event table: %s; 0 rows, 0 words, none\n"
+			 "mktables: event table: %s\n",
+			 why[t], why[t]);
+		is_str(out, want,
+		       "refused whole, said by the pipeline and "
+		       "the generator: %s",
+		       why[t]);
+	}
+}
+
 int main(void)
 {
+	/* first: the table of the library's sources is not built yet */
+	test_caps();
 	test_table();
 	test_names();
 	test_from_verbs();
