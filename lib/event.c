@@ -62,6 +62,8 @@ static struct ibve_event_desc table[ROWS_MAX];
 static size_t nrows;
 /* each row's kind, each source's for the rest; the kinds, sources' last */
 static uint8_t row_kind[ROWS_MAX];
+/* the first source of each number: whose records they are */
+static const struct ibve_source_ops *source_by[SOURCE_MAX];
 static uint8_t source_kind[SOURCE_MAX] = { [0 ... SOURCE_MAX - 1] =
 						   IBVE_KIND_OTHER };
 static struct ibve_kind_info kinds[IBVE_KIND_MAX] = {
@@ -146,6 +148,9 @@ static void build_table(void)
 	/* the sources' own kinds after the library's, in their order */
 	for (size_t i = 0; src[i]; i++) {
 		base[i] = nkinds;
+		if ((unsigned int)src[i]->records < SOURCE_MAX &&
+		    !source_by[src[i]->records])
+			source_by[src[i]->records] = src[i];
 		for (size_t k = 0; k < src[i]->nkinds; k++)
 			kinds[nkinds++] = src[i]->kinds[k];
 		if ((unsigned int)src[i]->records < SOURCE_MAX)
@@ -192,14 +197,10 @@ int ibve_event_table_check(void)
 }
 
 /* The registered source whose records are SOURCE's, or NULL. */
-static const struct ibve_source_ops *source_ops(int source)
+const struct ibve_source_ops *ibve_source_of(int source)
 {
-	const struct ibve_source_ops *const *src = ibve_sources;
-
-	for (size_t i = 0; source >= 0 && src[i]; i++)
-		if (src[i]->records == source)
-			return src[i];
-	return NULL;
+	table_build();
+	return (unsigned int)source < SOURCE_MAX ? source_by[source] : NULL;
 }
 
 IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
@@ -225,7 +226,7 @@ ibve_event_desc_find(enum ibve_source source, int code)
 				return &table[i];
 	}
 	/* a source whose records carry another's rows (the kernel: verbs) */
-	o = source_ops(source);
+	o = ibve_source_of(source);
 	return o && o->also ? ibve_event_desc_find(o->also->records, code)
 			    : NULL;
 }
@@ -233,7 +234,7 @@ ibve_event_desc_find(enum ibve_source source, int code)
 void ibve_event_set_row(struct ibve_event *ev, int source,
 			const struct ibve_event_desc *d)
 {
-	const struct ibve_source_ops *o = source_ops(source);
+	const struct ibve_source_ops *o = ibve_source_of(source);
 
 	if ((int)d->source == source ||
 	    (o && o->also && (int)d->source == o->also->records)) {
@@ -299,7 +300,7 @@ static int parse_name(const char *const *names, size_t n, const char *s)
 /* What records of source S are called; NULL: no source has them. */
 static const char *called(int s)
 {
-	const struct ibve_source_ops *o = source_ops(s);
+	const struct ibve_source_ops *o = ibve_source_of(s);
 
 	return !o ? NULL : o->called ? o->called : o->name;
 }

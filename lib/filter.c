@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "source.h"
 
 enum term_kind { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };
 
@@ -264,20 +264,27 @@ static bool port_match(const struct ibve_filter *f, uint32_t port)
 	return !f->nports;
 }
 
-/* The owner sets: a record without an owner passes only when there are none. */
+/*
+ * The owner sets: a record without an owner (its source says where its
+ * owner is, and whether it has one) passes only when there are none.
+ */
 static bool owner_match(const struct ibve_filter *f,
 			const struct ibve_event *ev)
 {
+	const struct ibve_source_ops *o;
 	bool pid = !f->npids, comm = !f->ncomms;
 
 	if (pid && comm)
 		return true;
-	if (!(ev->fields & IBVE_FIELD_OWNER))
+	o = ibve_source_of(ev->source);
+	if (!o || !(ev->fields & o->owner_flag))
 		return false;
 	for (size_t i = 0; i < f->npids && !pid; i++)
-		pid = f->pids[i] == ev->kernel.pid;
+		pid = !memcmp(&f->pids[i], (const char *)ev + o->owner_pid,
+			      sizeof(f->pids[i]));
 	for (size_t i = 0; i < f->ncomms && !comm; i++)
-		comm = strcmp(f->comms[i], ev->kernel.comm) == 0;
+		comm = strcmp(f->comms[i], (const char *)ev + o->owner_comm) ==
+		       0;
 	return pid && comm;
 }
 

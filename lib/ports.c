@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 
 #include "ports.h"
+#include "source.h"
 
 /* enum ibv_port_state, without pulling in verbs.h */
 #define PORT_DOWN   1
@@ -590,16 +591,16 @@ static void rates_changed(struct ibve_ports *t, const struct ibve_event *ev)
 }
 
 /* A device came or went: its presence, and live its rows. */
-static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
-		    const struct ibve_event *ev)
+static void presence(struct ibve_ports *t, struct ibve_dev *d,
+		     const struct ibve_event *ev, int came)
 {
 	bool live = t->flags & IBVE_PORTS_SYSFS;
 
-	if (ev->code == IBVE_HOTPLUG_DEVICE_ADDED) {
+	if (came > 0) {
 		d->present = true;
 		if (live)
 			read_ports(t, ev->device);
-	} else if (ev->code == IBVE_HOTPLUG_DEVICE_REMOVED) {
+	} else if (came < 0) {
 		d->present = false;
 		if (live)
 			drop_rows(t, ev->device);
@@ -651,6 +652,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	struct ibve_series *s = ibve_ports_series(t, ev->device, ev->port,
 						  ev->name, ev->severity);
 	struct ibve_dev *d = dev_get(t, ev->device);
+	const struct ibve_source_ops *o = ibve_source_of(ev->source);
 	struct ibve_row *r;
 	bool any = false;
 
@@ -674,8 +676,10 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		t->start = ev->time;
 		t->started = true;
 	}
-	if (d && ev->source == IBVE_SOURCE_HOTPLUG && !ev->port) {
-		hotplug(t, d, ev);
+	/* a source that says devices come and go: live, its records about a
+	 * whole device are its presence, not events of its ports */
+	if (d && o && o->presence && !ev->port) {
+		presence(t, d, ev, o->presence(ev));
 		if (live)
 			return;
 	} else if (d && !live) {
@@ -685,7 +689,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	if (ev->port) {
 		r = find_row(t, ev->device, ev->port);
 		/* A CA known by its subnet events alone (no verbs device). */
-		if (!r && live && ev->source == IBVE_SOURCE_SM &&
+		if (!r && live && o && o->names_devices &&
 		    read_ports(t, ev->device) == 0)
 			r = find_row(t, ev->device, ev->port);
 		if (!r && !live && (r = add_row(t, ev->device, ev->port)))
@@ -705,7 +709,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		health(t, r, ev, k);
 		return;
 	}
-	if (ev->source == IBVE_SOURCE_VERBS && (ev->fields & IBVE_FIELD_RATES))
+	if (ev->fields & IBVE_FIELD_RATES)
 		rates_changed(t, ev);
 	/* About the whole device: every port of it shows it. */
 	for (size_t i = row_lower(t, ev->device, 0);

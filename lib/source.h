@@ -124,6 +124,19 @@ struct ibve_source_ops {
 	const struct ibve_source_option *options;
 	size_t noptions;
 	bool on_demand;
+	/*
+	 * Its records' owner, which --pid and --comm match (filter.c): when
+	 * OWNER_FLAG is set, the pid (uint32_t) and the comm (char[16]) at
+	 * these offsets of the record; 0: its records have none.
+	 */
+	uint32_t owner_flag;
+	size_t owner_pid, owner_comm;
+	/* In the port table: 1 when EV says its device came, -1 went, else
+	 * 0 (optional). */
+	int (*presence)(const struct ibve_event *ev);
+	/* Its records may name a device no other source opened (a fabric
+	 * simulator's): live, the port table reads its ports then. */
+	bool names_devices;
 	/* The fields of its records (fields.h): on its records only. */
 	const struct ibve_fieldspec *fields;
 	size_t nfields;
@@ -175,6 +188,8 @@ extern bool ibve_sources_sealed;
  * source); -EBUSY after, -ENOSPC past IBVE_SOURCES_MAX.
  */
 int ibve_register_source(const struct ibve_source_ops *o);
+/* The registered source whose records are SOURCE's, or NULL (event.c). */
+const struct ibve_source_ops *ibve_source_of(int source);
 /* 0, or -E2BIG when their rows make no table (why: ibve_errmsg()). */
 int ibve_event_table_check(void);
 extern const struct ibve_source_ops ibve_source_devices;

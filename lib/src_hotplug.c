@@ -252,10 +252,19 @@ static const struct ibve_event_desc rows[] = {
 	    "SR-IOV) if it was not meant."),
 };
 
+/* What its records say of a device's presence, in the port table. */
+static int presence(const struct ibve_event *ev)
+{
+	return ev->code == IBVE_HOTPLUG_DEVICE_ADDED	 ? 1
+	       : ev->code == IBVE_HOTPLUG_DEVICE_REMOVED ? -1
+							 : 0;
+}
+
 const struct ibve_source_ops ibve_source_hotplug = {
 	.name = "hotplug",
 	.records = IBVE_SOURCE_HOTPLUG,
 	ROWS(rows),
+	.presence = presence,
 	.order = 15,
 	.create = create,
 	.start = start,

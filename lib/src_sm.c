@@ -1072,7 +1072,8 @@ const struct ibve_source_ops ibve_source_sm = {
 	FIELDS(fields),
 	/* about other ports, seen from this one */
 	.kind = IBVE_KIND_SUBNET,
-	.rank = 1, /* its rows after the others */
+	.names_devices = true, /* ibsim's umad devices have no verbs one */
+	.rank = 1,	       /* its rows after the others */
 	.order = 10,
 	.create = create,
 	.start = start,
