@@ -177,6 +177,7 @@ enum ibve_field {
 	IBVE_FIELD_RATES = 1u << 13,   /* verbs.nrates, verbs.rates */
 	IBVE_FIELD_SUMMARY = 1u << 14, /* summary: a storm's summary */
 	IBVE_FIELD_PEER = 1u << 15,    /* verbs.peer */
+	IBVE_FIELD_ATTRS = 1u << 16,   /* verbs.attrs (not written out) */
 };
 
 struct ibve_mlx5_fields {
@@ -277,6 +278,16 @@ struct ibve_rate_change {
 
 #define IBVE_RATES_MAX 8
 
+/* A port's attributes as sysfs says them; "" what could not be read. */
+struct ibve_port_attrs {
+	int state; /* enum ibv_port_state; 0 when unknown */
+	char state_name[16];
+	char phys_state[32];
+	char link_layer[16];
+	char rate[40];
+	char address[48]; /* "LID 0x12" or the first GID as IPv6 */
+};
+
 /* The verbs source's port and device records. */
 struct ibve_verbs_fields {
 	/* PORT_ACTIVE: how long the port was down (IBVE_FIELD_DOWN) */
@@ -287,8 +298,14 @@ struct ibve_verbs_fields {
 			uint32_t nrates;
 			struct ibve_rate_change rates[IBVE_RATES_MAX];
 		};
-		/* a port's events: its peer, as last known (PEER) */
-		struct ibve_peer peer;
+		/*
+		 * a port's events: its peer, as last known (PEER); its
+		 * attributes, read for the event (ATTRS): the port table's
+		 */
+		struct {
+			struct ibve_peer peer;
+			struct ibve_port_attrs attrs;
+		};
 	};
 };
 

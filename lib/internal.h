@@ -68,17 +68,7 @@ bool ibve_env_is(const char *name, const char *value);
 
 #include "buf.h"
 
-/* Port attributes read from sysfs; "" for what could not be read. */
 #define IBVE_SYSFS "/sys/class/infiniband"
-
-struct ibve_port_attrs {
-	int state; /* enum ibv_port_state; 0 when unknown */
-	char state_name[16];
-	char phys_state[32];
-	char link_layer[16];
-	char rate[40];
-	char address[48]; /* "LID 0x12" or the first GID as IPv6 */
-};
 
 /*
  * The part of a filter a record's identity decides: its device, and the
@@ -115,6 +105,7 @@ void ibve_rates_diff(struct ibve_event *ev, const char (*old)[28],
 void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at);
 
 int ibve_sysfs_read(const char *path, char *buf, size_t size);
+/* A port's attributes, each file read once; -errno: no such port. */
 int ibve_sysfs_port(const char *device, uint32_t port,
 		    struct ibve_port_attrs *a);
 /* The same from a port's directory DIR (IBVE_SYSFS/DEV/ports/N). */

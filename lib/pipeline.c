@@ -224,6 +224,16 @@ static const struct ibve_filter *host_owners(void *ctx)
 	return p->filter;
 }
 
+static bool host_attrs(void *ctx)
+{
+	const struct ibve_pipeline *p = ctx;
+
+	for (size_t i = 0; i < p->nsinks; i++)
+		if (p->sinks[i].sink->attrs)
+			return true;
+	return false;
+}
+
 static unsigned long host_storm(void *ctx)
 {
 	const struct ibve_pipeline *p = ctx;
@@ -409,6 +419,7 @@ IBVE_EXPORT int ibve_pipeline_new(struct ibve_pipeline **out)
 		.excluded = host_excluded,
 		.needed = host_needed,
 		.owners = host_owners,
+		.attrs = host_attrs,
 		.storm = host_storm,
 	};
 	return 0;

@@ -202,16 +202,19 @@ static struct ibve_row *add_row(struct ibve_ports *t, const char *device,
 }
 
 /*
- * Read R's attributes at NOW into its public row (a string sysfs did not
- * give stays as it was, "-" at first): a rate that changed is the last
- * change.
+ * R's attributes at NOW into its public row: FROM, as a record carries
+ * them, or (NULL) read now. A string sysfs did not give stays as it was
+ * ("-" at first); a rate that changed is the last change.
  */
-static void read_attrs(struct ibve_row *r, const struct timespec *now)
+static void read_attrs(struct ibve_row *r, const struct ibve_port_attrs *from,
+		       const struct timespec *now)
 {
 	struct ibve_port_row *p = &r->pub;
 	struct ibve_port_attrs a = { 0 };
 
-	if (ibve_sysfs_port(p->device, p->port, &a))
+	if (from)
+		a = *from;
+	else if (ibve_sysfs_port(p->device, p->port, &a))
 		return;
 	if (r->a.rate[0] && a.rate[0] && strcmp(r->a.rate, a.rate)) {
 		p->rate_changed = *now;
@@ -407,7 +410,7 @@ static int read_ports(struct ibve_ports *t, const char *device)
 		r = add_row(t, device, (uint32_t)port);
 		if (!r)
 			break;
-		read_attrs(r, &now);
+		read_attrs(r, NULL, &now);
 		restore(t, r, &now);
 		if (t->flags & IBVE_PORTS_COUNTERS)
 			find_counters(r);
@@ -653,6 +656,8 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 						  ev->name, ev->severity);
 	struct ibve_dev *d = dev_get(t, ev->device);
 	const struct ibve_source_ops *o = ibve_source_of(ev->source);
+	const struct ibve_port_attrs *attrs =
+		ev->fields & IBVE_FIELD_ATTRS ? &ev->verbs.attrs : NULL;
 	struct ibve_row *r;
 	bool any = false;
 
@@ -704,8 +709,8 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 			r->pub.peer = ev->verbs.peer;
 		if (ev->cls != IBVE_CLASS_PORT || (d && !d->present))
 			return;
-		if (live) /* the event says it changed */
-			read_attrs(r, &ev->time);
+		if (live) /* the event says it changed: as read for it, or now */
+			read_attrs(r, attrs, &ev->time);
 		health(t, r, ev, k);
 		return;
 	}
@@ -742,7 +747,7 @@ IBVE_EXPORT void ibve_ports_sample(struct ibve_ports *t,
 		if (t->flags & IBVE_PORTS_SYSFS) {
 			int up;
 
-			read_attrs(r, now);
+			read_attrs(r, NULL, now);
 			/* a change no event told of: since now, about */
 			up = ibve_state_up(p->state_num);
 			if (up >= 0 && r->up >= 0 && up != r->up) {

@@ -25,6 +25,7 @@ struct ibve_sink {
 	const char *log;
 	uint64_t failures;
 	bool failing; /* the last entry failed: said once, until one goes */
+	bool attrs;   /* it keeps a live port table (ibve_host's attrs) */
 };
 
 /*

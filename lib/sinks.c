@@ -329,6 +329,7 @@ IBVE_EXPORT int ibve_sink_metrics(struct ibve_sink **out, struct ibve_ports *t,
 	if (!s)
 		return ibve_error(ENOMEM, "out of memory");
 	s->base.ops = &metrics_ops;
+	s->base.attrs = t->flags & IBVE_PORTS_SYSFS;
 	s->t = t;
 	if ((file && !(s->file = strdup(file))) ||
 	    (state && !(s->state = strdup(state)))) {

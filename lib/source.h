@@ -59,6 +59,12 @@ struct ibve_host {
 	 * pipeline starts.
 	 */
 	const struct ibve_filter *(*owners)(void *ctx);
+	/*
+	 * Whether a sink keeps a live port table: a port event's source
+	 * then reads the port's attributes for the record to carry to it
+	 * (IBVE_FIELD_ATTRS), so that they are read once.
+	 */
+	bool (*attrs)(void *ctx);
 	/* The storm threshold (ibve_pipeline_set_storm()); 0: none. */
 	unsigned long (*storm)(void *ctx);
 };

@@ -228,29 +228,34 @@ static void lazy(struct ibve_devset *s)
 }
 
 /*
- * A port event of a RoCE or iWARP port names the port's network device
- * (and its index, which JSON carries with it): the name an operator knows.
+ * A port event reads its port once for every sink: its attributes when a
+ * port table wants them, which the record carries to it, and the network
+ * device of a RoCE or iWARP port (with its index, which JSON carries with
+ * it): the name an operator knows.
  */
-static void port_netdev(const struct ibve_slot *d, struct ibve_event *ev)
+static void read_port(const struct ibve_devset *s, const struct ibve_slot *d,
+		      struct ibve_event *ev)
 {
 	char dir[256];
-	unsigned int index;
 
 	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", d->name,
 		 ev->port);
-	if (ibve_sysfs_port_netdev(dir, ev->netdev, sizeof(ev->netdev)))
+	if (s->h.attrs(s->h.ctx) &&
+	    ibve_sysfs_port_dir(dir, &ev->verbs.attrs) == 0)
+		ev->fields |= IBVE_FIELD_ATTRS;
+	if (strcmp(ev->verbs.attrs.link_layer, "InfiniBand") == 0 ||
+	    ibve_sysfs_port_netdev(dir, ev->netdev, sizeof(ev->netdev)))
 		return;
-	index = if_nametoindex(ev->netdev);
-	if (!index) { /* in another network namespace, or gone */
+	ev->netdev_index = if_nametoindex(ev->netdev);
+	if (ev->netdev_index)
+		ev->fields |= IBVE_FIELD_NETDEV;
+	else /* in another network namespace, or gone */
 		ev->netdev[0] = '\0';
-		return;
-	}
-	ev->netdev_index = index;
-	ev->fields |= IBVE_FIELD_NETDEV;
 }
 
 /* What a port or device event says of D's ports, and they of it. */
-static void track_event(struct ibve_slot *d, struct ibve_event *ev)
+static void track_event(const struct ibve_devset *s, struct ibve_slot *d,
+			struct ibve_event *ev)
 {
 	struct ibve_port_track *t;
 
@@ -262,14 +267,18 @@ static void track_event(struct ibve_slot *d, struct ibve_event *ev)
 		return;
 	t = ev->port && ev->port <= d->nports ? &d->ports[ev->port - 1] : NULL;
 	if (ev->cls == IBVE_CLASS_PORT && t)
-		port_netdev(d, ev);
+		read_port(s, d, ev);
 	if (ev->code == IBV_EVENT_PORT_ERR && t) {
 		if (!t->down_at.tv_sec && !t->down_at.tv_nsec)
 			t->down_at = ev->time;
 	} else if (ev->code == IBV_EVENT_PORT_ACTIVE && t) {
 		ibve_event_set_down(ev, &t->down_at);
 		t->down_at = (struct timespec){ 0, 0 };
-		read_rate(d, ev->port, t->rate);
+		if (ev->fields & IBVE_FIELD_ATTRS)
+			ibve_strcpy(t->rate, ev->verbs.attrs.rate,
+				    sizeof(t->rate));
+		else
+			read_rate(d, ev->port, t->rate);
 	} else if (ev->code == IBVE_VERBS_DEVICE_SPEED_CHANGE) {
 		char old[PORTS_MAX][28], now[PORTS_MAX][28];
 
@@ -551,7 +560,7 @@ static bool ready(void *arg, uint32_t cookie)
 		}
 		ibv_ack_async_event(&ae);
 		if (ev)
-			track_event(d, ev);
+			track_event(s, d, ev);
 		/* DEVICE_FATAL ends the stream: a later rescan or uevent
 		 * brings a new instance back. */
 		if (ev && ev->code == IBV_EVENT_DEVICE_FATAL) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # Metrics and syslog from live soft-RoCE events: counters and port state
-# follow link flaps, presence follows removal, and a real rsyslogd gets
-# one record per event with the mapped severity.
+# follow link flaps, each flap's port read once for every sink (strace),
+# presence follows removal, and a real rsyslogd gets one record per event
+# with the mapped severity.
 
 load ../test_helper
 
@@ -49,6 +50,35 @@ wait_metric() {
 	wait_metric 'ibvevent_events_total{device="rxe0",port="1",event="PORT_ERR",severity="error"}' 2
 	run promtool check metrics <"$M"
 	assert_success
+}
+
+@test "each port event reads its port's attributes once, for every sink (strace)" {
+	# LeakSanitizer cannot run under ptrace (50-porthealth.bats)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:detect_leaks=0}
+	# JSON, and the port table behind the metrics and the port's health
+	start_watch -j --metrics-file "$M"
+	# the table read the port at start, and the source its rate after
+	# it: from here on, what the watcher opens is the events'
+	wait_metric 'ibvevent_port_state{device="rxe0",port="1"}' 4
+	T=$BATS_TEST_TMPDIR/trace
+	bg_start strace 0 strace -f -p "$WPID" -o "$T" -e trace=openat </dev/null
+	wait_for "${BG_ERR[strace]}" 'attached'
+	ip link set dummy0 down
+	ip link set dummy0 up
+	wait_for "$WOUT" '"event":"PORT_ACTIVE"'
+	# every event it handled traced: it ends, then strace
+	bg_stop watch 0
+	bg_wait strace 0
+	n=$(grep -c '^{"time":"[^"]*","device":"rxe0","port":1,' "$WOUT")
+	[ "$n" -ge 2 ]
+	# the port's files: none opened more often than there were events
+	# shellcheck disable=SC2016 # awk's
+	run -0 awk -F'"' -v n="$n" '
+		$2 ~ "^/sys/class/infiniband/rxe0/ports/1/" { c[$2]++ }
+		END { for (f in c) if (c[f] > n) print f ": " c[f] " opens, " n " events" }' "$T"
+	assert_output ''
+	# and every event did read it, once
+	assert_equal "$(grep -c '"/sys/class/infiniband/rxe0/ports/1/state"' "$T")" "$n"
 }
 
 @test "the sources the watcher runs: verbs and hot-plug always, the kernel one with -A only" {
