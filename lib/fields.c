@@ -84,6 +84,49 @@ int ibve_hex_bytes(const char *s, uint8_t *out, size_t n)
 
 /* --- the rows of any record ---------------------------------------------- */
 
+/* A QP's type: its number and name (the kernel source's, text and parse). */
+static const char *const qp_types[] = {
+	[0] = "SMI",
+	[1] = "GSI",
+	[2] = "RC",
+	[3] = "UC",
+	[4] = "UD",
+	[5] = "RAW_IPV6",
+	[6] = "RAW_ETHERTYPE",
+	[8] = "RAW_PACKET",
+	[9] = "XRC_INI",
+	[10] = "XRC_TGT",
+};
+
+IBVE_EXPORT const char *ibve_qp_type_name(uint32_t type)
+{
+	static __thread char other[20];
+
+	if (type < ARRAY_SIZE(qp_types) && qp_types[type])
+		return qp_types[type];
+	if (type == 255)
+		return "DRIVER";
+	snprintf(other, sizeof(other), "QPT(%u)", type);
+	return other;
+}
+
+int ibve_qp_type_parse(const char *s, uint32_t *type)
+{
+	unsigned int n;
+	char end;
+
+	for (uint32_t i = 0; i < ARRAY_SIZE(qp_types); i++)
+		if (qp_types[i] && strcmp(qp_types[i], s) == 0)
+			return *type = i, 0;
+	if (strcmp(s, "DRIVER") == 0)
+		return *type = 255, 0;
+	if (sscanf(s, "QPT(%u%c", &n, &end) == 2 && end == ')' &&
+	    strchr(s, ')')[1] == '\0')
+		return *type = n, 0;
+	return -EINVAL;
+}
+
+
 static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);
@@ -292,9 +335,10 @@ static void gather(void)
 
 	__atomic_store_n(&ibve_sources_sealed, true, __ATOMIC_RELEASE);
 	add_rows(common, ARRAY_SIZE(common), -1);
-	for (size_t i = 0; ibve_sources[i]; i++)
-		add_rows(ibve_sources[i]->fields, ibve_sources[i]->nfields,
-			 ibve_sources[i]->records);
+	for (size_t i = 0; ibve_source_list[i]; i++)
+		add_rows(ibve_source_list[i]->fields,
+			 ibve_source_list[i]->nfields,
+			 ibve_source_list[i]->records);
 	for (size_t i = 0; i < ibve_nfields; i++) {
 		rows[i].key = n;
 		rows[i].nkeys = number_keys(rows[i].spec, &n);
@@ -369,10 +413,10 @@ int ibve_fields_admit(const struct ibve_source_ops *o)
 	int nkeys = K_FIXED + count_keys(common, ARRAY_SIZE(common)) +
 		    count_keys(o->fields, o->nfields);
 
-	for (size_t s = 0; ibve_sources[s]; s++) {
-		nrows += ibve_sources[s]->nfields;
-		nkeys += count_keys(ibve_sources[s]->fields,
-				    ibve_sources[s]->nfields);
+	for (size_t s = 0; ibve_source_list[s]; s++) {
+		nrows += ibve_source_list[s]->nfields;
+		nkeys += count_keys(ibve_source_list[s]->fields,
+				    ibve_source_list[s]->nfields);
 	}
 	if (nrows > ARRAY_SIZE(rows) || nkeys > IBVE_KEYS_MAX)
 		return ibve_error(
@@ -383,9 +427,7 @@ int ibve_fields_admit(const struct ibve_source_ops *o)
 		for (const char *p = o->fields[i].keys; *p;) {
 			size_t len = strcspn(p, " ");
 
-			if (taken((const struct ibve_source_ops *const *)
-					  ibve_sources,
-				  p, len))
+			if (taken(ibve_source_list, p, len))
 				return ibve_error(
 					EEXIST,
 					"source '%s': key \"%.*s\" is another field's",

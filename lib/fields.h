@@ -143,6 +143,9 @@ int ibve_get_opt_str(const struct ibve_jsrc *o, int key, char *dst, size_t size,
 		     struct ibve_event *ev, uint32_t flag, char *err,
 		     size_t errlen);
 
+/* The enum ib_qp_type ibve_qp_type_name() names S; -EINVAL when none. */
+int ibve_qp_type_parse(const char *s, uint32_t *type);
+
 /* Copy S into DST (bytes not UTF-8 become U+FFFD); -EINVAL if too long. */
 int ibve_copy_str(char *dst, size_t size, const char *key, const char *s,
 		  char *err, size_t errlen);

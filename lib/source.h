@@ -187,7 +187,10 @@ struct ibve_source_ops {
 /* Every source, from sources.c; NULL-terminated. */
 #define IBVE_SOURCES_MAX 16
 extern const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1];
-/* Set when the first table is made of them (event.c): sealed. */
+/* The same list as the engines read it (event.c: sources.c sets it at
+ * load, so that they need no symbol of the sources'), and whether a table
+ * was made of it: then none may be added. */
+extern const struct ibve_source_ops *const *ibve_source_list;
 extern bool ibve_sources_sealed;
 /*
  * Add source O to the list, before any table is made of it (a test's

@@ -25,9 +25,6 @@ const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1] = {
 	&ibve_source_lldp, /* no records: adds peers to verbs ones */
 };
 
-/* Set once a table was made of the sources: none may be added after. */
-bool ibve_sources_sealed;
-
 int ibve_register_source(const struct ibve_source_ops *o)
 {
 	size_t n = 0, kinds = IBVE_KIND_OTHER + 1 + o->nkinds;
@@ -50,4 +47,10 @@ int ibve_register_source(const struct ibve_source_ops *o)
 	if (!r)
 		ibve_sources[n] = o;
 	return r;
+}
+
+/* The engines' list (event.c), this one, at load. */
+__attribute__((constructor)) static void sources_list(void)
+{
+	ibve_source_list = (const struct ibve_source_ops *const *)ibve_sources;
 }

@@ -1049,47 +1049,6 @@ static void destroy(void *arg)
 
 /* --- its records' fields: QP type, owner, consumer, cause ----------------- */
 
-static const char *const qp_types[] = {
-	[0] = "SMI",
-	[1] = "GSI",
-	[2] = "RC",
-	[3] = "UC",
-	[4] = "UD",
-	[5] = "RAW_IPV6",
-	[6] = "RAW_ETHERTYPE",
-	[8] = "RAW_PACKET",
-	[9] = "XRC_INI",
-	[10] = "XRC_TGT",
-};
-
-IBVE_EXPORT const char *ibve_qp_type_name(uint32_t type)
-{
-	static __thread char other[20];
-
-	if (type < ARRAY_SIZE(qp_types) && qp_types[type])
-		return qp_types[type];
-	if (type == 255)
-		return "DRIVER";
-	snprintf(other, sizeof(other), "QPT(%u)", type);
-	return other;
-}
-
-static int qp_type_parse_name(const char *s, uint32_t *type)
-{
-	unsigned int n;
-	char end;
-
-	for (uint32_t i = 0; i < ARRAY_SIZE(qp_types); i++)
-		if (qp_types[i] && strcmp(qp_types[i], s) == 0)
-			return *type = i, 0;
-	if (strcmp(s, "DRIVER") == 0)
-		return *type = 255, 0;
-	if (sscanf(s, "QPT(%u%c", &n, &end) == 2 && end == ')' &&
-	    strchr(s, ')')[1] == '\0')
-		return *type = n, 0;
-	return -EINVAL;
-}
-
 static void qp_type_json(struct ibve_json *j, const struct ibve_event *ev)
 {
 	ibve_json_str(j, "qp_type", ibve_qp_type_name(ev->kernel.qp_type));
@@ -1103,7 +1062,7 @@ static int qp_type_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 	if (r <= 0)
 		return r;
-	if (qp_type_parse_name(s, &ev->kernel.qp_type))
+	if (ibve_qp_type_parse(s, &ev->kernel.qp_type))
 		FAIL("unknown \"qp_type\" \"%.20s\"", s);
 	ev->fields |= IBVE_FIELD_QP_TYPE;
 	return 0;
