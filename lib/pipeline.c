@@ -319,7 +319,7 @@ static void host_note(void *ctx, enum ibve_note_kind kind, const char *text)
 
 	if (kind == IBVE_NOTE_INPUT)
 		p->bad_input++;
-	if (p->note)
+	if (p->note && text)
 		p->note(kind, text, p->note_arg);
 }
 
