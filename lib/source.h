@@ -120,6 +120,8 @@ struct ibve_source_ops {
 	 * ibve_errmsg(). A pipeline where every source is empty fails.
 	 */
 	int (*empty)(const void *src);
+	/* Whether it has anything to give now (optional: once started). */
+	bool (*live)(const void *src);
 	/*
 	 * FD COOKIE is readable: emit what is there, without blocking, a
 	 * batch at most; true: more is buffered, call again without waiting.
