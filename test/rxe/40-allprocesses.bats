@@ -379,7 +379,8 @@ in_cgroup() {
 	bg_wait inject 0 120
 	wait_records 1
 	assert_equal "$(kernel 'has("cgroup")')" false
-	nsenter -t "$WPID" -m mount -t cgroup2 -o "$opts" none "$root"
+	# -r: the watcher's root (the guest's tests run chrooted)
+	nsenter -t "$WPID" -m -r mount -t cgroup2 -o "$opts" none "$root"
 	# the kernel's word: the watcher's one cgroup2 mount, its path escaped
 	# shellcheck disable=SC2016 # awk's field, not the shell's
 	run -0 awk '/ - cgroup2 / { print $5 }' "/proc/$WPID/mountinfo"
