@@ -218,20 +218,17 @@ int ibve_device_list_error(int err)
 	return ibve_error(err, "listing RDMA devices: %s", strerror(-err));
 }
 
-static int not_dot(const struct dirent *e)
-{
-	return e->d_name[0] != '.';
-}
-
 IBVE_EXPORT int ibve_device_unknown(const char *name)
 {
 	struct dirent **v = NULL;
-	int n = scandir("/sys/class/infiniband", &v, not_dot, alphasort);
+	int n = scandir("/sys/class/infiniband", &v, NULL, alphasort);
 	char have[400] = "none"; /* or every name, cut short at the end */
 	struct ibve_buf b = { have, sizeof(have), 0 };
 
 	for (int i = 0; i < n; i++) {
-		ibve_buf_printf(&b, "%s%s", i ? ", " : "", v[i]->d_name);
+		if (v[i]->d_name[0] != '.')
+			ibve_buf_printf(&b, "%s%s", b.len ? ", " : "",
+					v[i]->d_name);
 		free(v[i]);
 	}
 	free(v);

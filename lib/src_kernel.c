@@ -307,10 +307,7 @@ static void cg_free(struct cg *v, size_t n)
 	free(v);
 }
 
-/*
- * Read the cgroup tree again (at most ten times a second), and first find
- * where it is when it was not mounted at the last look.
- */
+/* Find and read the cgroup tree again (at most ten times a second). */
 static void cg_walk(struct kernel *s)
 {
 	struct timespec now;
