@@ -49,8 +49,8 @@ static int add_devices(const struct watch *w, struct ibve_ports *t)
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
 			 w->c.names[i]);
 		if (access(path, F_OK)) {
-			cmd_error("device '%s': no such RDMA device",
-				  w->c.names[i]);
+			ibve_device_unknown(w->c.names[i]);
+			cmd_fail();
 			return -ENODEV;
 		}
 	}

@@ -196,5 +196,9 @@ metric() {
 	assert_equal "$(jq -c . <<<"$output")" '{"healthy":false,"reason":"no RDMA devices","ports":0,"problems":[]}'
 	run ibv_eventwatch --check -d mlx5_0
 	assert_failure 3
-	assert_output "ibv_eventwatch: device 'mlx5_0': no such RDMA device"
+	assert_output "ibv_eventwatch: device 'mlx5_0': no such RDMA device (there are none)"
+	# the watcher, before it looks for a name, finds no RDMA at all
+	run ibv_eventwatch -d mlx5_0
+	assert_failure 3
+	assert_output "ibv_eventwatch: no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)"
 }
