@@ -123,6 +123,19 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 	ibve_buf_putc(b, '"');
 }
 
+void ibve_buf_utf8_str(struct ibve_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = ibve_utf8_len(p);
+
+		ibve_buf_put(b, n ? (const char *)p : "\xef\xbf\xbd",
+			     n ? n : 3);
+		p += n ? n : 1;
+	}
+}
+
 void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -149,16 +162,56 @@ void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 
-void ibve_json_init(struct ibve_json *j, struct ibve_buf *b)
+void ibve_json_init_fields(struct ibve_json *j, struct ibve_buf *b)
 {
-	j->b = b;
-	j->depth = 0;
-	j->first[0] = true;
+	ibve_json_init(j, b);
+	j->fields = 1;
+	j->room = 0; /* every key the slow way */
+	j->at = b->len;
+	j->path[0] = NULL;
+}
+
+/* K in capitals after the LEN bytes of NAME (A-Z, 0-9, _): its length. */
+static size_t upper(char *name, size_t len, size_t size, const char *k)
+{
+	for (; *k && len < size; k++) {
+		char c = *k;
+
+		if (c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			c = '_';
+		name[len++] = c;
+	}
+	return len;
+}
+
+/* Fields mode: a field's NUL and name, "RDMA_PEER_NAME=", for KEY. */
+static void field_name(struct ibve_json *j, const char *key)
+{
+	char name[64]; /* journald takes names of 64 bytes at most */
+	size_t len = 5;
+
+	memcpy(name, "RDMA_", 5);
+	for (int d = 0; d <= j->depth; d++)
+		if (j->path[d]) {
+			len = upper(name, len, sizeof(name), j->path[d]);
+			len = upper(name, len, sizeof(name), "_");
+		}
+	len = upper(name, len, sizeof(name), key ? key : "");
+	j->at = j->b->len;
+	ibve_buf_putc(j->b, '\0');
+	ibve_buf_put(j->b, name, len);
+	ibve_buf_putc(j->b, '=');
 }
 
 void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
 			bool comma)
 {
+	if (j->fields == 1) {
+		field_name(j, key);
+		return;
+	}
 	if (comma)
 		ibve_buf_putc(j->b, ',');
 	if (key) {
@@ -170,11 +223,18 @@ void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
 
 static void open_(struct ibve_json *j, const char *key, char c)
 {
-	ibve_json_key(j, key);
-	ibve_buf_putc(j->b, c);
+	bool field = j->fields == 1 && c == '{'; /* no field: its members */
+
+	if (!field) {
+		ibve_json_key(j, key);
+		ibve_buf_putc(j->b, c);
+	}
 	if (j->depth + 1 < IBVE_JSON_DEPTH)
 		j->depth++;
 	j->first[j->depth] = true;
+	j->path[j->depth] = key;
+	if (j->fields && c == '[')
+		j->fields++; /* one field, its JSON */
 }
 
 void ibve_json_open(struct ibve_json *j, const char *key)
@@ -189,7 +249,8 @@ void ibve_json_open_array(struct ibve_json *j, const char *key)
 
 void ibve_json_close(struct ibve_json *j)
 {
-	ibve_buf_putc(j->b, '}');
+	if (j->fields != 1)
+		ibve_buf_putc(j->b, '}');
 	if (j->depth)
 		j->depth--;
 }
@@ -199,6 +260,8 @@ void ibve_json_close_array(struct ibve_json *j)
 	ibve_buf_putc(j->b, ']');
 	if (j->depth)
 		j->depth--;
+	if (j->fields > 1)
+		j->fields--;
 }
 
 void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s)
