@@ -171,34 +171,32 @@ void ibve_json_init_fields(struct ibve_json *j, struct ibve_buf *b)
 	j->path[0] = NULL;
 }
 
-/* K in capitals after the LEN bytes of NAME (A-Z, 0-9, _): its length. */
-static size_t upper(char *name, size_t len, size_t size, const char *k)
+/* C in a journal field's name: A-Z, 0-9 and '_'. */
+static char name_char(char c)
 {
-	for (; *k && len < size; k++) {
-		char c = *k;
-
-		if (c >= 'a' && c <= 'z')
-			c = (char)(c - 'a' + 'A');
-		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-			c = '_';
-		name[len++] = c;
-	}
-	return len;
+	if (c >= 'a' && c <= 'z')
+		return (char)(c - 'a' + 'A');
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
 }
 
-/* Fields mode: a field's NUL and name, "RDMA_PEER_NAME=", for KEY. */
+/*
+ * Fields mode: the NUL that ends a field, and the name of KEY's: RDMA_ and
+ * the keys of the objects it is in and its own, joined by '_', in capitals
+ * (journald takes A-Z, 0-9 and '_', and names of 64 bytes at most).
+ */
 static void field_name(struct ibve_json *j, const char *key)
 {
-	char name[64]; /* journald takes names of 64 bytes at most */
+	char name[64] = "RDMA_";
 	size_t len = 5;
 
-	memcpy(name, "RDMA_", 5);
-	for (int d = 0; d <= j->depth; d++)
-		if (j->path[d]) {
-			len = upper(name, len, sizeof(name), j->path[d]);
-			len = upper(name, len, sizeof(name), "_");
-		}
-	len = upper(name, len, sizeof(name), key ? key : "");
+	for (int d = 0; d <= j->depth + 1; d++) {
+		const char *k = d <= j->depth ? j->path[d] : key;
+
+		for (; k && *k && len < sizeof(name); k++)
+			name[len++] = name_char(*k);
+		if (k && d <= j->depth && len < sizeof(name))
+			name[len++] = '_';
+	}
 	j->at = j->b->len;
 	ibve_buf_putc(j->b, '\0');
 	ibve_buf_put(j->b, name, len);

@@ -54,10 +54,9 @@ static void put_field(struct ibve_buf *b, const char *name, const char *value)
 static void put_format(struct ibve_buf *b, const struct ibve_event *ev,
 		       size_t (*fmt)(const struct ibve_event *, char *, size_t))
 {
-	bool room = b->len < b->size;
+	size_t room = b->len < b->size ? b->size - b->len : 0;
 
-	b->len += fmt(ev, room ? b->p + b->len : NULL,
-		      room ? b->size - b->len : 0);
+	b->len += fmt(ev, room ? b->p + b->len : NULL, room);
 }
 
 /* The entry's fields, one after the other, each ended by a NUL (no value
