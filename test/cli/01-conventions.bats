@@ -196,7 +196,7 @@ roff_residue() {
 	! command -v man >/dev/null || renderers+=(man)
 	for f in "$TOP"/man/*.[0-9]; do
 		for by in "${renderers[@]}"; do
-			if [ $by = mandoc ]; then
+			if [ "$by" = mandoc ]; then
 				run --separate-stderr mandoc -Tutf8 -Owidth=80 "$f"
 			else
 				run --separate-stderr env MANWIDTH=80 MANPAGER=cat PAGER=cat \
