@@ -160,9 +160,7 @@ int watch_check(struct watch *w)
 	int status = EXIT_OK, ndev, r = 0;
 	size_t n;
 
-	/* no spec: every port ACTIVE */
-	if ((!w->spec && ibve_check_new(&w->spec)) ||
-	    ibve_ports_new(&t, IBVE_PORTS_SYSFS))
+	if (ibve_ports_new(&t, IBVE_PORTS_SYSFS))
 		return cmd_fail();
 	/* the watcher's state first: its ports' health goes to their rows */
 	if (w->state)

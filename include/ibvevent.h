@@ -1040,7 +1040,7 @@ void ibve_check_free(struct ibve_check *c);
  * with the reason in ibve_errmsg().
  */
 int ibve_check_add(struct ibve_check *c, const char *line);
-/* Every line of the file PATH; -EINVAL: "PATH:LINE: reason". */
+/* Every line of file PATH; -EINVAL "PATH:LINE: why", -errno "PATH: cause". */
 int ibve_check_load(struct ibve_check *c, const char *path);
 /*
  * The first condition of the spec that cannot be evaluated without a
