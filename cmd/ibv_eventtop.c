@@ -161,17 +161,6 @@ static int on_timer(int fd, short revents, void *arg)
 		       : 0;
 }
 
-/* A malformed replay line is said under the screen, if there is one. */
-static void on_note(enum ibve_note_kind kind, const char *text, void *arg)
-{
-	struct top *t = arg;
-
-	if (kind == IBVE_NOTE_INPUT)
-		top_screen_note(&t->v, text);
-	else
-		cmd_notes(kind, text, NULL);
-}
-
 /* A record came: an operator sees a flap at once, not at the refresh. */
 static int on_record(const struct ibve_event *ev, void *arg)
 {
@@ -258,7 +247,7 @@ static int setup(struct top *t)
 	    ibve_pipeline_add_sink(v->pl, s, 0))
 		return cmd_fail();
 	ibve_pipeline_set_filter(v->pl, v->filter);
-	ibve_pipeline_set_notes(v->pl, on_note, t);
+	ibve_pipeline_set_notes(v->pl, top_screen_note, v);
 	ibve_pipeline_set_clock(v->pl, on_clock, t);
 	ibve_pipeline_set_idle(v->pl, on_idle, t);
 	if (ibve_pipeline_start(v->pl))

@@ -151,8 +151,10 @@ int inj_open(struct inj *j)
 		return choose_gid(j);
 	if (want && err)
 		return inj_say(j, 3, "%s: %s", want, strerror(err));
-	if (want)
-		return inj_say(j, 3, "device '%s': no such RDMA device", want);
+	if (want) {
+		ibve_device_unknown(want);
+		return inj_say(j, 3, "%s", ibve_errmsg());
+	}
 	return inj_say(j, 3, "no RDMA device with an ACTIVE port");
 }
 

@@ -226,8 +226,8 @@ size_t top_procs_format(struct view *v, char *buf, size_t size);
 void top_screen_start(struct view *v);
 void top_screen_end(struct view *v);
 void top_draw(struct view *v);
-/* A malformed replay line while the screen is up. */
-void top_screen_note(struct view *v, const char *text);
+/* The pipeline's notes (ibve_note_cb; ARG the view). */
+void top_screen_note(enum ibve_note_kind kind, const char *text, void *arg);
 
 /* top_keys.c: what a key asks of the loop; handlers never draw. */
 enum { K_NONE = 0, K_REDRAW = 1, K_QUIT = 2, K_RESAMPLE = 4 };

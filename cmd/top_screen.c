@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "common.h"
 #include "top.h"
 
 /* Colour pairs. */
@@ -439,12 +440,14 @@ void top_screen_end(struct view *v)
 	v->curses = false;
 }
 
-/* A line of text under the screen: leave it, say it, come back. */
-void top_screen_note(struct view *v, const char *text)
+/* A note under the screen, if there is one: leave it, say it, come back. */
+void top_screen_note(enum ibve_note_kind kind, const char *text, void *arg)
 {
+	const struct view *v = arg;
+
 	if (v->curses)
 		endwin();
-	fprintf(stderr, "%s\n", text);
+	cmd_notes(kind, text, NULL);
 	if (v->curses)
 		refresh();
 }

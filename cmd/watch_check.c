@@ -49,8 +49,8 @@ static int add_devices(const struct watch *w, struct ibve_ports *t)
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s",
 			 w->c.names[i]);
 		if (access(path, F_OK)) {
-			cmd_error("device '%s': no such RDMA device",
-				  w->c.names[i]);
+			ibve_device_unknown(w->c.names[i]);
+			cmd_fail();
 			return -ENODEV;
 		}
 	}
@@ -160,9 +160,7 @@ int watch_check(struct watch *w)
 	int status = EXIT_OK, ndev, r = 0;
 	size_t n;
 
-	/* no spec: every port ACTIVE */
-	if ((!w->spec && ibve_check_new(&w->spec)) ||
-	    ibve_ports_new(&t, IBVE_PORTS_SYSFS))
+	if (ibve_ports_new(&t, IBVE_PORTS_SYSFS))
 		return cmd_fail();
 	/* the watcher's state first: its ports' health goes to their rows */
 	if (w->state)

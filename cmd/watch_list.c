@@ -67,9 +67,8 @@ int watch_list(const struct cmd_shared *sel, bool json)
 		for (i = 0; i < n && strcmp(list[i].name, sel->names[k]); i++)
 			;
 		if (i == n) {
-			cmd_error("device '%s': no such RDMA device",
-				  sel->names[k]);
-			status = EXIT_RUNTIME;
+			ibve_device_unknown(sel->names[k]);
+			status = cmd_fail();
 		}
 	}
 	if (n == 0 && status == EXIT_OK) {

@@ -3,6 +3,7 @@
  * ibv_eventwatch's options: the table that drives getopt and --help, and
  * what each option sets in struct watch, with the combinations refused.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,6 +12,9 @@
 
 #include "common.h"
 #include "watch.h"
+
+/* What --check expects without --spec or --spec-file, when it exists. */
+#define SPEC_FILE "/etc/ibvevent/ports.spec"
 
 enum {
 	OPT_EXPECT = CMD_OPT_OWN,
@@ -56,9 +60,9 @@ static const struct cmd_opt opts[] = {
 	{ OPT_CHECK, "check", no_argument, NULL,
 	  "check the ports once and exit: 0 healthy, 1 not (a\nshort reason first, then a line per failing port)" },
 	{ OPT_SPEC, "spec", required_argument, "SPEC",
-	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N] [peer=NAME[:PORT]]'\n(repeatable; default: every port ACTIVE; flaps<=\nneeds -r or --metrics-state, peer= needs --sm)" },
+	  "with --check: expect 'DEVICE[/PORT] [state=S]\n[rate>=GBPS] [link=L] [flaps<=N] [peer=NAME[:PORT]]'\n(repeatable; default: /etc/ibvevent/ports.spec if it\nexists, else every port ACTIVE; flaps<= needs -r or\n--metrics-state, peer= needs --sm)" },
 	{ OPT_SPEC_FILE, "spec-file", required_argument, "FILE",
-	  "with --check: the expectations of FILE, one a line" },
+	  "with --check: the expectations of FILE, one a line\n(unreadable: exit 3)" },
 	{ OPT_SINCE, "since", required_argument, "DURATION",
 	  "with --check: the history's window (-r or\n--metrics-state), e.g. 10m (default 10m)" },
 	{ OPT_BRIEF, "brief", no_argument, NULL,
@@ -121,6 +125,23 @@ static void terms(struct ibve_filter **f, const char *list, bool exclude)
 		cmd_usage_error("%s", ibve_errmsg());
 }
 
+/*
+ * The expectations of the spec file PATH, given with the option OPT ("--x:
+ * "), or the default ("": absent, none): a line that is not one is a usage
+ * error, a file that cannot be read a runtime failure.
+ */
+static void spec_file(struct watch *w, const char *path, const char *opt)
+{
+	int r = ibve_check_load(w->spec, path);
+
+	if (!r || (r == -ENOENT && !*opt))
+		return;
+	if (r == -EINVAL)
+		cmd_usage_error("%s%s", opt, ibve_errmsg());
+	cmd_error("%s%s", opt, ibve_errmsg());
+	exit(EXIT_RUNTIME);
+}
+
 void watch_parse(struct watch *w, int argc, char **argv)
 {
 	/* The options that only say yes, and those that keep their argument. */
@@ -152,6 +173,8 @@ void watch_parse(struct watch *w, int argc, char **argv)
 
 	w->facility = -1;
 	w->storm = WATCH_STORM_DEFAULT;
+	if (ibve_check_new(&w->spec)) /* empty: every port ACTIVE */
+		exit(cmd_fail());
 	w->run.sz = sizeof(w->run);
 	spec.shared = &w->c;
 	while ((c = cmd_getopt(&spec, argc, argv, &arg)) != -1) {
@@ -202,15 +225,13 @@ void watch_parse(struct watch *w, int argc, char **argv)
 				cmd_usage_error("--comm: %s", ibve_errmsg());
 			break;
 		case OPT_SPEC:
+			w->specs = true;
+			if (ibve_check_add(w->spec, arg))
+				cmd_usage_error("--spec: %s", ibve_errmsg());
+			break;
 		case OPT_SPEC_FILE:
 			w->specs = true;
-			if ((!w->spec && ibve_check_new(&w->spec)) ||
-			    (c == OPT_SPEC ? ibve_check_add(w->spec, arg)
-					   : ibve_check_load(w->spec, arg)))
-				cmd_usage_error("--%s: %s",
-						c == OPT_SPEC ? "spec"
-							      : "spec-file",
-						ibve_errmsg());
+			spec_file(w, arg, "--spec-file: ");
 			break;
 		case OPT_STORM:
 			w->storm = cmd_count(
@@ -248,11 +269,14 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			 (w->c.asked & ~cmd_asked(&w->c, "sm")) || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
-	if (w->check && !w->c.replay && !w->state && w->spec &&
+	if (w->check && !w->specs)
+		spec_file(w, SPEC_FILE, "");
+	if (w->check && !w->c.replay && !w->state &&
 	    ibve_check_needs_history(w->spec))
 		cmd_usage_error(
-			"--check: '%s' needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)",
-			ibve_check_needs_history(w->spec));
+			"--check: '%s'%s needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)",
+			ibve_check_needs_history(w->spec),
+			w->specs ? "" : " (" SPEC_FILE ")");
 	if (w->state && !w->metrics && !w->listen && !w->check)
 		cmd_usage_error(
 			"--metrics-state keeps the counters of --metrics-file or --metrics-listen");

@@ -548,6 +548,11 @@ int ibve_device_list_select(struct ibve_device_info **list,
 			    void *arg);
 void ibve_device_list_free(struct ibve_device_info *list, size_t count);
 /*
+ * The error for a device NAME that does not exist, naming those that do
+ * (/sys/class/infiniband) in ibve_errmsg(); returns -ENODEV.
+ */
+int ibve_device_unknown(const char *name);
+/*
  * Ask the subnet administrator, through libibumad, the peer of every
  * InfiniBand port of *LIST (COUNT devices), in turn; a port nobody could
  * say it of has a peer that says none and why. Devices libibumad offers
@@ -1076,7 +1081,7 @@ void ibve_check_free(struct ibve_check *c);
  * with the reason in ibve_errmsg().
  */
 int ibve_check_add(struct ibve_check *c, const char *line);
-/* Every line of the file PATH; -EINVAL: "PATH:LINE: reason". */
+/* Every line of file PATH; -EINVAL "PATH:LINE: why", -errno "PATH: cause". */
 int ibve_check_load(struct ibve_check *c, const char *path);
 /*
  * The first condition of the spec that cannot be evaluated without a

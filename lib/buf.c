@@ -123,6 +123,19 @@ void ibve_buf_json_str(struct ibve_buf *b, const char *s)
 	ibve_buf_putc(b, '"');
 }
 
+void ibve_buf_utf8_str(struct ibve_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = ibve_utf8_len(p);
+
+		ibve_buf_put(b, n ? (const char *)p : "\xef\xbf\xbd",
+			     n ? n : 3);
+		p += n ? n : 1;
+	}
+}
+
 void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -149,16 +162,54 @@ void ibve_buf_text_str(struct ibve_buf *b, const char *s)
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 
-void ibve_json_init(struct ibve_json *j, struct ibve_buf *b)
+void ibve_json_init_fields(struct ibve_json *j, struct ibve_buf *b)
 {
-	j->b = b;
-	j->depth = 0;
-	j->first[0] = true;
+	ibve_json_init(j, b);
+	j->fields = 1;
+	j->room = 0; /* every key the slow way */
+	j->at = b->len;
+	j->path[0] = NULL;
+}
+
+/* C in a journal field's name: A-Z, 0-9 and '_'. */
+static char name_char(char c)
+{
+	if (c >= 'a' && c <= 'z')
+		return (char)(c - 'a' + 'A');
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+}
+
+/*
+ * Fields mode: the NUL that ends a field, and the name of KEY's: RDMA_ and
+ * the keys of the objects it is in and its own, joined by '_', in capitals
+ * (journald takes A-Z, 0-9 and '_', and names of 64 bytes at most).
+ */
+static void field_name(struct ibve_json *j, const char *key)
+{
+	char name[64] = "RDMA_";
+	size_t len = 5;
+
+	for (int d = 0; d <= j->depth + 1; d++) {
+		const char *k = d <= j->depth ? j->path[d] : key;
+
+		for (; k && *k && len < sizeof(name); k++)
+			name[len++] = name_char(*k);
+		if (k && d <= j->depth && len < sizeof(name))
+			name[len++] = '_';
+	}
+	j->at = j->b->len;
+	ibve_buf_putc(j->b, '\0');
+	ibve_buf_put(j->b, name, len);
+	ibve_buf_putc(j->b, '=');
 }
 
 void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
 			bool comma)
 {
+	if (j->fields == 1) {
+		field_name(j, key);
+		return;
+	}
 	if (comma)
 		ibve_buf_putc(j->b, ',');
 	if (key) {
@@ -170,11 +221,18 @@ void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
 
 static void open_(struct ibve_json *j, const char *key, char c)
 {
-	ibve_json_key(j, key);
-	ibve_buf_putc(j->b, c);
+	bool field = j->fields == 1 && c == '{'; /* no field: its members */
+
+	if (!field) {
+		ibve_json_key(j, key);
+		ibve_buf_putc(j->b, c);
+	}
 	if (j->depth + 1 < IBVE_JSON_DEPTH)
 		j->depth++;
 	j->first[j->depth] = true;
+	j->path[j->depth] = key;
+	if (j->fields && c == '[')
+		j->fields++; /* one field, its JSON */
 }
 
 void ibve_json_open(struct ibve_json *j, const char *key)
@@ -189,7 +247,8 @@ void ibve_json_open_array(struct ibve_json *j, const char *key)
 
 void ibve_json_close(struct ibve_json *j)
 {
-	ibve_buf_putc(j->b, '}');
+	if (j->fields != 1)
+		ibve_buf_putc(j->b, '}');
 	if (j->depth)
 		j->depth--;
 }
@@ -199,6 +258,8 @@ void ibve_json_close_array(struct ibve_json *j)
 	ibve_buf_putc(j->b, ']');
 	if (j->depth)
 		j->depth--;
+	if (j->fields > 1)
+		j->fields--;
 }
 
 void ibve_json_str_or_null(struct ibve_json *j, const char *key, const char *s)

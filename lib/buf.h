@@ -50,6 +50,8 @@ void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* S as a JSON string, quotes included. */
 void ibve_buf_json_str(struct ibve_buf *b, const char *s);
+/* S as it is, but bytes that are not UTF-8 as U+FFFD: as its JSON reads. */
+void ibve_buf_utf8_str(struct ibve_buf *b, const char *s);
 /* S for a terminal: control and non-UTF-8 bytes as \xHH. */
 void ibve_buf_text_str(struct ibve_buf *b, const char *s);
 /*
@@ -74,16 +76,38 @@ size_t ibve_buf_grow(char **buf, size_t *size,
  * The JSON writer: one object (or array) per line, members written in
  * order, commas and escaping taken care of. A NULL key is a value in an
  * array or the top level.
+ *
+ * Its fields mode writes the same calls as the journal's fields, each
+ * after a NUL: a member is RDMA_<KEY>=VALUE (KEY in capitals, an object's
+ * keys before it joined by '_'), a string as it is (bytes that are not
+ * UTF-8 as U+FFFD, as its JSON reads), a number or boolean as its JSON, a
+ * null no field; an object is no field, its members are; an array is one
+ * field, its compact JSON.
  */
 #define IBVE_JSON_DEPTH 8
 
 struct ibve_json {
 	struct ibve_buf *b;
+	size_t room; /* b's size for a key in one write; 0: fields mode */
 	int depth;
 	bool first[IBVE_JSON_DEPTH];
+	/* fields mode: 1 where a member is a field, 1 + N in N arrays
+	 * (written as JSON); 0: JSON */
+	int fields;
+	size_t at; /* fields: where the last field begins (its NUL) */
+	const char *path[IBVE_JSON_DEPTH]; /* fields: the objects' keys */
 };
 
-void ibve_json_init(struct ibve_json *j, struct ibve_buf *b);
+static inline void ibve_json_init(struct ibve_json *j, struct ibve_buf *b)
+{
+	j->b = b;
+	j->room = b->size;
+	j->depth = 0;
+	j->first[0] = true;
+	j->fields = 0;
+}
+
+void ibve_json_init_fields(struct ibve_json *j, struct ibve_buf *b);
 /* The key of N bytes (KEY NULL: a value in an array), after a comma. */
 void ibve_json_key_slow(struct ibve_json *j, const char *key, size_t n,
 			bool comma);
@@ -96,7 +120,7 @@ static inline void ibve_json_key(struct ibve_json *j, const char *key)
 	bool comma = !j->first[j->depth];
 
 	j->first[j->depth] = false;
-	if (key && b->len + n + 4 <= b->size) { /* room: one write */
+	if (key && b->len + n + 4 <= j->room) { /* room: one write */
 		char *p = b->p + b->len;
 
 		*p = ',';
@@ -119,7 +143,10 @@ static inline void ibve_json_str(struct ibve_json *j, const char *key,
 				 const char *s)
 {
 	ibve_json_key(j, key);
-	ibve_buf_json_str(j->b, s);
+	if (j->fields == 1)
+		ibve_buf_utf8_str(j->b, s);
+	else
+		ibve_buf_json_str(j->b, s);
 }
 /*
  * A string of the library's own making, with nothing to escape: a name
@@ -129,6 +156,10 @@ static inline void ibve_json_name_n(struct ibve_json *j, const char *key,
 				    const char *s, size_t n)
 {
 	ibve_json_key(j, key);
+	if (j->fields == 1) {
+		ibve_buf_put(j->b, s, n);
+		return;
+	}
 	ibve_buf_putc(j->b, '"');
 	ibve_buf_put(j->b, s, n);
 	ibve_buf_putc(j->b, '"');
@@ -162,7 +193,10 @@ static inline void ibve_json_bool(struct ibve_json *j, const char *key, bool v)
 static inline void ibve_json_null(struct ibve_json *j, const char *key)
 {
 	ibve_json_key(j, key);
-	ibve_buf_put(j->b, "null", 4);
+	if (j->fields == 1)
+		j->b->len = j->at; /* no field */
+	else
+		ibve_buf_put(j->b, "null", 4);
 }
 /* A number printed with FMT ("%.3f", "%g"). */
 void ibve_json_double(struct ibve_json *j, const char *key, const char *fmt,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Devices and ports as libibverbs reports them. */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <net/if.h>
@@ -215,6 +216,25 @@ int ibve_device_list_error(int err)
 				  "no RDMA devices found: the kernel offers no "
 				  "RDMA to user space (is ib_uverbs loaded?)");
 	return ibve_error(err, "listing RDMA devices: %s", strerror(-err));
+}
+
+IBVE_EXPORT int ibve_device_unknown(const char *name)
+{
+	struct dirent **v = NULL;
+	int n = scandir("/sys/class/infiniband", &v, NULL, alphasort);
+	char have[400] = "none"; /* or every name, cut short at the end */
+	struct ibve_buf b = { have, sizeof(have), 0 };
+
+	for (int i = 0; i < n; i++) {
+		if (v[i]->d_name[0] != '.')
+			ibve_buf_printf(&b, "%s%s", b.len ? ", " : "",
+					v[i]->d_name);
+		free(v[i]);
+	}
+	free(v);
+	return ibve_error(ENODEV,
+			  "device '%s': no such RDMA device (there are %s)",
+			  name, have);
 }
 
 IBVE_EXPORT int ibve_device_list_get(struct ibve_device_info **out)

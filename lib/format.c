@@ -354,8 +354,12 @@ static const char *identity_seg(const struct ibve_event *ev, size_t *len)
 	return segs[at].s;
 }
 
-IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
-					  char *buf, size_t size)
+/*
+ * EV's JSON line, or with FIELDS the same members as the journal's fields
+ * (buf.h's fields mode): one writer for both, so that they cannot differ.
+ */
+static size_t format_event(const struct ibve_event *ev, char *buf, size_t size,
+			   bool fields)
 {
 	struct ibve_buf b = { buf, size, 0 };
 	struct ibve_json j;
@@ -363,13 +367,16 @@ IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
 	const char *seg;
 	size_t n;
 
-	ibve_json_init(&j, &b);
+	if (fields)
+		ibve_json_init_fields(&j, &b);
+	else
+		ibve_json_init(&j, &b);
 	ibve_json_open(&j, NULL);
 	n = ibve_time_format(&ev->time, tmp, sizeof(tmp));
 	ibve_json_name_n(&j, "time", tmp, n < sizeof(tmp) ? n : strlen(tmp));
 	ibve_json_str(&j, "device", ev->device);
 	ibve_json_uint_or_null(&j, "port", ev->port);
-	if ((seg = identity_seg(ev, &n)))
+	if (!fields && (seg = identity_seg(ev, &n)))
 		ibve_buf_put(&b, seg, n);
 	else
 		json_identity(&j, ev);
@@ -381,8 +388,21 @@ IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
 	}
 	ibve_json_event_fields(&j, ev);
 	ibve_json_close(&j);
-	ibve_buf_putc(&b, '\n');
+	if (!fields)
+		ibve_buf_putc(&b, '\n');
 	return ibve_buf_end(&b);
+}
+
+IBVE_EXPORT size_t ibve_event_format_json(const struct ibve_event *ev,
+					  char *buf, size_t size)
+{
+	return format_event(ev, buf, size, false);
+}
+
+size_t ibve_event_format_fields(const struct ibve_event *ev, char *buf,
+				size_t size)
+{
+	return format_event(ev, buf, size, true);
 }
 
 IBVE_EXPORT size_t ibve_event_format_details(const struct ibve_event *ev,

@@ -200,6 +200,8 @@ IBVE_EXPORT int ibve_check_load(struct ibve_check *c, const char *path)
 			break;
 		}
 	}
+	if (!r && ferror(f)) /* a directory: EISDIR, not an empty spec */
+		r = ibve_error(errno, "%s: %s", path, strerror(errno));
 	free(line);
 	fclose(f);
 	return r;

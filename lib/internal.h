@@ -136,6 +136,9 @@ void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev);
 void ibve_buf_event_text(struct ibve_buf *b, const struct ibve_event *ev);
 /* Its optional fields as JSON members. */
 void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev);
+/* EV's members as the journal's fields, each after a NUL (buf.h). */
+size_t ibve_event_format_fields(const struct ibve_event *ev, char *buf,
+				size_t size);
 
 /* An mlx5 record's decoded fields: for text, and as JSON members. */
 void ibve_mlx5_details(struct ibve_buf *b, const struct ibve_event *ev);

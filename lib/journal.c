@@ -8,11 +8,13 @@
  * on the library, and every start of the watcher without --journal, load
  * nothing more, and a host without systemd needs none of it.
  *
- * An entry's RDMA_* fields are the record's JSON, member by member: the
- * one print path (format.c, fields.c) decides what a record holds, so a
- * field added there reaches the journal without a line here. A member
- * that is an object (the peer) gives a field per member of its own
- * (RDMA_PEER_NAME), so that journalctl can match them.
+ * An entry's RDMA_* fields are the record's JSON, member by member,
+ * written by the JSON writer itself in its fields mode (buf.h): the one
+ * print path (format.c, fields.c) decides what a record holds, so a field
+ * added there reaches the journal without a line here, and no JSON is
+ * written to be read back. A member that is an object (the peer) gives a
+ * field per member of its own (RDMA_PEER_NAME), so that journalctl can
+ * match them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,10 +23,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "dl_jsonc.h"
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
+#include "dl.h"
 #include "journal.h"
 #include "sink.h"
 
@@ -34,163 +36,72 @@
 
 /* --- a record as fields -------------------------------------------------- */
 
-static int put(struct ibve_journal_entry *e, const char *s, size_t n)
-{
-	if (e->len + n > e->size) {
-		size_t size = (e->len + n) * 2 + 256;
-		char *p = realloc(e->text, size);
+struct entry_of {
+	const struct ibve_event *ev;
+	const char *ident;
+};
 
-		if (!p)
-			return -ENOMEM;
-		e->text = p;
-		e->size = size;
-	}
-	memcpy(e->text + e->len, s, n);
-	e->len += n;
-	return 0;
+/* The field NAME=VALUE, after the NUL that ends the one before it. */
+static void put_field(struct ibve_buf *b, const char *name, const char *value)
+{
+	ibve_buf_putc(b, '\0');
+	ibve_buf_puts(b, name);
+	ibve_buf_putc(b, '=');
+	ibve_buf_puts(b, value);
 }
 
-/* The field NAME=VALUE (VALUE of N bytes, any bytes). */
-static int add(struct ibve_journal_entry *e, const char *name,
-	       const char *value, size_t n)
+/* What FMT writes of EV, after what B holds. */
+static void put_format(struct ibve_buf *b, const struct ibve_event *ev,
+		       size_t (*fmt)(const struct ibve_event *, char *, size_t))
 {
-	size_t start = e->len;
+	size_t room = b->len < b->size ? b->size - b->len : 0;
 
-	if (e->n == e->cap) { /* room for as many iovecs, kept */
-		size_t cap = e->cap ? e->cap * 2 : 32;
-		struct iovec *v = realloc(e->iov, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		e->iov = v;
-		e->cap = cap;
-	}
-	if (put(e, name, strlen(name)) || put(e, "=", 1) || put(e, value, n))
-		return -ENOMEM;
-	/* the base once the text is whole: realloc() may move it */
-	e->iov[e->n++].iov_len = e->len - start;
-	return 0;
+	b->len += fmt(ev, room ? b->p + b->len : NULL, room);
 }
 
-static int add_str(struct ibve_journal_entry *e, const char *name,
-		   const char *value)
+/* The entry's fields, one after the other, each ended by a NUL (no value
+ * holds one: the record's strings are C strings). */
+static size_t fmt_entry(const void *arg, char *buf, size_t size)
 {
-	return add(e, name, value, strlen(value));
-}
+	const struct entry_of *a = arg;
+	struct ibve_buf b = { buf, size, 0 };
+	char prio[12];
 
-/* RDMA_ and KEY upper-cased: a journal field name (A-Z, 0-9, _). */
-static void field_name(char *name, size_t size, const char *key)
-{
-	size_t i = 5;
-
-	memcpy(name, "RDMA_", 5);
-	for (; *key && i + 1 < size; key++) {
-		char c = *key;
-
-		if (c >= 'a' && c <= 'z')
-			c = (char)(c - 'a' + 'A');
-		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-			c = '_';
-		name[i++] = c;
-	}
-	name[i] = '\0';
-}
-
-/* One member of the record's JSON: a string as it is, the rest as JSON. */
-static int add_member(struct ibve_journal_entry *e, const char *key,
-		      struct json_object *v)
-{
-	char name[65]; /* journald takes names of 64 bytes at most */
-	const char *s;
-	size_t n;
-
-	if (!v) /* null: not known, no field */
-		return 0;
-	if (json_object_is_type(v, json_type_object)) {
-		char sub[64];
-		int r = 0;
-
-		json_object_object_foreach(v, k, m)
-		{
-			snprintf(sub, sizeof(sub), "%s_%s", key, k);
-			if ((r = add_member(e, sub, m)))
-				break;
-		}
-		return r;
-	}
-	field_name(name, sizeof(name), key);
-	if (json_object_is_type(v, json_type_string)) {
-		s = json_object_get_string(v);
-		n = (size_t)json_object_get_string_len(v);
-	} else {
-		s = json_object_to_json_string_length(
-			v,
-			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-			&n);
-	}
-	return s ? add(e, name, s, n) : -ENOMEM;
-}
-
-static size_t fmt_syslog(const void *arg, char *buf, size_t size)
-{
-	return ibve_event_format_syslog(*(const struct ibve_event *const *)arg,
-					buf, size);
-}
-
-static size_t fmt_json(const void *arg, char *buf, size_t size)
-{
-	return ibve_event_format_json(*(const struct ibve_event *const *)arg,
-				      buf, size);
-}
-
-static int add_json(struct ibve_journal_entry *e, const struct ibve_event *ev)
-{
-	size_t n = ibve_buf_grow(&e->tmp, &e->tmp_size, fmt_json, &ev);
-	struct json_object *o;
-	int r = 0;
-
-	if (n == (size_t)-1)
-		return -ENOMEM;
-	if ((r = ibve_dl_load(&ibve_jsonc_dl))) /* once; then one load */
-		return r;
-	if (!e->tok && !(e->tok = json_tokener_new()))
-		return -ENOMEM;
-	json_tokener_reset(e->tok);
-	o = json_tokener_parse_ex(e->tok, e->tmp, (int)n);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		return -ENOMEM; /* the writer's own JSON: only memory fails */
-	}
-	json_object_object_foreach(o, key, v)
-	{
-		if ((r = add_member(e, key, v)))
-			break;
-	}
-	json_object_put(o);
-	return r;
+	ibve_buf_puts(&b, "MESSAGE=");
+	put_format(&b, a->ev, ibve_event_format_syslog);
+	snprintf(prio, sizeof(prio), "%d",
+		 ibve_severity_syslog(a->ev->severity));
+	put_field(&b, "PRIORITY", prio);
+	put_field(&b, "SYSLOG_IDENTIFIER", a->ident);
+	put_field(&b, "MESSAGE_ID", ibve_event_message_id(a->ev));
+	/* RDMA_*: the record's JSON writer, writing fields */
+	put_format(&b, a->ev, ibve_event_format_fields);
+	return b.len;
 }
 
 int ibve_journal_entry_build(struct ibve_journal_entry *e,
 			     const struct ibve_event *ev, const char *ident)
 {
-	char prio[12];
-	size_t n, start = 0;
-	int r;
+	struct entry_of a = { ev, ident };
+	size_t len = ibve_buf_grow(&e->text, &e->size, fmt_entry, &a);
 
-	e->n = e->len = 0;
-	n = ibve_buf_grow(&e->tmp, &e->tmp_size, fmt_syslog, &ev);
-	if (n == (size_t)-1 || add(e, "MESSAGE", e->tmp, n))
+	if (len == (size_t)-1)
 		return -ENOMEM;
-	snprintf(prio, sizeof(prio), "%d", ibve_severity_syslog(ev->severity));
-	if (add_str(e, "PRIORITY", prio) ||
-	    add_str(e, "SYSLOG_IDENTIFIER", ident) ||
-	    add_str(e, "MESSAGE_ID", ibve_event_message_id(ev)))
-		return -ENOMEM;
-	if ((r = add_json(e, ev)))
-		return r;
-	for (size_t i = 0; i < e->n; i++) {
-		e->iov[i].iov_base = e->text + start;
-		start += e->iov[i].iov_len;
+	e->n = 0;
+	for (char *p = e->text; p < e->text + len; p++) {
+		size_t n = strlen(p);
+
+		if (e->n == e->cap) { /* room for as many iovecs, kept */
+			size_t cap = e->cap ? e->cap * 2 : 32;
+			struct iovec *v = realloc(e->iov, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			e->iov = v;
+			e->cap = cap;
+		}
+		e->iov[e->n++] = (struct iovec){ p, n };
+		p += n;
 	}
 	return 0;
 }
@@ -199,9 +110,6 @@ void ibve_journal_entry_free(struct ibve_journal_entry *e)
 {
 	free(e->iov);
 	free(e->text);
-	free(e->tmp);
-	if (e->tok)
-		json_tokener_free(e->tok);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -251,10 +159,8 @@ static int journal_write(struct ibve_sink *base, const struct ibve_event *ev)
 	struct journal *s = (struct journal *)base;
 	int r = ibve_journal_entry_build(&s->e, ev, s->ident);
 
-	if (r == -ENOMEM)
-		return ibve_error(ENOMEM, "out of memory");
 	if (r)
-		return r; /* json-c could not be loaded: said */
+		return ibve_error(ENOMEM, "out of memory");
 	r = sd.sendv(s->e.iov, (int)s->e.n);
 	/* journald away for a while (restarted): the entry is lost, counted,
 	 * and the watcher goes on, its metrics and output unharmed */
@@ -285,8 +191,7 @@ IBVE_EXPORT int ibve_sink_journal(struct ibve_sink **out, const char *ident)
 	int r;
 
 	*out = NULL;
-	if ((r = load_libsystemd()) || (r = ibve_dl_load(&ibve_jsonc_dl)) ||
-	    (r = journal_reachable()))
+	if ((r = load_libsystemd()) || (r = journal_reachable()))
 		return r;
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->ident = strdup(ident))) {

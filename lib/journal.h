@@ -17,17 +17,14 @@ struct ibve_journal_entry {
 	size_t n;
 	size_t cap; /* of iov */
 	char *text; /* where they live, one after the other */
-	size_t len, size;
-	char *tmp; /* the record's syslog text, then its JSON */
-	size_t tmp_size;
-	struct json_tokener *tok;
+	size_t size;
 };
 
 /*
  * EV as the fields of one entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER
  * (IDENT), MESSAGE_ID, then RDMA_<KEY> for each member of its JSON (none
- * for a null). 0, -ENOMEM, or -ELIBACC when json-c cannot be loaded (the
- * reason in ibve_errmsg()).
+ * for a null), written by its JSON writer (buf.h's fields mode). 0 or
+ * -ENOMEM.
  */
 int ibve_journal_entry_build(struct ibve_journal_entry *e,
 			     const struct ibve_event *ev, const char *ident);

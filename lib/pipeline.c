@@ -329,7 +329,7 @@ static void host_note(void *ctx, enum ibve_note_kind kind, const char *text)
 
 	if (kind == IBVE_NOTE_INPUT)
 		p->bad_input++;
-	if (p->note)
+	if (p->note && text)
 		p->note(kind, text, p->note_arg);
 }
 
@@ -720,7 +720,9 @@ void ibve_pipeline_watcher(const struct ibve_pipeline *p,
 			continue; /* a replay: its records say whose they are;
 				   * lldp: it adds to verbs records */
 		w->sources[w->nsources].records = ibve_sources[i]->records;
-		w->sources[w->nsources++].runs = in && in->started;
+		w->sources[w->nsources++].runs =
+			in && in->started &&
+			(!in->ops->live || in->ops->live(in->src));
 	}
 	w->nlogs = 0;
 	for (size_t i = 0; i < p->nsinks && w->nlogs < IBVE_WATCHER_MAX; i++) {

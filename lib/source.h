@@ -30,7 +30,10 @@ struct ibve_host {
 	/* Poll FD for POLLIN; ready(SRC, COOKIE) is then called; -errno. */
 	int (*watch)(void *ctx, int fd, void *src, uint32_t cookie);
 	void (*unwatch)(void *ctx, int fd);
-	/* Something people should know (kind: enum ibve_note_kind). */
+	/*
+	 * Something people should know (kind: enum ibve_note_kind); TEXT
+	 * NULL: a malformed line counted, not told.
+	 */
 	void (*note)(void *ctx, enum ibve_note_kind kind, const char *text);
 	/*
 	 * The device set (devices.h): the devices source's open devices and
@@ -163,6 +166,8 @@ struct ibve_source_ops {
 	 * ibve_errmsg(). A pipeline where every source is empty fails.
 	 */
 	int (*empty)(const void *src);
+	/* Whether it has anything to give now (optional: once started). */
+	bool (*live)(const void *src);
 	/*
 	 * FD COOKIE is readable: emit what is there, without blocking, a
 	 * batch at most; true: more is buffered, call again without waiting.

@@ -134,9 +134,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 	s->wait = s->all && (o->flags & IBVE_SRC_WAIT);
 	for (size_t i = 0; i < o->ndevices; i++)
 		if (strlen(o->devices[i]) >= IBVE_NAME_MAX)
-			return ibve_error(ENODEV,
-					  "device '%s': no such RDMA device",
-					  o->devices[i]);
+			return ibve_device_unknown(o->devices[i]);
 	return ibve_names_copy(&s->watch, o);
 }
 
@@ -514,9 +512,7 @@ static int start(void *arg)
 			if (strcmp(ibv_get_device_name(list[k]), name) == 0)
 				break;
 		if (k == n) {
-			r = ibve_error(ENODEV,
-				       "device '%s': no such RDMA device",
-				       name);
+			r = ibve_device_unknown(name);
 			break;
 		}
 		d = new_slot(s);

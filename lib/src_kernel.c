@@ -315,7 +315,7 @@ static void cg_free(struct cg *v, size_t n)
 	free(v);
 }
 
-/* Read the cgroup tree again (at most ten times a second). */
+/* Find and read the cgroup tree again (at most ten times a second). */
 static void cg_walk(struct kernel *s)
 {
 	struct timespec now;
@@ -324,6 +324,10 @@ static void cg_walk(struct kernel *s)
 	if (s->cg_walked.tv_sec && ibve_ts_secs(&s->cg_walked, &now) < 0.1)
 		return;
 	s->cg_walked = now;
+	if (!s->cgroot[0])
+		find_cgroot(s);
+	if (!s->cgroot[0])
+		return;
 	memset(&walk, 0, sizeof(walk));
 	walk.root = strlen(s->cgroot);
 	nftw(s->cgroot, walk_one, 16, FTW_PHYS | FTW_MOUNT);
@@ -351,7 +355,7 @@ static void cgroup_path(struct kernel *s, uint64_t id, char *out, size_t size)
 {
 	const char *p;
 
-	if (!id || !s->cgroot[0])
+	if (!id)
 		return;
 	p = cg_find(s, id);
 	if (!p) { /* a cgroup made since the last walk */
@@ -970,7 +974,7 @@ static int start(void *arg)
 	if (!s->cgroot[0]) /* said once: records lack cgroup, and so job */
 		ibve_host_note(
 			&s->h, IBVE_NOTE,
-			"eBPF: no cgroup2 file system is mounted: records name no cgroup (nor job)");
+			"eBPF: no cgroup2 file system is mounted: records name no cgroup (nor job) until one is");
 	return 0;
 }
 

@@ -263,19 +263,27 @@ static int start(void *arg)
 }
 #endif
 
+/* Whether a device has its channel. */
+static bool live(const void *arg)
+{
+	const struct mlx5 *s = arg;
+
+	for (size_t i = 0; s->devices && i < s->devices->nslots; i++) {
+		const struct ibve_slot *d = s->devices->slots[i];
+
+		if (d->used && d->ctx && slot_chan(s, d))
+			return true;
+	}
+	return false;
+}
+
 /* Required: every device named has its channel, or at least one has. */
 static int check(void *arg)
 {
 	struct mlx5 *s = arg;
-	size_t with = 0;
 
 	if (!s->required)
 		return 0;
-	for (size_t i = 0; s->devices && i < s->devices->nslots; i++) {
-		const struct ibve_slot *d = s->devices->slots[i];
-
-		with += d->used && d->ctx && slot_chan(s, d);
-	}
 	for (size_t i = 0; s->devices && i < s->names.n; i++) {
 		const struct ibve_slot *d =
 			ibve_devices_find(s->devices, s->names.v[i]);
@@ -290,8 +298,8 @@ static int check(void *arg)
 					  ? "see above"
 					  : "it is not an mlx5 device");
 	}
-	return with ? 0
-		    : ibve_error(ENOTSUP, "no device with mlx5 DEVX events");
+	return live(s) ? 0
+		       : ibve_error(ENOTSUP, "no device with mlx5 DEVX events");
 }
 
 static bool ready(void *arg, uint32_t cookie)
@@ -565,6 +573,7 @@ const struct ibve_source_ops ibve_source_mlx5 = {
 	.create = create,
 	.start = start,
 	.check = check,
+	.live = live,
 	.ready = ready,
 	.destroy = destroy,
 };

@@ -25,6 +25,7 @@
 #define IBVE_REPLAY_LINE_MAX (1024 * 1024)
 
 #define BATCH 64 /* records per ready() */
+#define NAMED 10 /* malformed lines named; the rest only counted */
 
 enum { C_INPUT, C_PACE };
 
@@ -39,8 +40,8 @@ struct replay {
 	bool eof;
 	bool skipping; /* inside a line that was too long */
 	char *buf;
-	size_t cap, start, end; /* unread bytes are buf[start..end) */
-	unsigned long line;
+	size_t cap, start, end;		  /* unread bytes are buf[start..end) */
+	unsigned long line, bad;	  /* lines read, malformed lines */
 	const struct ibve_filter *needed; /* for this batch, or NULL */
 	struct ibve_prefilter *pf;	  /* made when a filter first asks */
 	struct json_tokener *tok;
@@ -247,6 +248,9 @@ static void end(struct replay *r)
 	struct timespec now;
 
 	r->ended = true;
+	if (r->bad > NAMED)
+		ibve_host_note(&r->h, IBVE_NOTE, "%s: %lu more malformed lines",
+			       r->shown, r->bad - NAMED);
 	r->h.unwatch(r->h.ctx, r->fd);
 	if (r->pace_fd >= 0)
 		r->h.unwatch(r->h.ctx, r->pace_fd);
@@ -312,7 +316,8 @@ static bool read_batch(struct replay *r)
 		if (rc == -EINVAL) {
 			snprintf(note, sizeof(note), "%s:%lu: %s", r->shown,
 				 r->line, err);
-			r->h.note(r->h.ctx, IBVE_NOTE_INPUT, note);
+			r->h.note(r->h.ctx, IBVE_NOTE_INPUT,
+				  ++r->bad <= NAMED ? note : NULL);
 			continue;
 		}
 		if (rc < 0) {

@@ -995,10 +995,12 @@ static void put_gid(struct ibve_buf *b, const uint8_t *gid)
 
 static void sm_json(struct ibve_json *j, const struct ibve_event *ev)
 {
-	ibve_json_key(j, "gid");
-	ibve_buf_putc(j->b, '"');
-	put_gid(j->b, ev->sm.gid);
-	ibve_buf_putc(j->b, '"');
+	char gid[40];
+	struct ibve_buf g = { gid, sizeof(gid), 0 };
+
+	/* a name of its own making, through the writer (the journal's too) */
+	put_gid(&g, ev->sm.gid);
+	ibve_json_name_n(j, "gid", gid, g.len);
 	ibve_json_uint(j, "issuer_lid", ev->sm.issuer_lid);
 	ibve_json_uint(j, "producer_type", ev->sm.producer_type);
 }

@@ -177,10 +177,43 @@ help_entry() {
 	done
 }
 
-@test "man pages pass mandoc -Tlint" {
+# The mdoc macros (mdoc(7)), for their names left in rendered text.
+MDOC='A[dnoprtq]|B[cdfkloqtx]|Br[coq]|Bs[dx]|C[dm]|D[1bcdlqtvx]|E[cdfkmnorvx]|F[acdlnot]|Fx|Hf|I[cnt]|L[bikp]|M[st]|N[dmosx]|O[cops]|Ox|P[acfopq]|Q[cloq]|R[esv]|S[chmoqstxy]|T[an]|U[dx]|V[at]|X[cor]'
+
+# roff_residue: the lines of a rendered page (standard input) that show
+# roff instead of text: a macro's name after a dot (".It", "..It"), a line
+# that starts with a dot and a request ("  .br"), an escape left as text
+# (\f, \(, \*, \&, \-, \e, \s), mdoc's "Ns", which no prose spells;
+# numbered, bold and underline's overstrikes taken out.
+roff_residue() {
+	sed 's/.\x08//g' | grep -nE "(^|[^[:alnum:]])\.($MDOC)([^[:alnum:]]|$)|^[[:space:]]*\.[a-z]{1,2}([[:space:]]|$)|\\\\[fs*(&e-]|(^|[[:space:]])Ns([[:space:]]|$)" || true
+}
+
+@test "man pages lint clean, and render without roff in their text, by mandoc and by man" {
 	run mandoc -Tlint -W warning "$TOP"/man/*.[0-9]
 	assert_success
 	assert_output ''
+	# the test finds what it looks for
+	run roff_residue <<<$'(exit 2)..It Cm peer= Ns Ar name\n  .br\nas \\fBbold\\fR\nfine. Itself'
+	assert_output $'1:(exit 2)..It Cm peer= Ns Ar name\n2:  .br\n3:as \\fBbold\\fR'
+	renderers=(mandoc)
+	! command -v man >/dev/null || renderers+=(man)
+	for f in "$TOP"/man/*.[0-9]; do
+		for by in "${renderers[@]}"; do
+			if [ "$by" = mandoc ]; then
+				run --separate-stderr mandoc -Tutf8 -Owidth=80 "$f"
+			else
+				run --separate-stderr env MANWIDTH=80 MANPAGER=cat PAGER=cat \
+					MAN_KEEP_FORMATTING= man --warnings -l "$f"
+			fi
+			assert_success
+			assert_equal "$stderr" ''
+			[ "${#lines[@]}" -ge 100 ] || fail "$by rendered ${#lines[@]} lines of $f"
+			bad=$(roff_residue <<<"$output")
+			[ -z "$bad" ] || fail "${f##*/} as $by renders it shows roff: $bad"
+		done
+	done
+	[ "${#renderers[@]}" = 2 ] || skip "man (man-db) is not installed: rendered by mandoc alone"
 }
 
 @test "shell scripts pass shellcheck" {

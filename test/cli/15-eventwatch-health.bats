@@ -153,12 +153,27 @@ metric() {
 	run ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/spec"
 	assert_failure 2
 	assert_line --index 0 "ibv_eventwatch: --spec-file: $BATS_TEST_TMPDIR/spec:3: exclude takes one device glob"
-	run ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/none"
-	assert_failure 2
-	assert_line --index 0 "ibv_eventwatch: --spec-file: $BATS_TEST_TMPDIR/none: No such file or directory"
 	run ibv_eventwatch --check --since 10q
 	assert_failure 2
 	assert_line --index 0 "ibv_eventwatch: invalid duration '10q': e.g. 90s, 10m, 2h"
+}
+
+@test "--check: a spec file that cannot be read is status 3, said in one line naming it" {
+	run --separate-stderr ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/none"
+	assert_failure 3
+	assert_output ''
+	assert_equal "$stderr" "ibv_eventwatch: --spec-file: $BATS_TEST_TMPDIR/none: No such file or directory"
+	# a directory opens but reads nothing: not an empty spec (every port
+	# ACTIVE)
+	run --separate-stderr ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR" -j
+	assert_failure 3
+	assert_output ''
+	assert_equal "$stderr" "ibv_eventwatch: --spec-file: $BATS_TEST_TMPDIR: Is a directory"
+	# with a spec that reads, the same is a check
+	echo 'X/1' >"$BATS_TEST_TMPDIR/spec"
+	run --separate-stderr ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/spec" --brief
+	assert_failure 1
+	assert_equal "$stderr" ''
 }
 
 @test "--check: a condition that needs a history is refused without one, naming what to add" {
@@ -196,5 +211,9 @@ metric() {
 	assert_equal "$(jq -c . <<<"$output")" '{"healthy":false,"reason":"no RDMA devices","ports":0,"problems":[]}'
 	run ibv_eventwatch --check -d mlx5_0
 	assert_failure 3
-	assert_output "ibv_eventwatch: device 'mlx5_0': no such RDMA device"
+	assert_output "ibv_eventwatch: device 'mlx5_0': no such RDMA device (there are none)"
+	# the watcher, before it looks for a name, finds no RDMA at all
+	run ibv_eventwatch -d mlx5_0
+	assert_failure 3
+	assert_output "ibv_eventwatch: no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)"
 }

@@ -88,6 +88,24 @@ count_of() {
 	assert_equal "$(jq .events <<<"$output")" 2
 }
 
+@test "malformed replay lines under the screen: it stays whole, the ten named and the count follow it" {
+	cap=$BATS_TEST_TMPDIR/bad.jsonl
+	not_output "$cap"
+	for i in $(seq 30); do
+		echo '{"time":"2026-03-02T08:15:00Z","device":"mlx5_0","port":1,"event":"PORT_ERR"}'
+		echo "not json $i"
+	done >"$cap"
+	tm_start "ibv_eventtop -r '$cap'"
+	# at its end the replay has said all it will
+	tm_wait 'of capture \(end\)'
+	screen_whole
+	tm send-keys q
+	tm_wait '^EXIT=4$'
+	assert_equal "$(tm_screen | grep -c ': not a JSON object$')" 10
+	tm_screen | grep -qxF "ibv_eventtop: $cap: 20 more malformed lines" ||
+		fail "no count of the rest: $(tm_screen)"
+}
+
 @test "256 ports from a synthetic capture" {
 	cap=$BATS_TEST_TMPDIR/many.jsonl
 	not_output "$cap"

@@ -75,6 +75,114 @@ one_line() {
 	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --spec, --spec-file, --since and --brief go with --check'
 }
 
+SLURM=/usr/local/share/ibvevent/slurm/ibvevent-healthcheck
+
+# rule I: rule I of the plugin monitor on the node, run as the detector
+# runs it: its path with its args, killed at its timeout
+rule() {
+	local path t args
+	path=$(jq -r ".rules[$1].path" "$PORTS")
+	t=$(jq -r ".rules[$1].timeout" "$PORTS")
+	mapfile -t args < <(jq -r ".rules[$1].args[]" "$PORTS")
+	installed timeout -k 1 "$t" "$path" "${args[@]}"
+}
+
+# nhc CHECK...: the line of nhc.conf CHECK on the node, in a harness of
+# what NHC documents for a check (a die function, the check called by its
+# name), as test/rxe/81-schedulers.bats has it; NHC is not packaged in
+# Debian: this is not NHC
+nhc() {
+	# shellcheck disable=SC2016 # the harness's
+	installed bash -c '
+		die() {
+			printf "die %s %s\n" "$1" "$2"
+			return 1
+		}
+		. /usr/local/share/ibvevent/slurm/ibvevent.nhc
+		eval "$1"
+		echo "returned $?"' bash "$*"
+}
+
+@test "with no spec file, each shipped check expects every port ACTIVE; the default file when there" {
+	port mlx5_0 1 ib-port1
+	port mlx5_0 2 ib-port1
+	# the service's state as it writes it at its start: no event yet
+	ibv_eventwatch -q -r /dev/null --metrics-file "$BATS_TEST_TMPDIR/m.prom" \
+		--metrics-state "$R/varlib/ibvevent/metrics.state"
+	for i in 0 1; do
+		run --separate-stderr rule $i
+		assert_success
+		assert_output ''
+		assert_equal "$stderr" ''
+	done
+	run --separate-stderr installed "$SLURM" --check-only
+	assert_success
+	assert_output ''
+	run -0 nhc check_ibvevent_ports
+	assert_output 'returned 0'
+	# a port down: the ports rule's one line, the Slurm program's, NHC's
+	port mlx5_0 2 ib-port2-down
+	run --separate-stderr rule 0
+	assert_failure 1
+	one_line 80
+	assert_output 'mlx5_0/2 DOWN'
+	assert_equal "$stderr" ''
+	run -0 rule 1
+	run --separate-stderr installed "$SLURM" --check-only
+	assert_failure 1
+	assert_output 'mlx5_0/2 DOWN'
+	run -0 nhc check_ibvevent_ports
+	assert_output $'die 1 mlx5_0/2 DOWN\nreturned 1'
+	# the default spec file, there: its ports alone are expected
+	echo 'mlx5_0/1' >"$R/etc/ibvevent/ports.spec"
+	run -0 rule 0
+	assert_output ''
+	run -0 installed ibv_eventwatch --check
+	run -0 installed "$SLURM" --check-only
+	run -0 nhc check_ibvevent_ports
+	assert_output 'returned 0'
+	echo 'mlx5_0/2' >"$R/etc/ibvevent/ports.spec"
+	run -1 installed ibv_eventwatch --check --brief
+	assert_output 'mlx5_0/2 DOWN'
+	# flaps<= there needs the history: the refusal names the file
+	echo 'mlx5_0/1 flaps<=2' >"$R/etc/ibvevent/ports.spec"
+	run --separate-stderr installed ibv_eventwatch --check
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: --check: 'flaps<=2' (/etc/ibvevent/ports.spec) needs a history: add --metrics-state FILE (the running watcher's state) or -r FILE (a capture)"
+	run -0 installed ibv_eventwatch --check --metrics-state /var/lib/ibvevent/metrics.state
+	# there but not readable: cannot check, said (not every port ACTIVE)
+	rm "$R/etc/ibvevent/ports.spec"
+	mkdir "$R/etc/ibvevent/ports.spec"
+	run --separate-stderr rule 0
+	assert_failure 3
+	assert_output ''
+	assert_equal "$stderr" 'ibv_eventwatch: /etc/ibvevent/ports.spec: Is a directory'
+}
+
+@test "a spec file named that is not there is status 3, said in one line, in --check, the Slurm program and the NHC check" {
+	port mlx5_0 1 ib-port1
+	typo=/etc/ibvevent/port.spec
+	echo 'mlx5_0/1' >"$R/etc/ibvevent/ports.spec"
+	want="ibv_eventwatch: --spec-file: $typo: No such file or directory"
+	run --separate-stderr installed ibv_eventwatch --check --brief --spec-file "$typo"
+	assert_failure 3
+	assert_output ''
+	assert_equal "$stderr" "$want"
+	run --separate-stderr installed "$SLURM" --check-only "$typo"
+	assert_failure 3
+	assert_output ''
+	assert_equal "$stderr" "$want"
+	# NHC: said on one line, the node not failed (a check that cannot run)
+	run --separate-stderr nhc check_ibvevent_ports "$typo"
+	assert_success
+	assert_output 'returned 0'
+	assert_equal "$stderr" "check_ibvevent_ports: cannot check the RDMA ports (status 3): $want"
+	# the file named right: checked
+	run --separate-stderr nhc check_ibvevent_ports /etc/ibvevent/ports.spec
+	assert_output 'returned 0'
+	assert_equal "$stderr" ''
+}
+
 # The keys each configuration may hold, as node-problem-detector documents
 # them (github.com/kubernetes/node-problem-detector):
 # docs/custom_plugin_monitor.md ("Plugin Config" and its annotated example)

@@ -154,13 +154,21 @@ removal_cycle() {
 	assert_output $'rxe0\nACTIVE\nEthernet\nRoCE v2\nunknown'
 	run ibv_eventwatch -l -d nosuchdev
 	assert_failure 3
-	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device"
+	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device (there are rxe0)"
 }
 
-@test "-d with a device that does not exist exits 3" {
+@test "-d with a device that does not exist exits 3, naming those that do" {
+	# the kernel's word on which exist
+	assert_equal "$(ls /sys/class/infiniband)" rxe0
 	run ibv_eventwatch -d nosuchdev
 	assert_failure 3
-	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device"
+	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device (there are rxe0)"
+	run ibv_eventwatch --check -d nosuchdev
+	assert_failure 3
+	assert_output "ibv_eventwatch: device 'nosuchdev': no such RDMA device (there are rxe0)"
+	run ibv_eventtop -b -d nosuchdev
+	assert_failure 3
+	assert_output "ibv_eventtop: device 'nosuchdev': no such RDMA device (there are rxe0)"
 }
 
 @test "an idle watcher makes no system calls" {

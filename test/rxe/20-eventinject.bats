@@ -220,7 +220,7 @@ at_exit() {
 @test "bad use: no such device, no such port, bad GID index" {
 	run --separate-stderr ibv_eventinject -d nosuch srq-limit
 	assert_failure 3
-	[ "$stderr" = "ibv_eventinject: device 'nosuch': no such RDMA device" ]
+	[ "$stderr" = "ibv_eventinject: device 'nosuch': no such RDMA device (there are rxe0)" ]
 	run --separate-stderr ibv_eventinject -d rxe0 -i 2 srq-limit
 	assert_failure 3
 	[ "$stderr" = "ibv_eventinject: rxe0: no port 2 (it has 1)" ]

@@ -81,11 +81,13 @@ wait_metric() {
 	assert_equal "$(grep -c '"/sys/class/infiniband/rxe0/ports/1/state"' "$T")" "$n"
 }
 
-@test "the sources the watcher runs: verbs and hot-plug always, the kernel one with -A only" {
+@test "the sources the watcher runs: verbs and hot-plug always, the kernel one with -A only, mlx5 with an mlx5 device only" {
 	start_watch --metrics-file "$M"
 	wait_metric 'ibvevent_source_enabled{source="verbs"}' 1
 	assert_equal "$(metric 'ibvevent_source_enabled{source="hotplug"}')" 1
 	assert_equal "$(metric 'ibvevent_source_enabled{source="kernel"}')" 0
+	# soft-RoCE: no device gives mlx5 events
+	assert_equal "$(metric 'ibvevent_source_enabled{source="mlx5"}')" 0
 	assert_equal "$(metric 'ibvevent_events_lost_total{device="rxe0"}')" 0
 	bg_stop watch 0
 	# attaching the eBPF programs takes seconds under TCG

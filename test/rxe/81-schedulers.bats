@@ -5,7 +5,9 @@
 # detector's plugin monitor (share/npd) run as the detector runs it; the
 # NHC check (share/slurm) in a harness of NHC's documented contract; the
 # man page's cron line. Port down, below its rate and flapping, from the
-# port and a real watcher's state. The configurations' keys and what the
+# port and the state of a real watcher started as the packaged service
+# starts it, on a node with no spec file; a spec file named that is not
+# there. The configurations' keys and what the
 # journal monitor matches: test/cli/53-schedulers.bats; the Slurm program
 # under a real Slurm: 80-slurm.bats.
 
@@ -25,8 +27,32 @@ teardown() {
 	local rc=0
 	ibve_teardown || rc=1
 	restore_rxe
-	rm -rf "$S"
+	rm -rf "$S" /run/ibvevent
 	return $rc
+}
+
+# start_service: ibv_eventwatch on the node as the packaged service starts
+# it (ExecStart= of systemd/ibv_eventwatch.service.in, in /usr/local/bin),
+# but for --journal: no journald here (40-allprocesses.bats and
+# test/cli/16-journal.bats test it); its runtime directory made as
+# systemd's RuntimeDirectory= would. Started once its state is written.
+start_service() {
+	local words w cmd=() end
+	read -r -a words < <(sed -n '/^ExecStart=./,/[^\\]$/p' "$TOP/systemd/ibv_eventwatch.service.in" |
+		sed 's/\\$//; s|^ExecStart=@BINDIR@/|/usr/local/bin/|' | tr '\n' ' ' && echo)
+	for w in "${words[@]}"; do
+		[ "$w" = --journal ] || cmd+=("$w")
+	done
+	assert_equal "${cmd[0]}" /usr/local/bin/ibv_eventwatch
+	[[ " ${cmd[*]} " == *" --metrics-state /var/lib/ibvevent/metrics.state "* ]] ||
+		fail "the service keeps no state where the rules read it: ${cmd[*]}"
+	mkdir -p /run/ibvevent
+	NODE_EXEC=1 bg_start watch 0 node "${cmd[@]}" >/dev/null
+	end=$((SECONDS + 60)) # install-node's copies first, under emulation
+	until [ -e "$STATE" ]; do
+		[ $SECONDS -lt $end ] || fail "no $STATE after 60 s: $(cat "${BG_ERR[watch]}")"
+		sleep 0.1
+	done
 }
 
 # npd_load CONFIG: the plugin monitor's rules, read with one jq (each jq
@@ -95,14 +121,9 @@ rules_ok() {
 	done
 }
 
-@test "each rule run as the detector runs it: healthy, rxe0/1 down, below its rate, flapping" {
-	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
-	start_watch --metrics-file "$S/rdma.prom" --metrics-state "$STATE"
-	end=$((SECONDS + 30))
-	until [ -e "$STATE" ]; do
-		[ $SECONDS -lt $end ] || fail "no $STATE after 30 s"
-		sleep 0.1
-	done
+@test "each rule run as the detector runs it, no spec file, the service just started: healthy, rxe0/1 down, below its rate, flapping" {
+	# no /etc/ibvevent/ports.spec: every port ACTIVE
+	start_service
 	rules_ok RdmaPortDownOrSlow=0 RdmaPortFlapping=0
 	# down: that condition alone
 	ip link set dummy0 down
@@ -110,7 +131,7 @@ rules_ok() {
 	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 DOWN' RdmaPortFlapping=0
 	ip link set dummy0 up
 	wait_port_state ACTIVE
-	# below its rate (a spec above what soft-RoCE reports)
+	# below its rate (a spec file, above what soft-RoCE reports)
 	echo 'rxe0/1 rate>=1000' >"$S/etc/ibvevent/ports.spec"
 	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 rate [0-9.]+<1000 Gb/s' RdmaPortFlapping=0
 	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
@@ -167,11 +188,28 @@ nhc() {
 	# without an argument: the default spec file
 	run --separate-stderr nhc check_ibvevent_ports
 	assert_output $'die 1 rxe0/1 DOWN\nreturned 1'
-	# a check that cannot run fails nothing: said on standard error
+	# a spec file named that is not there: status 3 with one line naming
+	# it, in NHC, the Slurm program and --check, never every port ACTIVE
+	# (rxe0/1 is down)
+	typo=/etc/ibvevent/port.spec
+	want="ibv_eventwatch: --spec-file: $typo: No such file or directory"
+	run --separate-stderr nhc check_ibvevent_ports "$typo"
+	assert_output 'returned 0'
+	assert_equal "$stderr" "check_ibvevent_ports: cannot check the RDMA ports (status 3): $want"
+	for cmd in "/usr/local/share/ibvevent/slurm/ibvevent-healthcheck --check-only" \
+		'ibv_eventwatch --check --spec-file'; do
+		# shellcheck disable=SC2086 # the command's words
+		run --separate-stderr node $cmd "$typo"
+		assert_failure 3
+		assert_output ''
+		assert_equal "$stderr" "$want"
+	done
+	# a check that cannot run fails nothing: said on standard error, in
+	# one line
 	printf 'rxe0/1 speed>=1\n' >"$S/etc/ibvevent/bad.spec"
 	run --separate-stderr nhc check_ibvevent_ports /etc/ibvevent/bad.spec
 	assert_output 'returned 0'
-	assert_equal "${stderr_lines[-1]}" 'check_ibvevent_ports: cannot check the RDMA ports (status 2)'
+	assert_equal "$stderr" "check_ibvevent_ports: cannot check the RDMA ports (status 2): ibv_eventwatch: --spec-file: /etc/ibvevent/bad.spec:1: 'speed>=1': not a condition (state=, rate>=, link=, flaps<=, peer=)"
 	# the command is the Slurm program's own
 	run -0 grep -c '/ibvevent/slurm/ibvevent-healthcheck --check-only' "$BUILD/share/slurm/ibvevent.nhc"
 	assert_output 1

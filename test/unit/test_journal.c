@@ -3,6 +3,7 @@
  * The journal: MESSAGE_IDs (valid, unique, one per row), the catalog
  * against the event table, and a record as an entry's fields.
  */
+#include <glob.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 
@@ -220,42 +221,129 @@ static struct ibve_event parsed(const char *line)
 	return ev;
 }
 
-/* Every member of EV's JSON is a field: RDMA_<KEY>, the same value. */
-static size_t fields_match_json(const struct ibve_journal_entry *e,
-				const struct ibve_event *ev)
+/*
+ * E's fields from *K on against the members of O, json-c's reading of the
+ * record's JSON, each named PREFIX_<KEY> in capitals: one field per member
+ * and in order, a string as it is, an object's members under its name, a
+ * null none, the rest as compact JSON. Returns the differences.
+ */
+static size_t expect_fields(const struct ibve_journal_entry *e, size_t *k,
+			    struct json_object *o, const char *prefix)
 {
-	char json[4096], name[64], v[2048];
-	struct json_object *o;
 	size_t wrong = 0;
 
-	ibve_event_format_json(ev, json, sizeof(json));
-	o = json_tokener_parse(json);
-	json_object_object_foreach(o, key, val)
+	json_object_object_foreach(o, key, v)
 	{
-		const char *want =
-			!val ? NULL
-			: json_object_is_type(val, json_type_string)
-				? json_object_get_string(val)
-				: json_object_to_json_string_ext(
-					  val,
-					  JSON_C_TO_STRING_PLAIN |
-						  JSON_C_TO_STRING_NOSLASHESCAPE);
-		size_t i = 5;
+		char name[128];
+		const char *want;
+		size_t len, i;
 
-		snprintf(name, sizeof(name), "RDMA_%s", key);
-		for (; name[i]; i++)
+		snprintf(name, sizeof(name), "%s_%s", prefix, key);
+		for (i = 0; name[i]; i++)
 			name[i] = (char)(name[i] >= 'a' && name[i] <= 'z'
 						 ? name[i] - 'a' + 'A'
 						 : name[i]);
-		if (field(e, name, v, sizeof(v)) != (want != NULL) ||
-		    (want && strcmp(v, want))) {
-			wrong++;
-			printf("# %s: %s, not %s\n", name, v,
-			       want ? want : "(none)");
+		if (!v)
+			continue;
+		if (json_object_is_type(v, json_type_object)) {
+			wrong += expect_fields(e, k, v, name);
+			continue;
 		}
+		want = json_object_is_type(v, json_type_string)
+			       ? json_object_get_string(v)
+			       : json_object_to_json_string_ext(
+					 v,
+					 JSON_C_TO_STRING_PLAIN |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+		len = strlen(name);
+		if (*k >= e->n ||
+		    e->iov[*k].iov_len != len + 1 + strlen(want) ||
+		    memcmp(e->iov[*k].iov_base, name, len) ||
+		    ((char *)e->iov[*k].iov_base)[len] != '=' ||
+		    memcmp((char *)e->iov[*k].iov_base + len + 1, want,
+			   strlen(want))) {
+			wrong++;
+			printf("# field %zu: '%.*s', not '%s=%s'\n", *k,
+			       *k < e->n ? (int)e->iov[*k].iov_len : 6,
+			       *k < e->n ? (char *)e->iov[*k].iov_base
+					 : "(none)",
+			       name, want);
+		}
+		++*k;
 	}
-	json_object_put(o);
 	return wrong;
+}
+
+/*
+ * Whether E is EV's entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER and
+ * MESSAGE_ID, then exactly the fields of EV's JSON as json-c reads it (not
+ * the library's writer: an independent reading), byte for byte.
+ */
+static size_t entry_differs(const struct ibve_journal_entry *e,
+			    const struct ibve_event *ev)
+{
+	static const char *const head[] = {
+		"MESSAGE=", "PRIORITY=", "SYSLOG_IDENTIFIER=", "MESSAGE_ID="
+	};
+	char json[8192];
+	struct json_object *o;
+	size_t wrong = 0, k = 4;
+
+	for (size_t i = 0; i < 4; i++)
+		if (i >= e->n || strncmp(e->iov[i].iov_base, head[i],
+					 strlen(head[i])) != 0) {
+			printf("# field %zu is not %s\n", i, head[i]);
+			return 1;
+		}
+	ibve_event_format_json(ev, json, sizeof(json));
+	if (!(o = json_tokener_parse(json))) {
+		printf("# json-c does not read %s", json);
+		return 1;
+	}
+	wrong = expect_fields(e, &k, o, "RDMA");
+	json_object_put(o);
+	if (k != e->n) {
+		wrong++;
+		printf("# %zu fields, not %zu\n", e->n, k);
+	}
+	return wrong;
+}
+
+/* Every record of the stored captures: its entry is its JSON. */
+static void test_captures(void)
+{
+	struct ibve_journal_entry e = { 0 };
+	size_t records = 0, wrong = 0;
+	char line[8192];
+	glob_t g;
+
+	if (!ok(glob("test/captures/*.jsonl", 0, NULL, &g) == 0 &&
+			g.gl_pathc >= 10,
+		"the captures are found"))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		while (f && fgets(line, sizeof(line), f)) {
+			struct ibve_event ev;
+
+			/* malformed.jsonl's bad lines: no record */
+			if (ibve_event_parse_json(line, strlen(line), &ev))
+				continue;
+			records++;
+			if (ibve_journal_entry_build(&e, &ev, "test") ||
+			    entry_differs(&e, &ev)) {
+				wrong++;
+				printf("# %s: %s", g.gl_pathv[i], line);
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	globfree(&g);
+	ok(records >= 100, "%zu records read", records);
+	is_int(wrong, 0, "each one's entry holds its JSON, field for field");
+	ibve_journal_entry_free(&e);
 }
 
 static void test_entry(void)
@@ -263,6 +351,7 @@ static void test_entry(void)
 	struct ibve_journal_entry e = { 0 };
 	struct ibve_event ev;
 	char v[2048], msg[1024];
+	size_t wrong = 0;
 
 	ev = parsed(
 		"{\"time\":\"2026-11-24T00:07:56.583Z\",\"device\":\"rxe0\","
@@ -289,8 +378,8 @@ static void test_entry(void)
 	is_str(v, "795000", "RDMA_AFTER_US");
 	field(&e, "RDMA_TIME", v, sizeof(v));
 	is_str(v, "2026-11-24T00:07:56.583000000Z", "RDMA_TIME: the record's");
-	is_int(fields_match_json(&e, &ev), 0,
-	       "every member of its JSON is a field, value for value");
+	is_int(entry_differs(&e, &ev), 0,
+	       "its fields are its JSON's members, in order, value for value");
 
 	ev = parsed(
 		"{\"time\":\"2026-03-02T10:00:00.5Z\",\"device\":\"mlx5_1\","
@@ -303,7 +392,7 @@ static void test_entry(void)
 	       "[{\"port\":1,\"old\":\"200 Gb/sec (4X HDR)\","
 	       "\"new\":\"100 Gb/sec (2X HDR)\"}]",
 	       "an array is compact JSON, slashes as they are");
-	is_int(fields_match_json(&e, &ev), 0, "a speed change: every member");
+	is_int(entry_differs(&e, &ev), 0, "a speed change: every member");
 
 	ev = parsed(
 		"{\"time\":\"2026-03-02T10:00:00.5Z\",\"device\":\"mlx5_0\","
@@ -321,6 +410,7 @@ static void test_entry(void)
 	is_str(v, "0002:c903:0000:0001", "RDMA_PEER_GUID");
 	field(&e, "RDMA_PEER_CHANGED", v, sizeof(v));
 	is_str(v, "true", "RDMA_PEER_CHANGED");
+	is_int(entry_differs(&e, &ev), 0, "a peer: every member of its own");
 
 	ev = parsed(
 		"{\"time\":\"2026-04-07T02:00:05Z\",\"device\":\"mlx5_0\","
@@ -330,7 +420,7 @@ static void test_entry(void)
 	ibve_journal_entry_build(&e, &ev, "test");
 	field(&e, "RDMA_EVENT", v, sizeof(v));
 	is_str(v, "TEMP_WARN", "an mlx5 entry decoded");
-	is_int(fields_match_json(&e, &ev), 0, "an mlx5 record: every member");
+	is_int(entry_differs(&e, &ev), 0, "an mlx5 record: every member");
 
 	snprintf(ev.kernel.comm, sizeof(ev.kernel.comm), "a\"b\nc");
 	ev.source = IBVE_SOURCE_KERNEL;
@@ -343,8 +433,23 @@ static void test_entry(void)
 	is_str(v, "UNKNOWN(153)", "an unknown code");
 	field(&e, "MESSAGE_ID", v, sizeof(v));
 	is_str(v, ibve_unknown_desc.message_id, "the unknown MESSAGE_ID");
-	is_int(fields_match_json(&e, &ev), 0,
-	       "an unknown record: every member");
+	is_int(entry_differs(&e, &ev), 0, "an unknown record: every member");
+
+	/* any byte in a string: as json-c reads the record's JSON */
+	for (int c = 1; c < 256; c++) {
+		snprintf(ev.kernel.comm, sizeof(ev.kernel.comm),
+			 "%c\xc3\xa9%c\xff", c, c);
+		snprintf(ev.device, sizeof(ev.device), "d%c", c);
+		if (ibve_journal_entry_build(&e, &ev, "test") ||
+		    entry_differs(&e, &ev)) {
+			wrong++;
+			printf("# byte 0x%02x\n", c);
+		}
+	}
+	is_int(wrong, 0, "a string with any byte: as its JSON reads");
+	field(&e, "RDMA_COMM", v, sizeof(v));
+	is_str(v, "\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd",
+	       "a byte that is not UTF-8: U+FFFD");
 	ibve_journal_entry_free(&e);
 }
 
@@ -355,5 +460,6 @@ int main(int argc, char **argv)
 	test_record_ids();
 	test_catalog(argv[0]);
 	test_entry();
+	test_captures();
 	return done_testing();
 }

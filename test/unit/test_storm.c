@@ -99,6 +99,36 @@ static void test_storm(void)
 	ibve_storm_free(s);
 }
 
+/*
+ * The boundary, both sides: a storm's second with the threshold's count
+ * plus one goes on, one with exactly the threshold's count ends it.
+ */
+static void test_storm_boundary(void)
+{
+	struct ibve_storm *s;
+	struct got g = { 0 };
+	struct timespec now = { 1003, 3000000 };
+	struct ibve_event ev;
+	/* 3 alone, then a storm's 4 from 3 ms, then 3 in its next second */
+	const long ms[] = { 0, 1, 2, 3, 4, 5, 6, 1500, 1600, 1700 };
+
+	ibve_storm_new(&s, 3);
+	for (size_t i = 0; i < ARRAY_SIZE(ms); i++) {
+		ev = cq_err(ms[i], 7, 1);
+		ibve_storm_feed(s, &ev, out, &g);
+	}
+	is_int(g.summaries, 1, "the storm's first second is summarised");
+	is_int(g.last.summary.count, 4, "its 4 events, the threshold and one");
+	ok(!g.last.summary.end, "so the storm goes on");
+	ibve_storm_tick(s, &now, out, &g);
+	is_int(g.summaries, 2, "its next second is summarised");
+	is_int(g.last.summary.count, 3, "its 3 events, the threshold's count");
+	ok(g.last.summary.end, "so the storm is over");
+	is_int(g.last.summary.total, 7, "its last summary counts the storm");
+	is_int(g.events, 10, "every event written once, alone or counted");
+	ibve_storm_free(s);
+}
+
 /* The loop: wakeups run while an fd keeps it busy, one per argument. */
 static int busy_calls;
 
@@ -243,6 +273,7 @@ static void test_loop_wakeups(void)
 int main(void)
 {
 	test_storm();
+	test_storm_boundary();
 	test_loop();
 	test_loop_wakeups();
 	return done_testing();
