@@ -608,6 +608,35 @@ static int nothing_watched(struct ibve_pipeline *p)
 	return first->ops->empty(first->src); /* its reason, said last */
 }
 
+/*
+ * What the watcher's own metrics say of P, into W (ports.h): when it was
+ * made (CLOCK_REALTIME), which sources of records run, its logs' failures.
+ */
+static void watcher_of(const struct ibve_pipeline *p, struct ibve_watcher *w)
+{
+	w->known = true;
+	w->born = p->born;
+	w->nsources = 0;
+	for (size_t i = 0; ibve_sources[i]; i++) {
+		const struct inst *in = registered(p, ibve_sources[i]);
+
+		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
+			continue; /* a replay: its records say whose they are;
+				   * lldp: it adds to verbs records */
+		w->sources[w->nsources].records = ibve_sources[i]->records;
+		w->sources[w->nsources++].runs =
+			in && in->started &&
+			(!in->ops->live || in->ops->live(in->src));
+	}
+	w->nlogs = 0; /* as many as ibve_pipeline_add_sink() took */
+	for (size_t i = 0; i < p->nsinks; i++) {
+		if (!p->sinks[i].sink->log)
+			continue;
+		w->logs[w->nlogs].name = p->sinks[i].sink->log;
+		w->logs[w->nlogs++].failures = p->sinks[i].sink->failures;
+	}
+}
+
 /* Sinks learn which devices are open (the port table adds their rows). */
 static int start_sinks(struct ibve_pipeline *p)
 {
@@ -618,6 +647,9 @@ static int start_sinks(struct ibve_pipeline *p)
 	if (!names)
 		return ibve_error(ENOMEM, "out of memory");
 	n = ibve_pipeline_devices(p, names, n);
+	for (size_t i = 0; i < p->nsinks && !r; i++)
+		if (p->sinks[i].sink->watcher)
+			watcher_of(p, p->sinks[i].sink->watcher);
 	for (size_t i = 0; i < p->nsinks && !r; i++)
 		if (p->sinks[i].sink->ops->start)
 			r = p->sinks[i].sink->ops->start(p->sinks[i].sink,
@@ -677,7 +709,17 @@ IBVE_EXPORT size_t ibve_pipeline_devices(const struct ibve_pipeline *p,
 IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
 				       struct ibve_sink *s, unsigned int flags)
 {
-	struct sink_at *v = realloc(p->sinks, (p->nsinks + 1) * sizeof(*v));
+	struct sink_at *v;
+	size_t logs = 0;
+
+	for (size_t i = 0; s->log && i < p->nsinks; i++)
+		logs += !!p->sinks[i].sink->log;
+	if (logs == IBVE_WATCHER_LOGS) { /* their metrics would be cut */
+		s->ops->destroy(s);
+		return ibve_error(ENOSPC, "%s: more than %d log sinks", s->log,
+				  IBVE_WATCHER_LOGS);
+	}
+	v = realloc(p->sinks, (p->nsinks + 1) * sizeof(*v));
 
 	if (!v) {
 		s->ops->destroy(s);
@@ -704,33 +746,6 @@ void ibve_sink_log_failed(struct ibve_sink *s, int err)
 void ibve_sink_log_sent(struct ibve_sink *s)
 {
 	s->failing = false;
-}
-
-void ibve_pipeline_watcher(const struct ibve_pipeline *p,
-			   struct ibve_watcher *w)
-{
-	w->known = true;
-	w->born = p->born;
-	w->nsources = 0;
-	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
-	     i++) {
-		const struct inst *in = registered(p, ibve_sources[i]);
-
-		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
-			continue; /* a replay: its records say whose they are;
-				   * lldp: it adds to verbs records */
-		w->sources[w->nsources].records = ibve_sources[i]->records;
-		w->sources[w->nsources++].runs =
-			in && in->started &&
-			(!in->ops->live || in->ops->live(in->src));
-	}
-	w->nlogs = 0;
-	for (size_t i = 0; i < p->nsinks && w->nlogs < IBVE_WATCHER_MAX; i++) {
-		if (!p->sinks[i].sink->log)
-			continue;
-		w->logs[w->nlogs].name = p->sinks[i].sink->log;
-		w->logs[w->nlogs++].failures = p->sinks[i].sink->failures;
-	}
 }
 
 IBVE_EXPORT int ibve_pipeline_fd(const struct ibve_pipeline *p)
@@ -928,9 +943,12 @@ static int flush_sinks(struct ibve_pipeline *p)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < p->nsinks && !r; i++)
+	for (size_t i = 0; i < p->nsinks && !r; i++) {
+		if (p->sinks[i].sink->watcher)
+			watcher_of(p, p->sinks[i].sink->watcher);
 		if (p->sinks[i].sink->ops->flush)
 			r = p->sinks[i].sink->ops->flush(p->sinks[i].sink);
+	}
 	return r;
 }
 
