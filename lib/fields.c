@@ -126,7 +126,6 @@ int ibve_qp_type_parse(const char *s, uint32_t *type)
 	return -EINVAL;
 }
 
-
 static void qp_text(struct ibve_buf *b, const struct ibve_event *ev)
 {
 	ibve_buf_printf(b, "qp 0x%06x", ev->qp_num);

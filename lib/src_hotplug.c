@@ -162,7 +162,7 @@ static void netdev(struct hotplug *s, const struct ibve_hp_msg *m)
 		ifname[0] = '\0';
 	ibve_hp_event_netdev(ev, m->device, d ? d->guid : 0, m->port,
 			     m->ifindex, ifname,
-			     m->kind == IBVE_HP_NETDEV_ATTACH);
+			     m->what == IBVE_HP_NETDEV_ATTACH);
 }
 
 static bool ready(void *arg, uint32_t cookie)
@@ -181,7 +181,7 @@ static bool ready(void *arg, uint32_t cookie)
 		for (size_t k = 0; k < n; k++) {
 			const struct ibve_hp_msg *m = &msgs[k];
 
-			switch (m->kind) {
+			switch (m->what) {
 			case IBVE_HP_ADDED:
 				arrived(s, m);
 				break;

@@ -255,7 +255,7 @@ static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	char st[96];
 
 	if (!p->peer_tid || p->peer_tid != (uint32_t)d->tid ||
-	    p->peer_node != (d->kind == IBVE_SM_MAD_NODE_RESP))
+	    p->peer_node != (d->what == IBVE_SM_MAD_NODE_RESP))
 		return;
 	if (d->status) {
 		ibve_sm_status_str(d->status, st, sizeof(st));
@@ -285,7 +285,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 
 	if (umad_status(buf) || !ibve_sm_mad_decode(mad, (size_t)len, &d))
 		return; /* a Set the kernel gave up on: the timer resends */
-	switch (d.kind) {
+	switch (d.what) {
 	case IBVE_SM_MAD_SMP_GET:
 		if (p->smi_agent < 0)
 			return;

@@ -256,7 +256,7 @@ static void hotplug_rows(void)
 static void sm_rows(void)
 {
 	for (uint16_t trap = 63; trap <= 68; trap++) {
-		struct ibve_sm_mad r = { .kind = IBVE_SM_MAD_REPORT,
+		struct ibve_sm_mad r = { .what = IBVE_SM_MAD_REPORT,
 					 .trap = trap,
 					 .producer = 4,
 					 .issuer_lid = 2,
