@@ -664,7 +664,9 @@ uninstall:
 
 # The Debian packages, built in a copy of the tree (dpkg-buildpackage
 # writes beside the tree it builds), with none of this make's variables:
-# debian/rules says how it builds (make install into debian/tmp).
+# debian/rules says how it builds (make install into debian/tmp). As
+# many jobs as CPUs, or DEB_BUILD_OPTIONS=parallel=N (dpkg-buildpackage's
+# own default: a -j here would override it).
 DEB_DIR := $(B)/deb
 DEB_SRC := $(DEB_DIR)/ibvevent-$(VERSION)
 deb:
@@ -673,7 +675,7 @@ deb:
 		--exclude=./debian/build . | \
 		tar -C $(DEB_SRC) -xf -
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
-		dpkg-buildpackage -us -uc -b -jauto
+		dpkg-buildpackage -us -uc -b
 	rm -rf $(DEB_SRC)
 	lintian -I --fail-on error $(DEB_DIR)/*.changes >$(DEB_DIR)/lintian.log 2>&1 || \
 		{ cat $(DEB_DIR)/lintian.log; exit 1; }

@@ -23,7 +23,10 @@ setup_file() {
 	done
 	DEBS=$BATS_FILE_TMPDIR/b/deb
 	local start=$SECONDS
-	make -s -C "$BATS_TEST_DIRNAME/../.." deb B="$BATS_FILE_TMPDIR/b" \
+	# as many jobs as asked for, one more than the CPUs: not what
+	# dpkg-buildpackage's default (-jauto) would run
+	DEB_BUILD_OPTIONS=parallel=$(($(nproc) + 1)) \
+		make -s -C "$BATS_TEST_DIRNAME/../.." deb B="$BATS_FILE_TMPDIR/b" \
 		>"$BATS_FILE_TMPDIR/deb.log" 2>&1 ||
 		fail "make deb failed: $(tail -n 20 "$BATS_FILE_TMPDIR/deb.log")"
 	echo "# make deb (build and lintian): $((SECONDS - start)) s" >&3
@@ -38,7 +41,7 @@ setup() {
 	ARCH=$(dpkg --print-architecture)
 }
 
-@test "make deb builds the programs, the library and its -dev package; lintian reports no error" {
+@test "make deb builds the programs, the library and its -dev package with DEB_BUILD_OPTIONS's jobs; lintian reports no error" {
 	# the packages' version is the Makefile's
 	run -0 dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version
 	assert_output "$VERSION"
@@ -53,6 +56,11 @@ setup() {
 	[ ! -e "$TOP/debian/build" ] || fail "make deb left $TOP/debian/build"
 	[ ! -e "$TOP/debian/tmp" ] || fail "make deb left $TOP/debian/tmp"
 	[ ! -e "$DEBS/ibvevent-$VERSION" ] || fail "make deb left its copy of the tree"
+	# the build and the install ran with DEB_BUILD_OPTIONS's parallel=N
+	# (setup_file), as debhelper printed them
+	run -0 grep -oE '^	make -j[0-9]* ' "$BATS_FILE_TMPDIR/deb.log"
+	n=$(($(nproc) + 1))
+	assert_output "	make -j$n "$'\n'"	make -j$n "
 }
 
 # sandbox NS: lay the overlays over /usr, /etc and /var (their upper
