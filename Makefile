@@ -599,7 +599,7 @@ $(B)/share/%: share/%.in
 $(B)/share/prometheus/runbook.html: share/runbook man/ibv_eventwatch.1
 	@mkdir -p $(dir $@)
 	$(call quiet,GEN,$@)
-	$(Q)share/runbook man/ibv_eventwatch.1 >$@.tmp && mv $@.tmp $@
+	$(Q)share/runbook man/ibv_eventwatch.1 $(DATADIR) >$@.tmp && mv $@.tmp $@
 
 $(B)/share/npd/ibvevent-journal.json: share/npd/ibvevent-journal.json
 	@mkdir -p $(dir $@)
@@ -622,7 +622,8 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	$(sched_subst) share/prometheus/ibvevent.rules.yml.in \
 		>$(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
 	chmod 644 $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
-	install -m 644 $(B)/share/prometheus/runbook.html $(DESTDIR)$(DATADIR)/ibvevent/
+	share/runbook man/ibv_eventwatch.1 $(DATADIR) >$(DESTDIR)$(DATADIR)/ibvevent/runbook.html
+	chmod 644 $(DESTDIR)$(DATADIR)/ibvevent/runbook.html
 	install -m 644 share/grafana/ibvevent-fleet.json $(DESTDIR)$(DATADIR)/ibvevent/grafana/
 	install -d $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd
 	for f in slurm/ibvevent-healthcheck slurm/ibvevent.nhc npd/ibvevent-ports.json; do \

@@ -174,7 +174,15 @@ LIB=$BUILD/lib/libibvevent.so.0
 	while read -r f; do
 		i=$data/$f n=${f##*/}
 		src=$(find "$TOP"/share/*/ "$TOP/systemd" -type f \( -name "$n" -o -name "$n.in" \))
-		[ "$n" != runbook.html ] || src=$BUILD/share/prometheus/runbook.html
+		# the runbook: the build's, rendered for the default data
+		# directory; mandoc fills its lines, whose breaks then differ
+		fill=(cat)
+		if [ "$n" = runbook.html ]; then
+			src=$BATS_TEST_TMPDIR/runbook.html fill=(tr -s '[:space:]' ' ')
+			sed -e 's|file:///usr/local/share/ibvevent|@RUNBOOK_URL@|g' \
+				-e 's|/usr/local/share|@DATADIR@|g' \
+				"$BUILD/share/prometheus/runbook.html" | "${fill[@]}" >"$src"
+		fi
 		# where the docs say: DATADIR/ibvevent/F, or F in the README's
 		# list under it; a schema in share/ibvevent/schema/ by its name
 		case $f in
@@ -196,7 +204,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 		fi
 		sed -e 's|file:///opt/ibve/share/ibvevent|@RUNBOOK_URL@|g' \
 			-e 's|/opt/ibve/bin|@BINDIR@|g' -e 's|/opt/ibve/share|@DATADIR@|g' "$i" |
-			cmp - "$src" || fail "$f differs from $src"
+			"${fill[@]}" | cmp - "$src" || fail "$f differs from $src"
 		run -0 stat -c %a "$i"
 		if [ -x "$src" ]; then assert_output 755; else assert_output 644; fi
 	done <"$BATS_TEST_TMPDIR/installed"
