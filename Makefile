@@ -596,10 +596,12 @@ $(B)/share/%: share/%.in
 	$(Q)$(sched_subst) $< >$@.tmp
 	$(Q)if [ -x $< ]; then chmod 755 $@.tmp; fi; mv $@.tmp $@
 
+# The build's runbook names the man page's default data directory; an
+# install renders its own.
 $(B)/share/prometheus/runbook.html: share/runbook man/ibv_eventwatch.1
 	@mkdir -p $(dir $@)
 	$(call quiet,GEN,$@)
-	$(Q)share/runbook man/ibv_eventwatch.1 $(DATADIR) >$@.tmp && mv $@.tmp $@
+	$(Q)share/runbook man/ibv_eventwatch.1 >$@.tmp && mv $@.tmp $@
 
 $(B)/share/npd/ibvevent-journal.json: share/npd/ibvevent-journal.json
 	@mkdir -p $(dir $@)
