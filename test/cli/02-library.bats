@@ -151,10 +151,37 @@ LIB=$BUILD/lib/libibvevent.so.0
 	[ -z "$(find "$dest" -name '*.a')" ] # the exporter's archive is the build's own
 	grep -qx 'prefix=/opt/ibve' "$dest/opt/ibve/lib/pkgconfig/libibvevent.pc"
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN
-	[ -z "$(find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print)" ]
+	# outside PREFIX only the example of the spec the checks read from /etc
+	run -0 find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print
+	assert_output "$dest/etc/ibvevent/ports.spec.example"
 	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
 	run -0 find "$dest" -type f -o -type l
 	assert_output ''
+	[ ! -e "$dest/etc/ibvevent" ] || fail "make uninstall left $dest/etc/ibvevent"
+}
+
+@test "the example ports spec: where the checks look for the spec, named in the docs, and valid once uncommented" {
+	dest=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	ex=$dest/etc/ibvevent/ports.spec.example
+	cmp "$ex" "$TOP/share/ports.spec.example"
+	run -0 stat -c %a "$ex"
+	assert_output 644
+	# beside the spec file that every shipped check reads
+	run -0 grep -rhoE '/etc/ibvevent/[a-z.]+' "$dest/usr/share/ibvevent/slurm" \
+		"$dest/usr/share/ibvevent/npd"
+	assert_equal "$(sort -u <<<"$output")" /etc/ibvevent/ports.spec
+	grep -qF /etc/ibvevent/ports.spec.example "$TOP/README.md" || fail "the README does not name it"
+	# its lines are commented out: as it is, it is no spec (every port
+	# ACTIVE); each line uncommented is one --check takes (status 0 or
+	# 1 with the ports of this host, 2 for a spec it refuses)
+	run -1 grep -cvE '^(#|$)' "$ex"
+	assert_output 0
+	sed -n 's/^#\([a-z*]\)/\1/p' "$ex" >"$BATS_TEST_TMPDIR/spec"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/spec")" -ge 3 ] || fail "$(cat "$BATS_TEST_TMPDIR/spec")"
+	run --separate-stderr ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/spec"
+	[ "$status" -le 1 ] || fail "status $status: $stderr"
+	assert_equal "$stderr" ''
 }
 
 @test "make install puts every data file where the docs say, its paths substituted; make uninstall removes them" {
