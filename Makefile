@@ -178,7 +178,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
 	libibumad-dev ibsim-utils opensm infiniband-diags lldpd liblldpctl-dev \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
-	python3-jsonschema slurmctld slurmd slurm-client munge \
+	python3-jsonschema python3-yaml slurmctld slurmd slurm-client munge \
 	debhelper dpkg-dev lintian libgnutls28-dev
 
 .PHONY: all deb deps check check-unit check-cli check-sm check-vm demo \
