@@ -260,8 +260,10 @@ row_order() {
 	assert_equal "$(row_order)" "mlx5_0 mlx5_1 "
 }
 
-@test "screen: space pauses, r resets the counts, e shows the event log" {
-	start_screen
+@test "screen: space pauses, r resets the counts and the flaps, e shows the event log" {
+	# a day's window: mlx5_0's flap of the capture counts
+	tm_start "TZ=UTC ibv_eventtop --flap-window 1d -r '$FABRIC'"
+	tm_wait '^mlx5_0 +1 ACTIVE +- +1 UNKNOWN'
 	tm send-keys -t 0 Space
 	tm_wait '^ ibv_eventtop \[PAUSED\] - '
 	tm send-keys -t 0 Z
@@ -269,6 +271,7 @@ row_order() {
 	tm send-keys -t 0 r
 	tm_wait ' 0 events'
 	tm_wait '^mlx5_1 +1 ACTIVE +- +0 - +- +0 +0 '
+	tm_wait '^mlx5_0 +1 ACTIVE +- +0 - +- +0 +0 '
 	tm send-keys -t 0 e
 	tm_wait '^ Events, newest first'
 	tm send-keys -t 0 e

@@ -256,6 +256,25 @@ static void test_columns(void)
 	teardown(&v);
 }
 
+/* r: every count goes, the flaps too. */
+static void test_reset(void)
+{
+	struct view v;
+	struct timespec later = { 1001, 0 };
+	const struct ibve_port_row *p;
+	char cell[16];
+
+	setup(&v);
+	p = row(&v, "mlx5_1", 2);
+	ok(p->flaps == 1 && p->flaps_window == 1, "down 90 s, then up: a flap");
+	ibve_ports_reset(v.ports);
+	ibve_ports_sample(v.ports, &later);
+	top_cell(p, COL_FLAPS, cell, sizeof(cell));
+	is_str(cell, "0", "after a reset, FLAPS 0");
+	ok(!p->flaps && !p->total, "  the flaps and the counts alike");
+	teardown(&v);
+}
+
 static void test_print(void)
 {
 	struct view v;
@@ -626,6 +645,7 @@ int main(void)
 	test_order();
 	test_order_rate();
 	test_columns();
+	test_reset();
 	test_print();
 	test_procs();
 	test_procs_storm();
