@@ -72,10 +72,10 @@ static void draw_header(struct view *v)
 		     top_table_title(v, v->procs_view ? v->psort : v->sort),
 		     (v->procs_view ? v->pinvert : v->invert) ? " (inverted)"
 							      : "");
-	if (v->name_filter[0] || v->editing)
+	/* while it is typed, the prompt shows it */
+	if (v->name_filter[0] && !v->editing)
 		k += snprintf(sort + k, sizeof(sort) - (size_t)k,
-			      "   filter: %s%s", v->name_filter,
-			      v->editing ? "_" : "");
+			      "   filter: %s", v->name_filter);
 	/* the rate goes first when the line is too long for the screen */
 	snprintf(line + n, sizeof(line) - (size_t)n, "%s%s",
 		 n + r + k <= COLS ? rate : "", sort);
@@ -322,12 +322,13 @@ static void draw_footer(struct view *v)
 	char line[256];
 	size_t n = 0;
 
-	if (v->editing) {
-		draw_bar(
-			v, LINES - 1,
-			v->procs_view
-				? " Filter by command, job or device: Enter keeps it, Esc clears"
-				: " Filter by device name: type, Enter keeps it, Esc clears");
+	if (v->editing) { /* the text as it is, to edit */
+		snprintf(line, sizeof(line),
+			 " Filter by %s: %s_   Enter keeps it, Esc clears",
+			 v->procs_view ? "command, job or device"
+				       : "device name",
+			 v->name_filter);
+		draw_bar(v, LINES - 1, line);
 		return;
 	}
 	line[0] = '\0';

@@ -250,11 +250,23 @@ row_order() {
 	assert_equal "$(row_order)" "mlx5_1 mlx5_0 "
 }
 
-@test "screen: / filters by device name, Esc clears it" {
-	start_screen
-	tm send-keys -t 0 / m l x 5 _ 1 Enter
+@test "screen: / filters by device name, its prompt shows the text to edit, Esc clears it" {
+	TM_COLS=80 TM_LINES=24 start_screen
+	tm send-keys -t 0 / m l x 5 _ 1
+	# typed in the prompt, not in the header
+	tm_wait_line 24 '^ Filter by device name: mlx5_1_ +Enter keeps it, Esc clears'
+	tm_wait_line 2 'sort: DEVICE$'
+	tm send-keys -t 0 Enter
 	tm_wait 'filter: mlx5_1$'
 	assert_equal "$(row_order)" "mlx5_1 "
+	# / again starts from the filter, shown: edit it into another
+	tm send-keys -t 0 /
+	tm_wait_line 24 '^ Filter by device name: mlx5_1_ '
+	tm send-keys -t 0 BSpace 0
+	tm_wait_line 24 '^ Filter by device name: mlx5_0_ '
+	tm send-keys -t 0 Enter
+	tm_wait 'filter: mlx5_0$'
+	assert_equal "$(row_order)" "mlx5_0 "
 	tm send-keys -t 0 / Escape
 	tm_wait 'sort: DEVICE$'
 	assert_equal "$(row_order)" "mlx5_0 mlx5_1 "
