@@ -175,13 +175,14 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 		      size_t size);
 size_t top_nrows(const struct view *v);
 /* The columns drawn on WIDTH columns: whole ones only, but for the first
- * that scrolls (clipped); *MORE: some are off to the right. */
+ * that scrolls (clipped); *RIGHT: how many are off the right edge, whole
+ * or in part (v->hscroll are off the left). */
 struct top_span {
 	int col, x, w;
 	bool left;
 };
 size_t top_layout(const struct view *v, int width, struct top_span *s,
-		  bool *more);
+		  int *right);
 /* The sort column, scrolled into view on WIDTH columns. */
 void top_show_sort(struct view *v, int width);
 /* A snapshot for batch mode on standard output; false with errno. */

@@ -89,7 +89,7 @@ static void move_selected(struct view *v, int step)
 static int act(struct view *v, const struct key *k)
 {
 	struct top_span s[TOP_MAX_COLS];
-	bool more = false;
+	int more = 0;
 
 	switch (k->act) {
 	case QUIT:

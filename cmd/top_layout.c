@@ -97,12 +97,12 @@ size_t top_nrows(const struct view *v)
 }
 
 size_t top_layout(const struct view *v, int width, struct top_span *s,
-		  bool *more)
+		  int *right)
 {
 	int cols[TOP_MAX_COLS], x = 0, skip = v->hscroll;
 	size_t n = top_screen_cols(v, cols), k = 0;
 
-	*more = false;
+	*right = 0;
 	/* at least one column that scrolls stays */
 	if (skip > (int)n - TOP_FROZEN - 1)
 		skip = (int)n - TOP_FROZEN - 1;
@@ -115,10 +115,11 @@ size_t top_layout(const struct view *v, int width, struct top_span *s,
 			continue;
 		}
 		if (x >= width || aw > width - x) {
-			*more = true;
-			if (x >= width || k > TOP_FROZEN)
-				break;
-			aw = width - x; /* clipped */
+			*right = (int)(n - i);
+			if (x < width && k <= TOP_FROZEN) /* clipped */
+				s[k++] = (struct top_span){ cols[i], x,
+							    width - x, w < 0 };
+			break;
 		}
 		s[k++] = (struct top_span){ cols[i], x, aw, w < 0 };
 		x += aw + 1;
@@ -131,7 +132,8 @@ void top_show_sort(struct view *v, int width)
 	int cols[TOP_MAX_COLS], sort = v->procs_view ? v->psort : v->sort;
 	size_t n = top_screen_cols(v, cols), pos = n;
 	struct top_span s[TOP_MAX_COLS];
-	bool more, shown = false;
+	bool shown = false;
+	int more;
 
 	v->sort_follow = false;
 	for (size_t i = 0; i < n; i++)

@@ -343,12 +343,28 @@ static void draw_footer(struct view *v)
 	draw_bar(v, LINES - 1, line);
 }
 
+/* Above the titles, the columns off either edge: "< 2 columns" over the
+ * first that scrolls, "7 columns >" at the right. */
+static void draw_off(const struct view *v, int y, const struct top_span *sp,
+		     size_t nsp, int right)
+{
+	char s[32];
+	int n;
+
+	if (v->hscroll && nsp > TOP_FROZEN)
+		mvprintw(y, sp[TOP_FROZEN].x, "< %d column%s", v->hscroll,
+			 v->hscroll == 1 ? "" : "s");
+	n = snprintf(s, sizeof(s), "%d column%s >", right,
+		     right == 1 ? "" : "s");
+	if (right && n < COLS)
+		mvaddstr(y, COLS - n, s);
+}
+
 void top_draw(struct view *v)
 {
 	struct top_span sp[TOP_MAX_COLS];
-	int cols[TOP_MAX_COLS], table_rows, max, y = 3;
+	int cols[TOP_MAX_COLS], table_rows, max, right, y = 3;
 	size_t nsp, nrows;
-	bool more;
 
 	if (v->help) {
 		draw_help(v);
@@ -376,7 +392,8 @@ void top_draw(struct view *v)
 		v->scroll = v->selected;
 	if (v->selected >= v->scroll + table_rows)
 		v->scroll = v->selected - table_rows + 1;
-	nsp = top_layout(v, COLS, sp, &more);
+	nsp = top_layout(v, COLS, sp, &right);
+	draw_off(v, y - 1, sp, nsp, right);
 	draw_titles(v, y++, sp, nsp);
 	for (int i = 0; i < table_rows && (size_t)(v->scroll + i) < nrows; i++)
 		draw_row(v, y + i, (size_t)(v->scroll + i), sp, nsp,

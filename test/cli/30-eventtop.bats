@@ -170,10 +170,15 @@ row_order() {
 	screen_whole
 	tm send-keys -t 0 Space
 	tm_wait_line 1 '^ ibv_eventtop - replay of '
+	# above the titles, the columns off the right: the 17 below with
+	# DEVICE and PORT are 19, 9 show
+	tm_wait_line 3 '^ {68}10 columns >$'
 	# Right, a column at a time, until the last shows; device and port
-	# stay, and every column of the table comes into view on the way
+	# stay, and every column of the table comes into view on the way;
+	# those off the left are counted, those off the right never more
 	seen=$(tm_line 4)
-	for _ in $(seq 30); do
+	right=10
+	for i in $(seq 30); do
 		prev=$(tm_line 4)
 		[[ $prev != *LID/GID* ]] || break
 		tm send-keys -t 0 Right
@@ -181,7 +186,13 @@ row_order() {
 		tm_wait_line 4 '^DEVICE +PORT '
 		seen+=$'\n'$(tm_line 4)
 		screen_whole
+		[[ $(tm_line 3) =~ ^\ {16}\<\ $i\ columns?(\ +([0-9]+)\ columns?\ \>)?$ ]] ||
+			fail "after $i Right: '$(tm_line 3)'"
+		[ "${BASH_REMATCH[2]:-0}" -le "$right" ] || fail "after $i Right: $right before, now '$(tm_line 3)'"
+		right=${BASH_REMATCH[2]:-0}
 	done
+	# at the end, none off the right
+	assert_equal "$right" 0
 	for t in STATE 'DOWN SINCE' FLAPS 'LAST EVENT' AGE TOTAL EV/MIN DOWN UP SM \
 		FATAL OTHER 'ERROR COUNTERS MOVED' PHYS LINK RATE LID/GID; do
 		grep -qE "(^| )$t( |\$)" <<<"$seen" || fail "$t never came into view: $seen"

@@ -470,7 +470,7 @@ static void test_procs_bounded(void)
 }
 
 /* The titles of the columns laid out on WIDTH columns: "DEVICE PORT". */
-static const char *laid_out(struct view *v, int width, bool *more)
+static const char *laid_out(struct view *v, int width, int *more)
 {
 	static char s[512];
 	struct top_span sp[TOP_MAX_COLS];
@@ -493,7 +493,7 @@ static const char *laid_out(struct view *v, int width, bool *more)
 static int span_width(struct view *v, int width, int col)
 {
 	struct top_span sp[TOP_MAX_COLS];
-	bool more;
+	int more;
 	size_t k;
 
 	top_order(v);
@@ -507,31 +507,35 @@ static int span_width(struct view *v, int width, int col)
 static void test_layout(void)
 {
 	struct view v;
-	bool more;
+	int more;
 
 	setup(&v);
 	is_str(laid_out(&v, 80, &more),
 	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN",
 	       "80 columns: what went wrong and when first");
-	ok(more, "  more off to the right");
+	/* DOWN UP SM FATAL, ERROR COUNTERS MOVED, PHYS LINK RATE LID/GID */
+	is_int(more, 9, "  9 more off to the right");
 	is_str(laid_out(&v, 120, &more),
 	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN|"
 	       "DOWN|UP|SM|FATAL",
 	       "120: the counts that are not all 0 (no LID, PKEY, GID...)");
+	is_int(more, 5, "  5 more off to the right");
 	v.hscroll = 7;
 	is_str(laid_out(&v, 80, &more),
 	       "DEVICE|PORT|DOWN|UP|SM|FATAL|ERROR COUNTERS MOVED|PHYS|LINK|RATE",
 	       "scrolled: device and port stay, the rest move");
-	ok(more, "  LID/GID still to the right");
+	is_int(more, 1, "  LID/GID still to the right");
 	v.hscroll = 100;
 	is_str(laid_out(&v, 80, &more), "DEVICE|PORT|LID/GID",
 	       "scrolled past the end: the last column stays");
-	ok(!more, "  nothing more");
+	is_int(more, 0, "  nothing more");
 	v.hscroll = 0;
 	is_str(laid_out(&v, 30, &more), "DEVICE|PORT|STATE",
 	       "narrow: whole columns only");
 	is_str(laid_out(&v, 20, &more), "DEVICE|PORT|STAT",
 	       "  but the first that scrolls, cut");
+	is_int(more, 16,
+	       "  which is off the right in part, and the 15 after it");
 	v.sort = COL_RATE;
 	v.sort_follow = true;
 	top_show_sort(&v, 80);
@@ -573,7 +577,7 @@ static void test_peer(void)
 	struct timespec now = { 1000, 0 };
 	char cell[128], want[128];
 	const char *s;
-	bool more;
+	int more;
 
 	setup(&v);
 	ok(!top_col_visible(&v, COL_PEER) && !strstr(printed(&v), "PEER"),
