@@ -180,6 +180,7 @@ static int on_record(const struct ibve_event *ev, void *arg)
 	struct top *t = arg;
 
 	top_procs_add(&t->v.procs, ev);
+	top_rate_add(&t->v.rate, ev);
 	t->dirty = true;
 	return 0;
 }

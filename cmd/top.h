@@ -90,12 +90,20 @@ struct top_procs {
 	bool sampled;
 };
 
+/* Events a second, the last TOP_RATE_SECS seconds (by their time). */
+#define TOP_RATE_SECS 60
+struct top_rate {
+	int64_t sec[TOP_RATE_SECS];
+	uint64_t n[TOP_RATE_SECS];
+};
+
 struct view {
 	/* model */
 	struct ibve_ports *ports;
 	struct top_procs procs; /* the kernel source's owners */
 	struct ibve_pipeline *pl;
 	struct ibve_filter *filter;
+	struct top_rate rate; /* of the records, for the header */
 	const char *replay_path;
 	/* options */
 	double delay;
@@ -222,6 +230,11 @@ void top_procs_json(const struct view *v, struct ibve_json *j);
 size_t top_format_json(const void *arg, char *buf, size_t size);
 /* The process table alone, ordered first, as snprintf writes. */
 size_t top_procs_format(struct view *v, char *buf, size_t size);
+
+/* top_log.c: what came. EV counted into R at its time. */
+void top_rate_add(struct top_rate *r, const struct ibve_event *ev);
+/* ", 12.5/s over 10 s" as of the last sample; MINUTE: and over a minute. */
+void top_put_rates(struct ibve_buf *b, const struct view *v, bool minute);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

@@ -40,34 +40,34 @@ static void draw_bar(struct view *v, int y, const char *text)
 static void draw_header(struct view *v)
 {
 	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
-	char line[512], when[32], rate[64], sort[128 + IBVE_NAME_MAX];
+	char line[512], when[32], sort[128 + IBVE_NAME_MAX];
+	struct ibve_buf b = { line, sizeof(line), 0 };
 	time_t now = time(NULL);
 	long up = (long)s->uptime;
 	struct tm tm;
-	int n, r, k;
+	size_t n;
+	int k;
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	/* PAUSED first: the line is cut at the screen's edge */
-	n = snprintf(line, sizeof(line), " ibv_eventtop%s - ",
-		     v->paused ? " [PAUSED]" : "");
+	ibve_buf_printf(&b, " ibv_eventtop%s - ", v->paused ? " [PAUSED]" : "");
 	if (s->host[0])
-		snprintf(line + n, sizeof(line) - (size_t)n,
-			 "%s - %s - Linux %s - up %02ld:%02ld:%02ld", when,
-			 s->host, s->kernel, up / 3600, up % 3600 / 60,
-			 up % 60);
+		ibve_buf_printf(&b, "%s - %s - Linux %s - up %02ld:%02ld:%02ld",
+				when, s->host, s->kernel, up / 3600,
+				up % 3600 / 60, up % 60);
 	else
-		snprintf(line + n, sizeof(line) - (size_t)n,
-			 "replay of %s - %02ld:%02ld:%02ld of capture%s",
-			 v->replay_path, up / 3600, up % 3600 / 60, up % 60,
-			 v->replay_eof ? " (end)" : "");
+		ibve_buf_printf(&b,
+				"replay of %s - %02ld:%02ld:%02ld of capture%s",
+				v->replay_path, up / 3600, up % 3600 / 60,
+				up % 60, v->replay_eof ? " (end)" : "");
+	ibve_buf_end(&b);
 	draw_bar(v, 0, line);
-	n = snprintf(line, sizeof(line),
-		     " %zu device%s, %zu port%s, %llu event%s", s->devices,
-		     s->devices == 1 ? "" : "s", s->ports,
-		     s->ports == 1 ? "" : "s", (unsigned long long)s->events,
-		     s->events == 1 ? "" : "s");
-	r = snprintf(rate, sizeof(rate), ", %.2f events/s", s->per_second);
+	b.len = 0;
+	ibve_buf_printf(&b, " %zu device%s, %zu port%s, %llu event%s",
+			s->devices, s->devices == 1 ? "" : "s", s->ports,
+			s->ports == 1 ? "" : "s", (unsigned long long)s->events,
+			s->events == 1 ? "" : "s");
 	k = snprintf(sort, sizeof(sort), "   sort: %s%s",
 		     top_table_title(v, v->procs_view ? v->psort : v->sort),
 		     (v->procs_view ? v->pinvert : v->invert) ? " (inverted)"
@@ -76,9 +76,15 @@ static void draw_header(struct view *v)
 	if (v->name_filter[0] && !v->editing)
 		k += snprintf(sort + k, sizeof(sort) - (size_t)k,
 			      "   filter: %s", v->name_filter);
-	/* the rate goes first when the line is too long for the screen */
-	snprintf(line + n, sizeof(line) - (size_t)n, "%s%s",
-		 n + r + k <= COLS ? rate : "", sort);
+	/* the last minute's rate goes first when the line is too long */
+	n = b.len;
+	top_put_rates(&b, v, true);
+	if (b.len + (size_t)k > (size_t)COLS) {
+		b.len = n;
+		top_put_rates(&b, v, false);
+	}
+	ibve_buf_puts(&b, sort);
+	ibve_buf_end(&b);
 	/* cut at the edge: a line that wraps would push the next down */
 	mvprintw(1, 0, "%.*s", COLS, line);
 	clrtoeol();

@@ -27,7 +27,28 @@ count_of() {
 	run ibv_eventtop -b -r "$FABRIC"
 	assert_success
 	diff -u "$EXPECTED/top-fabric.txt" <(echo "$output"; echo)
-	assert_line --index 1 "2 devices, 2 ports, $(wc -l <"$FABRIC") events, 0.00 events/s"
+	assert_line --index 1 --regexp "^2 devices, 2 ports, $(wc -l <"$FABRIC") events, "
+}
+
+@test "the header's rate: events a second over the last 10 s and the last minute" {
+	cap=$BATS_TEST_TMPDIR/rate.jsonl
+	not_output "$cap"
+	# two minutes of a PORT_ERR a second, and 100 more in each of the
+	# last five seconds
+	for s in $(seq 0 119); do
+		for _ in $(seq $((s < 115 ? 1 : 101))); do
+			printf '{"time":"2026-03-02T08:%02d:%02dZ","device":"mlx5_0","port":1,"event":"PORT_ERR"}\n' $((s / 60)) $((s % 60))
+		done
+	done >"$cap"
+	# the last 10 s: 10 + 500 events; the last minute: 60 + 500
+	run -0 ibv_eventtop -b -r "$cap"
+	assert_line --index 1 '1 device, 1 port, 620 events, 51.0/s over 10 s, 9.3/s over 1 min'
+	# the same on the screen, at 80 columns the minute's too
+	TM_COLS=80 tm_start "TZ=UTC ibv_eventtop -r '$cap'"
+	tm_wait_line 2 '^ 1 device, 1 port, 620 events, 51.0/s over 10 s, 9.3/s over 1 min   sort: DEVICE$'
+	# too narrow for both: the minute's goes first
+	tm resize-window -t 0 -x 66 -y 24
+	tm_wait_line 2 '^ 1 device, 1 port, 620 events, 51.0/s over 10 s   sort: DEVICE$'
 }
 
 @test "batch replay as JSON: one object, the stored one" {
@@ -291,8 +312,9 @@ row_order() {
 	tm_wait '^ ibv_eventtop \[PAUSED\] - '
 	tm send-keys -t 0 Z
 	tm_wait 'of capture \(end\)$'
+	tm_wait ' 28 events, 0\.3/s over 10 s'
 	tm send-keys -t 0 r
-	tm_wait ' 0 events'
+	tm_wait ' 0 events, 0\.0/s over 10 s, 0\.0/s over 1 min '
 	tm_wait '^mlx5_1 +1 ACTIVE +- +0 - +- +0 +0 '
 	tm_wait '^mlx5_0 +1 ACTIVE +- +0 - +- +0 +0 '
 	tm send-keys -t 0 e
