@@ -185,6 +185,15 @@ static int on_record(const struct ibve_event *ev, void *arg)
 	return 0;
 }
 
+/* The event log's, a storm's summarised. */
+static int on_log(const struct ibve_event *ev, void *arg)
+{
+	struct top *t = arg;
+
+	t->dirty = true;
+	return top_log_add(&t->v.events, ev);
+}
+
 static int on_idle(void *arg)
 {
 	struct top *t = arg;
@@ -247,8 +256,7 @@ static int setup(struct top *t)
 		.flags = v->batch ? 0 : IBVE_SRC_PACED,
 	};
 
-	if (ibve_ports_new(&v->ports,
-			   IBVE_PORTS_RECENT | (v->replay_path ? 0 : sysfs)) ||
+	if (ibve_ports_new(&v->ports, v->replay_path ? 0 : sysfs) ||
 	    ibve_pipeline_new(&v->pl) || cmd_exclude(v->pl, &t->c))
 		return cmd_fail();
 	ibve_ports_set_flap_window(v->ports, t->c.flap_window);
@@ -261,6 +269,12 @@ static int setup(struct top *t)
 	    ibve_sink_callback(&s, on_record, t) ||
 	    ibve_pipeline_add_sink(v->pl, s, 0))
 		return cmd_fail();
+	/* the screen's log: a storm a line, past as many events a second
+	 * as the watcher writes alone (with -A, counted in the kernel) */
+	if (!v->batch && (ibve_sink_callback(&s, on_log, t) ||
+			  ibve_pipeline_add_sink(v->pl, s, IBVE_SINK_SUMMARY)))
+		return cmd_fail();
+	ibve_pipeline_set_storm(v->pl, v->batch ? 0 : TOP_STORM);
 	ibve_pipeline_set_filter(v->pl, v->filter);
 	ibve_pipeline_set_notes(v->pl, on_note, t);
 	ibve_pipeline_set_clock(v->pl, on_clock, t);
@@ -338,6 +352,7 @@ int main(int argc, char **argv)
 	ibve_ports_free(t.v.ports);
 	ibve_filter_free(t.v.filter);
 	top_procs_free(&t.v.procs);
+	free(t.v.events.v);
 	free(t.v.order);
 	free(t.v.porder);
 	free(t.v.out);

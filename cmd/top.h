@@ -97,13 +97,34 @@ struct top_rate {
 	uint64_t n[TOP_RATE_SECS];
 };
 
+/*
+ * The event log, newest first: a line a record, but a storm's (records
+ * of one key, summarised by the pipeline: IBVE_SINK_SUMMARY) one line
+ * that counts its events, moved up as they come.
+ */
+struct top_line {
+	struct ibve_event ev; /* the newest record */
+	uint64_t count;	      /* events */
+	struct timespec first;
+	uint64_t id; /* kept while the line is moved or grows */
+	bool storm, over;
+};
+#define TOP_LOG_MAX 512
+#define TOP_STORM   10 /* events of a key a second: ibv_eventwatch's --storm */
+struct top_log {
+	struct top_line *v; /* a ring of TOP_LOG_MAX, newest at head - 1 */
+	size_t head, n;
+	uint64_t ids;
+};
+
 struct view {
 	/* model */
 	struct ibve_ports *ports;
 	struct top_procs procs; /* the kernel source's owners */
 	struct ibve_pipeline *pl;
 	struct ibve_filter *filter;
-	struct top_rate rate; /* of the records, for the header */
+	struct top_rate rate;  /* of the records, for the header */
+	struct top_log events; /* the event log (v->log: shown) */
 	const char *replay_path;
 	/* options */
 	double delay;
@@ -209,6 +230,7 @@ const struct ibve_counter **top_moved(const struct ibve_port_row *p,
 void top_put_age(struct ibve_buf *b, double s);
 
 /* top_procs.c: the process view (records of the kernel source) */
+double top_secs(const struct timespec *from, const struct timespec *to);
 void top_procs_add(struct top_procs *t, const struct ibve_event *ev);
 /* Each row's events per second since the last sample, as of NOW (as
  * ibve_ports_sample() does the ports'). */
@@ -231,7 +253,14 @@ size_t top_format_json(const void *arg, char *buf, size_t size);
 /* The process table alone, ordered first, as snprintf writes. */
 size_t top_procs_format(struct view *v, char *buf, size_t size);
 
-/* top_log.c: what came. EV counted into R at its time. */
+/* top_log.c: what came. EV into the log L; -ENOMEM. */
+int top_log_add(struct top_log *l, const struct ibve_event *ev);
+/* The I-th line, 0 the newest; NULL past the last. */
+const struct top_line *top_log_at(const struct top_log *l, size_t i);
+/* The record line L shows: a storm's as a summary of all its events. */
+void top_log_record(const struct top_line *l, struct ibve_event *ev);
+void top_log_reset(struct top_log *l);
+/* EV counted into R at its time. */
 void top_rate_add(struct top_rate *r, const struct ibve_event *ev);
 /* ", 12.5/s over 10 s" as of the last sample; MINUTE: and over a minute. */
 void top_put_rates(struct ibve_buf *b, const struct view *v, bool minute);

@@ -118,6 +118,7 @@ static int act(struct view *v, const struct key *k)
 		ibve_ports_reset(v->ports);
 		top_procs_reset(&v->procs);
 		memset(&v->rate, 0, sizeof(v->rate));
+		top_log_reset(&v->events);
 		return K_REDRAW | K_RESAMPLE;
 	case LOG:
 		v->log = !v->log;

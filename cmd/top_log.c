@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * What came, as the dashboard tells it: the rate of events over the last
+ * What came, as the dashboard tells it: the event log, where a storm is
+ * one line that counts its events, and the rate of events over the last
  * seconds, for the header.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -39,4 +42,107 @@ void top_put_rates(struct ibve_buf *b, const struct view *v, bool minute)
 	ibve_buf_printf(b, ", %.1f/s over 10 s", rate(v, 10));
 	if (minute)
 		ibve_buf_printf(b, ", %.1f/s over 1 min", rate(v, 60));
+}
+
+/* Records of one key: event, device, port and owner, as storms have it. */
+static bool same_key(const struct ibve_event *a, const struct ibve_event *b)
+{
+	const uint32_t owner = IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL;
+
+	if (a->source != b->source || a->code != b->code ||
+	    a->port != b->port || strcmp(a->name, b->name) ||
+	    strcmp(a->device, b->device) ||
+	    (a->fields & owner) != (b->fields & owner))
+		return false;
+	if (a->fields & IBVE_FIELD_OWNER)
+		return a->kernel.pid == b->kernel.pid &&
+		       !strcmp(a->kernel.comm, b->kernel.comm);
+	return !(a->fields & IBVE_FIELD_KERNEL) ||
+	       !strcmp(a->kernel.consumer, b->kernel.consumer);
+}
+
+static struct top_line *line_at(const struct top_log *l, size_t i)
+{
+	return &l->v[(l->head + TOP_LOG_MAX - 1 - i) % TOP_LOG_MAX];
+}
+
+const struct top_line *top_log_at(const struct top_log *l, size_t i)
+{
+	return i < l->n ? line_at(l, i) : NULL;
+}
+
+/*
+ * A summary takes in the lines of its key from a second before its
+ * interval on (the events before the storm, its earlier seconds); a
+ * record joins the line of a storm of its key that has not ended. The
+ * line goes on top.
+ */
+int top_log_add(struct top_log *l, const struct ibve_event *ev)
+{
+	bool sum = ev->fields & IBVE_FIELD_SUMMARY;
+	double window = 1 + (sum ? (double)ev->summary.interval_us / 1e6 : 0);
+	struct top_line line = { *ev, ibve_event_count(ev),  ev->time, 0,
+				 sum, sum && ev->summary.end };
+
+	if (!l->v && !(l->v = calloc(TOP_LOG_MAX, sizeof(*l->v))))
+		return ibve_error(ENOMEM, "the event log: out of memory");
+	if (sum) { /* its interval ends at its time */
+		line.first.tv_sec -=
+			(time_t)(ev->summary.interval_us / 1000000);
+		line.first.tv_nsec -=
+			(long)(ev->summary.interval_us % 1000000) * 1000;
+		if (line.first.tv_nsec < 0) {
+			line.first.tv_sec--;
+			line.first.tv_nsec += 1000000000;
+		}
+	}
+	for (size_t i = 0; i < l->n;) {
+		struct top_line *k = line_at(l, i);
+
+		if (top_secs(&k->ev.time, &ev->time) > window)
+			break; /* the rest are older */
+		if (!same_key(&k->ev, ev) || (!sum && (!k->storm || k->over))) {
+			i++;
+			continue;
+		}
+		line.count += k->count;
+		if (top_secs(&k->first, &line.first) > 0)
+			line.first = k->first;
+		line.id = line.id ? line.id : k->id;
+		line.storm = true;
+		/* out of the ring: the newer lines move down a place */
+		for (; i > 0; i--)
+			*line_at(l, i) = *line_at(l, i - 1);
+		l->head = (l->head + TOP_LOG_MAX - 1) % TOP_LOG_MAX;
+		l->n--;
+	}
+	if (!line.id)
+		line.id = ++l->ids;
+	l->head = (l->head + 1) % TOP_LOG_MAX;
+	l->n += l->n < TOP_LOG_MAX;
+	*line_at(l, 0) = line;
+	return 0;
+}
+
+void top_log_record(const struct top_line *l, struct ibve_event *ev)
+{
+	double s = top_secs(&l->first, &l->ev.time);
+	uint64_t us = s > 0 ? (uint64_t)(s * 1e6 + 0.5) : 0;
+
+	*ev = l->ev;
+	if (!l->storm)
+		return;
+	ev->fields |= IBVE_FIELD_SUMMARY;
+	ev->summary = (struct ibve_summary){
+		.count = l->over ? 0 : l->count,
+		.interval_us = us,
+		.end = l->over,
+		.total = l->count,
+		.storm_us = us,
+	};
+}
+
+void top_log_reset(struct top_log *l)
+{
+	l->n = 0;
 }

@@ -217,23 +217,31 @@ static void draw_titles(struct view *v, int y, const struct top_span *sp,
 
 /*
  * A line of the event log, for the screen's width: the time of day, the
- * port, the event, then its owner and job before the description, so
- * that an 80-column line keeps them.
+ * port, the event, a storm's count, then the owner and job before the
+ * description, so that an 80-column line keeps them.
  */
 static void log_line(const struct ibve_event *ev, char *line, size_t size)
 {
 	struct ibve_buf b = { line, size, 0 };
-	char where[IBVE_NAME_MAX + 16], job[96], text[512];
-	const char *desc = ibve_event_text(ev);
+	char where[IBVE_NAME_MAX + 16], job[96], text[1024], *d;
+	bool storm = ev->fields & IBVE_FIELD_SUMMARY;
 	struct tm tm;
 	time_t t = ev->time.tv_sec;
-	char *d;
+	size_t n;
 
 	localtime_r(&t, &tm);
 	snprintf(where, sizeof(where), ev->port ? "%s/%u" : "%s", ev->device,
 		 ev->port);
 	ibve_buf_printf(&b, "%02d:%02d:%02d %-10s %-20s ", tm.tm_hour,
 			tm.tm_min, tm.tm_sec, where, ev->name);
+	/* the watcher's words after syslog's "source=NAME: ": the
+	 * description (or a storm's count), then N bytes of details */
+	ibve_event_format_syslog(ev, text, sizeof(text));
+	d = strstr(text, " source=");
+	d = d && strstr(d, ": ") ? strstr(d, ": ") + 2 : text;
+	n = strlen(d) - ibve_event_format_details(ev, NULL, 0);
+	if (storm)
+		ibve_buf_printf(&b, "%.*s ", (int)n, d);
 	if (ev->fields & IBVE_FIELD_KERNEL) {
 		ibve_buf_printf(&b, "[%s] ", ev->kernel.consumer);
 	} else if (ev->fields & IBVE_FIELD_OWNER) {
@@ -241,26 +249,23 @@ static void log_line(const struct ibve_event *ev, char *line, size_t size)
 		if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)))
 			ibve_buf_printf(&b, "%s: ", job);
 	}
-	/* the rest of the text line: the description and its details */
-	ibve_event_format_text(ev, text, sizeof(text), 0);
-	text[strcspn(text, "\n")] = '\0';
-	d = strstr(text, desc);
-	ibve_buf_puts(&b, d ? d : desc);
+	ibve_buf_puts(&b, storm ? d + n + (d[n] == ' ') : d);
 	ibve_buf_end(&b);
 }
 
 static void draw_log(struct view *v, int top, int rows)
 {
-	const struct ibve_event *ev;
+	const struct top_line *l;
+	struct ibve_event e, *ev = &e;
 	char line[1024];
 
 	draw_bar(v, top, " Events, newest first");
 	for (int i = 0; i < rows - 1; i++) {
 		move(top + 1 + i, 0);
 		clrtoeol();
-		ev = ibve_ports_recent(v->ports, (size_t)i);
-		if (!ev)
+		if (!(l = top_log_at(&v->events, (size_t)i)))
 			continue;
+		top_log_record(l, ev);
 		log_line(ev, line, sizeof(line));
 		if (ev->severity >= IBVE_SEVERITY_ERROR)
 			set_color(v, C_BAD, true);

@@ -323,6 +323,39 @@ row_order() {
 	tm_wait_gone 'Events, newest first'
 }
 
+@test "screen: a storm is one line of the event log, with its count; the port's lines stay" {
+	STORM=$BATS_TEST_TMPDIR/storm.jsonl
+	"$TOP/test/captures/storm.sh" >"$STORM"
+	# the capture: the storm's events, the other process's, the port's
+	n=$(jq -s 'map(select(.pid == 217 and .event == "CQ_ERR")) | length' "$STORM")
+	assert_equal "$n" 10000
+	assert_equal "$(jq -s 'map(select(.pid == 301)) | length' "$STORM")" 3
+	TM_COLS=80 TM_LINES=24 tm_start "TZ=UTC ibv_eventtop -r '$STORM'"
+	tm_wait '^rxe0 +1 DOWN'
+	tm send-keys -t 0 e
+	tm_wait '^ Events, newest first'
+	for size in 80x24 120x40; do
+		tm resize-window -t 0 -x "${size%x*}" -y "${size#*x}"
+		tm_wait_line "${size#*x}" '^ q Quit'
+		screen_whole
+		run -0 grep -A8 '^ Events, newest first' <<<"$(tm_screen)"
+		# newest first: the port going down, the storm's one line with
+		# every event of it, the other process's a line each, the SRQ
+		# limit and the port coming up
+		assert_line --index 1 --regexp '^00:10:05 rxe0/1 +PORT_ERR +port left'
+		assert_line --index 2 --regexp '^00:10:04 rxe0 +CQ_ERR +storm over: 10,000 in [0-9.]+ s ib_write_bw'
+		for i in 3 4 5; do
+			assert_line --index $i --regexp '^00:10:01 rxe0 +CQ_ERR +ibv_rc_pingpong\[301\] '
+		done
+		assert_line --index 6 --regexp '^00:10:00 rxe0 +SRQ_LIMIT_REACHED +ib_write_bw\[217\] '
+		assert_line --index 7 --regexp '^00:09:59 rxe0/1 +PORT_ACTIVE +port is active'
+		assert_equal "$(grep -c 'CQ_ERR .*ib_write_bw' <<<"$output")" 1
+	done
+	# wide enough for the whole line: its owner and job, as the watcher's
+	tm resize-window -t 0 -x 200 -y 40
+	tm_wait '^00:10:04 rxe0 +CQ_ERR +storm over: 10,000 in 4\.0 s ib_write_bw\[217\] slurm job 4712: \(cq handle 3, pid 217 ib_write_bw \[slurm job 4712\]\)$'
+}
+
 @test "screen: the event log lists the newest first" {
 	start_screen
 	tm send-keys -t 0 e

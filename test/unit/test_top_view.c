@@ -111,6 +111,7 @@ static void teardown(struct view *v)
 {
 	ibve_ports_free(v->ports);
 	ibve_filter_free(v->filter);
+	free(v->events.v);
 	free(v->order);
 	free(v->porder);
 	free(v->out);
@@ -445,6 +446,101 @@ static void test_procs_storm(void)
 }
 
 /* Processes coming and going for hours: the table keeps the newest. */
+/* The log's I-th line as the screen's words: "count|watcher's text". */
+static const char *log_text(struct view *v, size_t i)
+{
+	static char s[1024];
+	const struct top_line *l = top_log_at(&v->events, i);
+	struct ibve_event e;
+	int n;
+
+	if (!l)
+		return "none";
+	top_log_record(l, &e);
+	n = snprintf(s, sizeof(s), "%llu|", (unsigned long long)l->count);
+	ibve_event_format_text(&e, s + n, sizeof(s) - (size_t)n, 0);
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static void test_log(void)
+{
+	struct view v;
+	struct ibve_event up = ev("rxe0", 1, 9, 100), e;
+	uint64_t id;
+
+	setup(&v);
+	top_log_add(&v.events, &up); /* PORT_ACTIVE */
+	/* a storm's first events, alone, another process's among them */
+	for (int i = 0; i < 10; i++) {
+		e = owned(217, "ib_write_bw", 0, 101);
+		e.time.tv_nsec = i * 10000000;
+		top_log_add(&v.events, &e);
+	}
+	e = owned(301, "ibv_rc_pingpong", 0, 101);
+	e.time.tv_nsec = 500000000;
+	top_log_add(&v.events, &e);
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 13, "records below a storm: a line each");
+	id = top_log_at(&v.events, 2)->id;
+	/* its first second's summary takes in its first events */
+	e = owned(217, "ib_write_bw", 0, 102);
+	e.fields |= IBVE_FIELD_SUMMARY;
+	e.summary.count = 4000;
+	e.summary.interval_us = 1000000;
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 4, "a summary: its storm one line");
+	ok(strstr(log_text(&v, 0), "4010|") &&
+		   strstr(log_text(&v, 0), "CQ_ERR               error   "
+					   "storm: x4,010 in 1.0 s (pid 217"),
+	   "  on top, the events of its records and summary");
+	is_int((int)top_log_at(&v.events, 0)->id, (int)id,
+	       "  the line its newest record had");
+	ok(strstr(log_text(&v, 1), "1|") && strstr(log_text(&v, 2), "1|") &&
+		   strstr(log_text(&v, 1), "pid 301") &&
+		   strstr(log_text(&v, 3), "PORT_ACTIVE"),
+	   "  below it the other process's, then the port's");
+	/* a record of the storm joins its line; the storm ends */
+	e = owned(217, "ib_write_bw", 0, 102);
+	e.time.tv_nsec = 100000000;
+	top_log_add(&v.events, &e);
+	e = owned(217, "ib_write_bw", 0, 103);
+	e.fields |= IBVE_FIELD_SUMMARY;
+	e.summary.interval_us = 1000000;
+	e.summary.end = true;
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 4, "the storm's records and its end: its line");
+	ok(strstr(log_text(&v, 0), "4011|") &&
+		   strstr(log_text(&v, 0), "storm over: 4,011 in 2.0 s"),
+	   "  over: every event, from the first to its end");
+	/* after it, a record of the key is alone again */
+	e = owned(217, "ib_write_bw", 0, 103);
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 5, "a record after a storm ended: a line");
+	/* a summary a second later: no earlier line of its key is near */
+	e = owned(217, "ib_write_bw", 0, 106);
+	e.fields |= IBVE_FIELD_SUMMARY;
+	e.summary.count = 50;
+	e.summary.interval_us = 1000000;
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 6, "a storm seconds after: a line of its own");
+	/* the ring keeps the newest */
+	for (int i = 0; i < TOP_LOG_MAX + 10; i++) {
+		e = ev("rxe0", 1, i % 2 ? 9 : 10, 200 + i);
+		top_log_add(&v.events, &e);
+	}
+	ok(v.events.n == TOP_LOG_MAX &&
+		   top_log_at(&v.events, 0)->ev.time.tv_sec ==
+			   200 + TOP_LOG_MAX + 9 &&
+		   top_log_at(&v.events, TOP_LOG_MAX - 1)->ev.time.tv_sec ==
+			   210 &&
+		   !top_log_at(&v.events, TOP_LOG_MAX),
+	   "the last TOP_LOG_MAX lines");
+	top_log_reset(&v.events);
+	ok(!top_log_at(&v.events, 0), "reset: none");
+	teardown(&v);
+}
+
 static void test_procs_bounded(void)
 {
 	struct top_procs t = { 0 };
@@ -654,6 +750,7 @@ int main(void)
 	test_procs();
 	test_procs_storm();
 	test_procs_bounded();
+	test_log();
 	test_layout();
 	test_peer();
 	return done_testing();
