@@ -51,8 +51,10 @@ static struct cmd_spec spec = {
 	opts,
 	sizeof(opts) / sizeof(opts[0]),
 	"Keys: q quit, h or ? help, < > sort column, I invert, / filter, space or Z\n"
-	"pause, r reset, e event log, p processes or ports, Left and Right scroll\n"
-	"the columns sideways, Up, Down, PgUp and PgDn the rows, Ctrl-L redraw.\n"
+	"pause, r reset, e event log, Tab select in the event log (the selected\n"
+	"event whole) or the rows, p processes or ports, Left and Right scroll the\n"
+	"columns sideways, Up, Down, PgUp and PgDn the rows (or events), Ctrl-L\n"
+	"redraw.\n"
 	"Exit status: 0 success, 2 usage error, 3 runtime failure, 4 malformed\n"
 	"replay input.\n",
 	NULL,

@@ -136,7 +136,10 @@ struct view {
 	bool clock_set;
 	/* screen */
 	bool curses, paused, help, log, editing, procs_view;
+	bool log_focus; /* the keys select in the log */
 	int sort, scroll, selected;
+	int log_sel, log_scroll; /* in the log, as last drawn */
+	uint64_t log_id;	 /* the selected line's */
 	bool invert;
 	int psort; /* the process view's (enum top_pcol; PCOL_AGE: newest first) */
 	bool pinvert;
@@ -259,6 +262,14 @@ int top_log_add(struct top_log *l, const struct ibve_event *ev);
 const struct top_line *top_log_at(const struct top_log *l, size_t i);
 /* The record line L shows: a storm's as a summary of all its events. */
 void top_log_record(const struct top_line *l, struct ibve_event *ev);
+/*
+ * A line of the event log, for the screen's width: the time of day, the
+ * port, the event, a storm's count, then the owner and job before the
+ * description, so that an 80-column line keeps them.
+ */
+void top_log_line(const struct ibve_event *ev, char *line, size_t size);
+/* The index of the line ID, or AT if it is gone (within the lines); 0. */
+int top_log_find(const struct top_log *l, uint64_t id, int at);
 void top_log_reset(struct top_log *l);
 /* EV counted into R at its time. */
 void top_rate_add(struct top_rate *r, const struct ibve_event *ev);

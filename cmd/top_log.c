@@ -5,8 +5,10 @@
  * seconds, for the header.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "top.h"
@@ -20,6 +22,39 @@ void top_rate_add(struct top_rate *r, const struct ibve_event *ev)
 		r->n[b] = 0;
 	}
 	r->n[b] += ibve_event_count(ev);
+}
+
+void top_log_line(const struct ibve_event *ev, char *line, size_t size)
+{
+	struct ibve_buf b = { line, size, 0 };
+	char where[IBVE_NAME_MAX + 16], job[96], text[1024], *d;
+	bool storm = ev->fields & IBVE_FIELD_SUMMARY;
+	struct tm tm;
+	time_t t = ev->time.tv_sec;
+	size_t n;
+
+	localtime_r(&t, &tm);
+	snprintf(where, sizeof(where), ev->port ? "%s/%u" : "%s", ev->device,
+		 ev->port);
+	ibve_buf_printf(&b, "%02d:%02d:%02d %-10s %-20s ", tm.tm_hour,
+			tm.tm_min, tm.tm_sec, where, ev->name);
+	/* the watcher's words after syslog's "source=NAME: ": the
+	 * description (or a storm's count), then N bytes of details */
+	ibve_event_format_syslog(ev, text, sizeof(text));
+	d = strstr(text, " source=");
+	d = d && strstr(d, ": ") ? strstr(d, ": ") + 2 : text;
+	n = strlen(d) - ibve_event_format_details(ev, NULL, 0);
+	if (storm)
+		ibve_buf_printf(&b, "%.*s ", (int)n, d);
+	if (ev->fields & IBVE_FIELD_KERNEL) {
+		ibve_buf_printf(&b, "[%s] ", ev->kernel.consumer);
+	} else if (ev->fields & IBVE_FIELD_OWNER) {
+		ibve_buf_printf(&b, "%s[%u] ", ev->kernel.comm, ev->kernel.pid);
+		if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)))
+			ibve_buf_printf(&b, "%s: ", job);
+	}
+	ibve_buf_puts(&b, storm ? d + n + (d[n] == ' ') : d);
+	ibve_buf_end(&b);
 }
 
 /* Events a second over the last WINDOW seconds, as of the last sample. */
@@ -140,6 +175,16 @@ void top_log_record(const struct top_line *l, struct ibve_event *ev)
 		.total = l->count,
 		.storm_us = us,
 	};
+}
+
+int top_log_find(const struct top_log *l, uint64_t id, int at)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (line_at(l, i)->id == id)
+			return (int)i;
+	if (at >= (int)l->n)
+		at = (int)l->n - 1;
+	return at > 0 ? at : 0;
 }
 
 void top_log_reset(struct top_log *l)

@@ -40,13 +40,12 @@ static void draw_bar(struct view *v, int y, const char *text)
 static void draw_header(struct view *v)
 {
 	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
-	char line[512], when[32], sort[128 + IBVE_NAME_MAX];
+	char line[512], when[32], sort[128], filter[16 + IBVE_NAME_MAX];
 	struct ibve_buf b = { line, sizeof(line), 0 };
 	time_t now = time(NULL);
 	long up = (long)s->uptime;
 	struct tm tm;
 	size_t n;
-	int k;
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
@@ -68,22 +67,23 @@ static void draw_header(struct view *v)
 			s->devices, s->devices == 1 ? "" : "s", s->ports,
 			s->ports == 1 ? "" : "s", (unsigned long long)s->events,
 			s->events == 1 ? "" : "s");
-	k = snprintf(sort, sizeof(sort), "   sort: %s%s",
-		     top_table_title(v, v->procs_view ? v->psort : v->sort),
-		     (v->procs_view ? v->pinvert : v->invert) ? " (inverted)"
-							      : "");
+	snprintf(sort, sizeof(sort), "   sort: %s%s",
+		 top_table_title(v, v->procs_view ? v->psort : v->sort),
+		 (v->procs_view ? v->pinvert : v->invert) ? " (inverted)" : "");
 	/* while it is typed, the prompt shows it */
-	if (v->name_filter[0] && !v->editing)
-		k += snprintf(sort + k, sizeof(sort) - (size_t)k,
-			      "   filter: %s", v->name_filter);
-	/* the last minute's rate goes first when the line is too long */
+	snprintf(filter, sizeof(filter), "   filter: %s", v->name_filter);
+	/* too long: the last minute's rate goes first, then the sort (its
+	 * title is marked) */
 	n = b.len;
-	top_put_rates(&b, v, true);
-	if (b.len + (size_t)k > (size_t)COLS) {
+	for (int drop = 0; drop < 3 && (!drop || b.len > (size_t)COLS);
+	     drop++) {
 		b.len = n;
-		top_put_rates(&b, v, false);
+		top_put_rates(&b, v, drop == 0);
+		if (drop < 2)
+			ibve_buf_puts(&b, sort);
+		if (v->name_filter[0] && !v->editing)
+			ibve_buf_puts(&b, filter);
 	}
-	ibve_buf_puts(&b, sort);
 	ibve_buf_end(&b);
 	/* cut at the edge: a line that wraps would push the next down */
 	mvprintw(1, 0, "%.*s", COLS, line);
@@ -215,88 +215,94 @@ static void draw_titles(struct view *v, int y, const struct top_span *sp,
 	set_color(v, C_TITLE, false);
 }
 
+/* How much of TEXT a line of WIDTH takes: whole words, unless one is
+ * longer. */
+static int wrap_at(const char *text, int width)
+{
+	int n = (int)strlen(text);
+
+	if (n <= width)
+		return n;
+	for (n = width; n > 0 && text[n] != ' '; n--)
+		;
+	return n ? n : width;
+}
+
 /*
- * A line of the event log, for the screen's width: the time of day, the
- * port, the event, a storm's count, then the owner and job before the
- * description, so that an 80-column line keeps them.
+ * TEXT wrapped at spaces from line Y on, before line END: its first line
+ * from column X0, the others from X1, each to the right margin M; DRAW:
+ * or only count. The lines it takes.
  */
-static void log_line(const struct ibve_event *ev, char *line, size_t size)
+static int put_wrapped(int y, int end, int x0, int x1, int m, const char *text,
+		       bool draw)
 {
-	struct ibve_buf b = { line, size, 0 };
-	char where[IBVE_NAME_MAX + 16], job[96], text[1024], *d;
-	bool storm = ev->fields & IBVE_FIELD_SUMMARY;
-	struct tm tm;
-	time_t t = ev->time.tv_sec;
-	size_t n;
+	int lines = 0;
 
-	localtime_r(&t, &tm);
-	snprintf(where, sizeof(where), ev->port ? "%s/%u" : "%s", ev->device,
-		 ev->port);
-	ibve_buf_printf(&b, "%02d:%02d:%02d %-10s %-20s ", tm.tm_hour,
-			tm.tm_min, tm.tm_sec, where, ev->name);
-	/* the watcher's words after syslog's "source=NAME: ": the
-	 * description (or a storm's count), then N bytes of details */
-	ibve_event_format_syslog(ev, text, sizeof(text));
-	d = strstr(text, " source=");
-	d = d && strstr(d, ": ") ? strstr(d, ": ") + 2 : text;
-	n = strlen(d) - ibve_event_format_details(ev, NULL, 0);
-	if (storm)
-		ibve_buf_printf(&b, "%.*s ", (int)n, d);
-	if (ev->fields & IBVE_FIELD_KERNEL) {
-		ibve_buf_printf(&b, "[%s] ", ev->kernel.consumer);
-	} else if (ev->fields & IBVE_FIELD_OWNER) {
-		ibve_buf_printf(&b, "%s[%u] ", ev->kernel.comm, ev->kernel.pid);
-		if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)))
-			ibve_buf_printf(&b, "%s: ", job);
-	}
-	ibve_buf_puts(&b, storm ? d + n + (d[n] == ' ') : d);
-	ibve_buf_end(&b);
-}
+	for (int x = x0; *text && y + lines < end && COLS - x - m > 0; x = x1) {
+		int n = wrap_at(text, COLS - x - m);
 
-static void draw_log(struct view *v, int top, int rows)
-{
-	const struct top_line *l;
-	struct ibve_event e, *ev = &e;
-	char line[1024];
-
-	draw_bar(v, top, " Events, newest first");
-	for (int i = 0; i < rows - 1; i++) {
-		move(top + 1 + i, 0);
-		clrtoeol();
-		if (!(l = top_log_at(&v->events, (size_t)i)))
-			continue;
-		top_log_record(l, ev);
-		log_line(ev, line, sizeof(line));
-		if (ev->severity >= IBVE_SEVERITY_ERROR)
-			set_color(v, C_BAD, true);
-		else if (ev->severity == IBVE_SEVERITY_WARNING)
-			set_color(v, C_WARN, true);
-		printw("%.*s", COLS, line);
-		set_color(v, C_BAD, false);
-		set_color(v, C_WARN, false);
-	}
-}
-
-/* TEXT from line Y on, wrapped at spaces to the screen's width less
- * margins; never past the last line. */
-static void draw_wrapped(int y, const char *text)
-{
-	int width = COLS - 4;
-
-	while (*text && y < LINES) {
-		int n = (int)strlen(text);
-
-		if (n > width) {
-			n = width;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (!n)
-				n = width;
-		}
-		mvprintw(y++, 2, "%.*s", n, text);
+		if (draw)
+			mvprintw(y + lines, x, "%-*.*s", COLS - x - m, n, text);
+		lines++;
 		text += n;
 		while (*text == ' ')
 			text++;
+	}
+	return lines;
+}
+
+/* The log on ROWS lines from TOP; in focus, the selected event whole. */
+static void draw_log(struct view *v, int top, int rows)
+{
+	const struct top_line *l;
+	struct ibve_event ev;
+	int sel = -1, y = top + 1, end = top + rows;
+	char line[1024];
+
+	draw_bar(v, top,
+		 v->log_focus
+			 ? " Events, newest first - Up, Down: the selected "
+			   "one whole; Tab: the rows"
+			 : " Events, newest first");
+	v->log_scroll = v->log_focus ? v->log_scroll : 0;
+	if (v->log_focus && v->events.n) {
+		sel = v->log_sel =
+			top_log_find(&v->events, v->log_id, v->log_sel);
+		l = top_log_at(&v->events, (size_t)sel);
+		v->log_id = l->id;
+		top_log_record(l, &ev);
+		top_log_line(&ev, line, sizeof(line));
+		/* the lines above it, then all of it, in view */
+		if (sel < v->log_scroll)
+			v->log_scroll = sel;
+		rows = sel + put_wrapped(0, end - y, 0, 2, 0, line, false) -
+		       (end - y);
+		if (v->log_scroll < rows)
+			v->log_scroll = rows;
+	}
+	for (int i = v->log_scroll; y < end; i++) {
+		move(y, 0);
+		clrtoeol();
+		if (!(l = top_log_at(&v->events, (size_t)i))) {
+			y++;
+			continue;
+		}
+		top_log_record(l, &ev);
+		top_log_line(&ev, line, sizeof(line));
+		if (ev.severity >= IBVE_SEVERITY_ERROR)
+			set_color(v, C_BAD, true);
+		else if (ev.severity == IBVE_SEVERITY_WARNING)
+			set_color(v, C_WARN, true);
+		if (i == sel) {
+			attron(A_REVERSE);
+			y += put_wrapped(y, end, 0, 2, 0, line, true);
+			attroff(A_REVERSE);
+		} else {
+			printw("%.*s", COLS, line);
+			y++;
+		}
+		set_color(v, C_BAD, false);
+		set_color(v, C_WARN, false);
 	}
 }
 
@@ -310,25 +316,26 @@ static void draw_help(struct view *v)
 		 " ibv_eventtop help - any key listed works here; h ? q leave");
 	for (size_t i = 0; (label = top_key_help(i, &help)) && y < LINES; i++) {
 		attron(A_BOLD);
-		mvprintw(y++, 2, "%-10s", label);
+		mvprintw(y++, 2, "%-10s ", label);
 		attroff(A_BOLD);
 		printw("%.*s", COLS > 13 ? COLS - 13 : 0, help);
 	}
-	draw_wrapped(
-		y + 1,
+	put_wrapped(
+		y + 1, LINES, 2, 2, 2,
 		"DOWN, UP: PORT_ERR, PORT_ACTIVE; LID, PKEY, SM, GID: changes; "
 		"REREG: client reregisters; EV/MIN: the last minute. "
 		"Device-wide events count on every port. Counts all 0 fold "
-		"away. Bold counters moved at the last refresh.");
+		"away. Bold counters moved at the last refresh.",
+		true);
 }
 
 /* The footer's keys: as many as the width takes, the first first. */
 static void draw_footer(struct view *v)
 {
 	static const char *const items[] = {
-		"q Quit",   "h Help",	"< > Sort",  "Left Right Cols",
-		"/ Filter", "e Events", "p Procs",   "Space Pause",
-		"I Invert", "r Reset",	"^L Redraw",
+		"q Quit",      "h Help",   "< > Sort",	 "Left Right Cols",
+		"/ Filter",    "e Events", "Tab Select", "p Procs",
+		"Space Pause", "I Invert", "r Reset",	 "^L Redraw",
 	};
 	char line[256];
 	size_t n = 0;
@@ -408,7 +415,7 @@ void top_draw(struct view *v)
 	draw_titles(v, y++, sp, nsp);
 	for (int i = 0; i < table_rows && (size_t)(v->scroll + i) < nrows; i++)
 		draw_row(v, y + i, (size_t)(v->scroll + i), sp, nsp,
-			 v->scroll + i == v->selected);
+			 v->scroll + i == v->selected && !v->log_focus);
 	if (!nrows)
 		mvprintw(
 			y, 1, "%.*s", COLS - 1,

@@ -248,7 +248,7 @@ row_order() {
 	tm_wait_line 24 '^ q Quit'
 	tm send-keys -t 0 h
 	tm_wait 'ibv_eventtop help'
-	tm_wait '^  Right +scroll the columns'
+	tm_wait '^  Left Right +scroll the columns'
 	screen_whole
 	tm_wait 'at the last refresh\.$'
 }
@@ -259,7 +259,7 @@ row_order() {
 	tm_wait 'ibv_eventtop help'
 	run tm_screen
 	assert_success
-	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'p' 'Left' 'Right' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
+	for k in 'q ' 'h \?' '< >' 'I' '/' 'Z space' 'r' 'e' 'Tab' 'p' 'Left Right' 'Up Down' 'PgUp PgDn' 'Home End' '\^L'; do
 		assert_line --regexp "^  $k +[a-z]"
 	done
 	tm send-keys -t 0 q
@@ -351,9 +351,45 @@ row_order() {
 		assert_line --index 7 --regexp '^00:09:59 rxe0/1 +PORT_ACTIVE +port is active'
 		assert_equal "$(grep -c 'CQ_ERR .*ib_write_bw' <<<"$output")" 1
 	done
-	# wide enough for the whole line: its owner and job, as the watcher's
+	# selected, the storm's line whole at 80 columns: its owner and job,
+	# as the watcher's
+	tm resize-window -t 0 -x 80 -y 24
+	tm send-keys -t 0 Tab Down
+	tm_wait '4712\])$'
+	screen_whole
+	got=$(tm_screen | sed -n '/^00:10:04 rxe0 /,/^00:10:01 /p' | sed '$d; s/^  / /' | tr -d '\n')
+	assert_equal "$got" '00:10:04 rxe0       CQ_ERR               storm over: 10,000 in 4.0 s ib_write_bw[217] slurm job 4712: (cq handle 3, pid 217 ib_write_bw [slurm job 4712])'
+	# wide enough for the whole line, unselected
+	tm send-keys -t 0 Tab
 	tm resize-window -t 0 -x 200 -y 40
 	tm_wait '^00:10:04 rxe0 +CQ_ERR +storm over: 10,000 in 4\.0 s ib_write_bw\[217\] slurm job 4712: \(cq handle 3, pid 217 ib_write_bw \[slurm job 4712\]\)$'
+}
+
+@test "screen: Tab selects in the event log, the selected event whole" {
+	F=$CAPTURES/fleet-node1.jsonl
+	TM_COLS=80 TM_LINES=24 start_screen "$F" '^mlx5_2 +1 DOWN'
+	tm send-keys -t 0 Tab
+	tm_wait '^ Events, newest first - Up, Down: the selected one whole'
+	# the newest first: selected, all of it on two lines
+	tm_wait '^11:30:30 mlx5_0/1 +PORT_ERR +port left the active state: link down$'
+	tm_wait '^  or lost$'
+	screen_whole
+	# Down to the CQ_ERR, the oldest line the log shows at 80x24: it
+	# scrolls into view, its owner, its job, its description and details
+	# whole, as the watcher writes them
+	n=$(jq -c .event "$F" | sed -n '/"CQ_ERR"/,$p' | grep -c .)
+	for _ in $(seq $((n - 1))); do tm send-keys -t 0 Down; done
+	tm_wait '^  all_reduce_perf \[slurm job 90210\]\)$'
+	screen_whole
+	words=$(ibv_eventwatch -r <(jq -c 'select(.event == "CQ_ERR")' "$F") | sed -E 's/^.* error +//')
+	[ -n "$words" ]
+	# from its first line to the footer, a continuation line a space
+	got=$(tm_screen | sed -n '/^ Events, newest first/,/^ q Quit/p' | sed '1d;$d' | sed -n '/^10:15:30 mlx5_0 /,$p' | sed 's/^  / /' | tr -d '\n')
+	assert_equal "$got" "10:15:30 mlx5_0     CQ_ERR               all_reduce_perf[48213] slurm job 90210: $words"
+	# Tab again: the rows, the log as it was
+	tm send-keys -t 0 Tab
+	tm_wait '^ Events, newest first$'
+	tm_wait_gone '^  all_reduce_perf'
 }
 
 @test "screen: the event log lists the newest first" {

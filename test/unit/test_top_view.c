@@ -467,6 +467,7 @@ static void test_log(void)
 {
 	struct view v;
 	struct ibve_event up = ev("rxe0", 1, 9, 100), e;
+	char line[512];
 	uint64_t id;
 
 	setup(&v);
@@ -496,6 +497,16 @@ static void test_log(void)
 	   "  on top, the events of its records and summary");
 	is_int((int)top_log_at(&v.events, 0)->id, (int)id,
 	       "  the line its newest record had");
+	is_int(top_log_find(&v.events, id, 2), 0, "  found where it went");
+	top_log_record(top_log_at(&v.events, 0), &e);
+	top_log_line(&e, line, sizeof(line));
+	is_str(line,
+	       "00:01:42 rxe0/1     CQ_ERR               storm: x4,010 in 1.0 s "
+	       "ib_write_bw[217] slurm job 217: (pid 217 ib_write_bw "
+	       "[slurm job 217])",
+	       "  its line: the count first, then the owner and the details");
+	is_int(top_log_find(&v.events, 9999, 2), 2, "a line gone: the place");
+	is_int(top_log_find(&v.events, 9999, 7), 3, "  within the lines");
 	ok(strstr(log_text(&v, 1), "1|") && strstr(log_text(&v, 2), "1|") &&
 		   strstr(log_text(&v, 1), "pid 301") &&
 		   strstr(log_text(&v, 3), "PORT_ACTIVE"),
@@ -537,7 +548,8 @@ static void test_log(void)
 		   !top_log_at(&v.events, TOP_LOG_MAX),
 	   "the last TOP_LOG_MAX lines");
 	top_log_reset(&v.events);
-	ok(!top_log_at(&v.events, 0), "reset: none");
+	ok(!top_log_at(&v.events, 0) && !top_log_find(&v.events, id, 3),
+	   "reset: none");
 	teardown(&v);
 }
 
