@@ -265,7 +265,7 @@ static int setup(struct top *t)
 	l = ibve_pipeline_loop(v->pl);
 	if (ibve_loop_add_signal(l, SIGINT, on_signal, t) ||
 	    ibve_loop_add_signal(l, SIGTERM, on_signal, t) ||
-	    cmd_add_sources(v->pl, &t->c, o, 0, 0, 0) ||
+	    cmd_add_sources(v->pl, &t->c, o, 0, 0, IBVE_SRC_WAIT) ||
 	    ibve_sink_ports(&s, v->ports) ||
 	    ibve_pipeline_add_sink(v->pl, s, 0) ||
 	    ibve_sink_callback(&s, on_record, t) ||
@@ -283,6 +283,10 @@ static int setup(struct top *t)
 	ibve_pipeline_set_idle(v->pl, on_idle, t);
 	if (ibve_pipeline_start(v->pl))
 		return cmd_start_failed(v->pl);
+	/* as the watcher: devices that appear get rows (the screen says it) */
+	if (v->batch && !v->replay_path &&
+	    !ibve_pipeline_devices(v->pl, NULL, 0))
+		cmd_error("no RDMA devices yet: waiting for them to appear");
 	/* Batch replay has no clock of its own: its refreshes are its steps. */
 	if (!(v->batch && v->replay_path)) {
 		t->timerfd = timerfd_create(CLOCK_MONOTONIC,

@@ -424,7 +424,9 @@ void top_draw(struct view *v)
 					  ? "no process matches the filter"
 					  : "no process's events yet (ibv_eventtop -A sees them)"
 			: v->name_filter[0] ? "no port matches the filter"
-					    : "no ports");
+			: v->replay_path
+				? "no ports"
+				: "no RDMA devices yet: waiting for them to appear");
 	if (v->log)
 		draw_log(v, y + table_rows + 1, LINES - 2 - (y + table_rows));
 	draw_footer(v);

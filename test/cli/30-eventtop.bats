@@ -140,12 +140,22 @@ count_of() {
 	[ "$stderr" = "ibv_eventtop: /nonexistent: No such file or directory" ]
 }
 
-@test "no RDMA device: one line, status 3" {
+@test "no RDMA device: it waits for them, as the watcher does, and says so" {
 	[ "${IBVEVENT_VM:-}" != 1 ] || skip "the guest has rxe0"
 	[ ! -d /sys/class/infiniband_verbs ] || skip "this host has RDMA devices"
-	run --separate-stderr ibv_eventtop -b -n 1
+	run --separate-stderr ibv_eventtop -b -n 2 -s 0.1
+	assert_success
+	[ "$stderr" = "ibv_eventtop: no RDMA devices yet: waiting for them to appear" ]
+	assert_equal "$(grep -c '^0 devices, 0 ports, 0 events' <<<"$output")" 2
+	# a device asked for by name is not waited for
+	run --separate-stderr ibv_eventtop -b -n 1 -d mlx5_0
 	assert_failure 3
 	[ "$stderr" = "ibv_eventtop: no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)" ]
+	# the screen says it where the rows would be
+	TM_COLS=80 TM_LINES=24 tm_start "ibv_eventtop"
+	tm_wait_line 5 '^ no RDMA devices yet: waiting for them to appear$'
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
 }
 
 # --- the screen ---
