@@ -614,6 +614,7 @@ static int span_width(struct view *v, int width, int col)
 
 static void test_layout(void)
 {
+	struct ibve_event e;
 	struct view v;
 	int more;
 
@@ -657,6 +658,14 @@ static void test_layout(void)
 	is_str(laid_out(&v, 200, &more),
 	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|EV/S|LAST|AGE",
 	       "the process view's own columns");
+	v.procs_view = false;
+	is_int(span_width(&v, 200, COL_TOTAL), 6, "TOTAL: its width");
+	e = ev("mlx5_0", 1, 13, 999);
+	e.fields |= IBVE_FIELD_SUMMARY; /* a storm's */
+	e.summary.count = 1234567;
+	ibve_ports_event(v.ports, &e);
+	is_int(span_width(&v, 200, COL_TOTAL), 7, "  a cell wider: its width");
+	is_int(span_width(&v, 200, COL_SM), 7, "  the count's too");
 	teardown(&v);
 }
 
