@@ -105,8 +105,8 @@ struct top_rate {
 struct top_line {
 	struct ibve_event ev; /* the newest record */
 	uint64_t count;	      /* events */
-	struct timespec first;
-	uint64_t id; /* kept while the line is moved or grows */
+	double first;	      /* its first event's time, in seconds */
+	uint64_t id;	      /* kept while the line is moved or grows */
 	bool storm, over;
 };
 #define TOP_LOG_MAX 512
@@ -273,8 +273,9 @@ int top_log_find(const struct top_log *l, uint64_t id, int at);
 void top_log_reset(struct top_log *l);
 /* EV counted into R at its time. */
 void top_rate_add(struct top_rate *r, const struct ibve_event *ev);
-/* ", 12.5/s over 10 s" as of the last sample; MINUTE: and over a minute. */
-void top_put_rates(struct ibve_buf *b, const struct view *v, bool minute);
+/* "2 devices, 2 ports, 28 events, 0.3/s over 10 s" as of the last
+ * sample; MINUTE: ", 0.1/s over 1 min" too. */
+void top_put_counts(struct ibve_buf *b, const struct view *v, bool minute);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

@@ -72,11 +72,22 @@ static double rate(const struct view *v, int window)
 	return (double)n / (up < 1 ? 1 : up);
 }
 
-void top_put_rates(struct ibve_buf *b, const struct view *v, bool minute)
+void top_put_counts(struct ibve_buf *b, const struct view *v, bool minute)
 {
+	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
+
+	ibve_buf_printf(b, "%zu device%s, %zu port%s, %llu event%s", s->devices,
+			s->devices == 1 ? "" : "s", s->ports,
+			s->ports == 1 ? "" : "s", (unsigned long long)s->events,
+			s->events == 1 ? "" : "s");
 	ibve_buf_printf(b, ", %.1f/s over 10 s", rate(v, 10));
 	if (minute)
 		ibve_buf_printf(b, ", %.1f/s over 1 min", rate(v, 60));
+}
+
+static double secs(const struct ibve_event *ev)
+{
+	return (double)ev->time.tv_sec + (double)ev->time.tv_nsec / 1e9;
 }
 
 /* Records of one key: event, device, port and owner, as storms have it. */
@@ -115,33 +126,24 @@ const struct top_line *top_log_at(const struct top_log *l, size_t i)
 int top_log_add(struct top_log *l, const struct ibve_event *ev)
 {
 	bool sum = ev->fields & IBVE_FIELD_SUMMARY;
-	double window = 1 + (sum ? (double)ev->summary.interval_us / 1e6 : 0);
-	struct top_line line = { *ev, ibve_event_count(ev),  ev->time, 0,
+	double span = sum ? (double)ev->summary.interval_us / 1e6 : 0;
+	/* a summary's interval ends at its time */
+	struct top_line line = { *ev, ibve_event_count(ev),  secs(ev) - span, 0,
 				 sum, sum && ev->summary.end };
 
 	if (!l->v && !(l->v = calloc(TOP_LOG_MAX, sizeof(*l->v))))
 		return ibve_error(ENOMEM, "the event log: out of memory");
-	if (sum) { /* its interval ends at its time */
-		line.first.tv_sec -=
-			(time_t)(ev->summary.interval_us / 1000000);
-		line.first.tv_nsec -=
-			(long)(ev->summary.interval_us % 1000000) * 1000;
-		if (line.first.tv_nsec < 0) {
-			line.first.tv_sec--;
-			line.first.tv_nsec += 1000000000;
-		}
-	}
 	for (size_t i = 0; i < l->n;) {
 		struct top_line *k = line_at(l, i);
 
-		if (top_secs(&k->ev.time, &ev->time) > window)
+		if (top_secs(&k->ev.time, &ev->time) > 1 + span)
 			break; /* the rest are older */
 		if (!same_key(&k->ev, ev) || (!sum && (!k->storm || k->over))) {
 			i++;
 			continue;
 		}
 		line.count += k->count;
-		if (top_secs(&k->first, &line.first) > 0)
+		if (k->first < line.first)
 			line.first = k->first;
 		line.id = line.id ? line.id : k->id;
 		line.storm = true;
@@ -161,7 +163,7 @@ int top_log_add(struct top_log *l, const struct ibve_event *ev)
 
 void top_log_record(const struct top_line *l, struct ibve_event *ev)
 {
-	double s = top_secs(&l->first, &l->ev.time);
+	double s = secs(&l->ev) - l->first;
 	uint64_t us = s > 0 ? (uint64_t)(s * 1e6 + 0.5) : 0;
 
 	*ev = l->ev;

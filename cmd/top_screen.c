@@ -45,7 +45,6 @@ static void draw_header(struct view *v)
 	time_t now = time(NULL);
 	long up = (long)s->uptime;
 	struct tm tm;
-	size_t n;
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
@@ -62,11 +61,6 @@ static void draw_header(struct view *v)
 				up % 60, v->replay_eof ? " (end)" : "");
 	ibve_buf_end(&b);
 	draw_bar(v, 0, line);
-	b.len = 0;
-	ibve_buf_printf(&b, " %zu device%s, %zu port%s, %llu event%s",
-			s->devices, s->devices == 1 ? "" : "s", s->ports,
-			s->ports == 1 ? "" : "s", (unsigned long long)s->events,
-			s->events == 1 ? "" : "s");
 	snprintf(sort, sizeof(sort), "   sort: %s%s",
 		 top_table_title(v, v->procs_view ? v->psort : v->sort),
 		 (v->procs_view ? v->pinvert : v->invert) ? " (inverted)" : "");
@@ -74,11 +68,10 @@ static void draw_header(struct view *v)
 	snprintf(filter, sizeof(filter), "   filter: %s", v->name_filter);
 	/* too long: the last minute's rate goes first, then the sort (its
 	 * title is marked) */
-	n = b.len;
 	for (int drop = 0; drop < 3 && (!drop || b.len > (size_t)COLS);
 	     drop++) {
-		b.len = n;
-		top_put_rates(&b, v, drop == 0);
+		b.len = 1;
+		top_put_counts(&b, v, drop == 0);
 		if (drop < 2)
 			ibve_buf_puts(&b, sort);
 		if (v->name_filter[0] && !v->editing)
@@ -215,23 +208,10 @@ static void draw_titles(struct view *v, int y, const struct top_span *sp,
 	set_color(v, C_TITLE, false);
 }
 
-/* How much of TEXT a line of WIDTH takes: whole words, unless one is
- * longer. */
-static int wrap_at(const char *text, int width)
-{
-	int n = (int)strlen(text);
-
-	if (n <= width)
-		return n;
-	for (n = width; n > 0 && text[n] != ' '; n--)
-		;
-	return n ? n : width;
-}
-
 /*
- * TEXT wrapped at spaces from line Y on, before line END: its first line
- * from column X0, the others from X1, each to the right margin M; DRAW:
- * or only count. The lines it takes.
+ * TEXT wrapped at spaces (a word longer than a line cut) from line Y on,
+ * before line END: its first line from column X0, the others from X1,
+ * each to the right margin M; DRAW: or only count. The lines it takes.
  */
 static int put_wrapped(int y, int end, int x0, int x1, int m, const char *text,
 		       bool draw)
@@ -239,10 +219,15 @@ static int put_wrapped(int y, int end, int x0, int x1, int m, const char *text,
 	int lines = 0;
 
 	for (int x = x0; *text && y + lines < end && COLS - x - m > 0; x = x1) {
-		int n = wrap_at(text, COLS - x - m);
+		int w = COLS - x - m, n = (int)strlen(text);
 
+		if (n > w) {
+			for (n = w; n > 0 && text[n] != ' '; n--)
+				;
+			n = n ? n : w;
+		}
 		if (draw)
-			mvprintw(y + lines, x, "%-*.*s", COLS - x - m, n, text);
+			mvprintw(y + lines, x, "%-*.*s", w, n, text);
 		lines++;
 		text += n;
 		while (*text == ' ')
@@ -280,13 +265,10 @@ static void draw_log(struct view *v, int top, int rows)
 		if (v->log_scroll < rows)
 			v->log_scroll = rows;
 	}
-	for (int i = v->log_scroll; y < end; i++) {
+	/* (the screen was erased) */
+	for (int i = v->log_scroll;
+	     y < end && (l = top_log_at(&v->events, (size_t)i)); i++) {
 		move(y, 0);
-		clrtoeol();
-		if (!(l = top_log_at(&v->events, (size_t)i))) {
-			y++;
-			continue;
-		}
 		top_log_record(l, &ev);
 		top_log_line(&ev, line, sizeof(line));
 		if (ev.severity >= IBVE_SEVERITY_ERROR)

@@ -337,11 +337,7 @@ static void put_header(struct ibve_buf *b, const struct view *v)
 	}
 	ibve_buf_printf(b, " - up %02ld:%02ld:%02ld\n", up / 3600,
 			up % 3600 / 60, up % 60);
-	ibve_buf_printf(b, "%zu device%s, %zu port%s, %" PRIu64 " event%s",
-			s->devices, s->devices == 1 ? "" : "s", s->ports,
-			s->ports == 1 ? "" : "s", s->events,
-			s->events == 1 ? "" : "s");
-	top_put_rates(b, v, true);
+	top_put_counts(b, v, true);
 	ibve_buf_putc(b, '\n');
 }
 
