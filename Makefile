@@ -298,7 +298,7 @@ UNIT_LIBS_test_journal := -ljson-c
 $(B)/test/test_journal: $(B)/ibvevent.catalog
 UNIT_LIBS_test_schema := -ljson-c
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
-	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o
+	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o $(B)/obj/cmd/top_log.o
 $(B)/test/%: test/unit/%.c $(LIB_OBJS) $$(UNIT_OBJS_$$*)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
