@@ -20,7 +20,8 @@
 #                   catalog: with PREFIX=/usr where journalctl reads it;
 #                   the alerts' runbook links point at RUNBOOK_URL (an
 #                   http(s) base where the site serves the installed
-#                   runbook.html; by default file://DATADIR/ibvevent)
+#                   runbook.html; by default file://DATADIR/ibvevent);
+#                   an example ports spec goes to /etc/ibvevent
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -37,6 +38,9 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 # journalctl reads catalogs from /usr/lib/systemd/catalog (PREFIX=/usr)
 CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
 DATADIR ?= $(PREFIX)/share
+# Where the checks read the ports spec (/etc/ibvevent/ports.spec, whatever
+# PREFIX is): an example is installed beside it
+SPECDIR := /etc/ibvevent
 DESTDIR ?=
 # Where the alerts' runbook_url annotations point: RUNBOOK_URL/runbook.html
 # #ALERT. The page is installed beside the rules; a site serves that
@@ -174,7 +178,7 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 	rsyslog curl clang libclang-rt-14-dev valgrind time \
 	libibumad-dev ibsim-utils opensm infiniband-diags lldpd liblldpctl-dev \
 	systemd libsystemd-dev libyaml-dev libcrypt-dev openssl apache2-utils \
-	python3-jsonschema slurmctld slurmd slurm-client munge \
+	python3-jsonschema python3-yaml slurmctld slurmd slurm-client munge \
 	debhelper dpkg-dev lintian libgnutls28-dev
 
 .PHONY: all deb deps check check-unit check-cli check-sm check-vm demo \
@@ -185,9 +189,11 @@ DEB_PACKAGES := build-essential pkg-config libibverbs-dev ibverbs-providers \
 
 # What schedulers run (share/slurm, share/npd), with the paths of this
 # installation: Slurm's HealthCheckProgram and an NHC check, a node problem
-# detector's plugin monitor and its journal monitor.
+# detector's plugin monitor and its journal monitor, and the detector's
+# DaemonSet for Kubernetes.
 SCHED := $(B)/share/slurm/ibvevent-healthcheck $(B)/share/slurm/ibvevent.nhc \
-	$(B)/share/npd/ibvevent-ports.json $(B)/share/npd/ibvevent-journal.json
+	$(B)/share/npd/ibvevent-ports.json $(B)/share/npd/ibvevent-journal.json \
+	$(B)/share/npd/ibvevent-daemonset.yaml
 # The Prometheus rules with their runbook links, and the runbook they
 # point at: the ALERTS section of ibv_eventwatch(1) as HTML.
 ALERTING := $(B)/share/prometheus/ibvevent.rules.yml $(B)/share/prometheus/runbook.html
@@ -294,7 +300,7 @@ UNIT_LIBS_test_schema := -ljson-c
 # test_source's synthetic source's option in a command's --help.
 UNIT_OBJS_test_source := $(B)/obj/cmd/common.o
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
-	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o
+	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o $(B)/obj/cmd/top_log.o
 $(B)/test/%: test/unit/%.c $(LIB_OBJS) $$(UNIT_OBJS_$$*)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
@@ -598,6 +604,8 @@ $(B)/share/%: share/%.in
 	$(Q)$(sched_subst) $< >$@.tmp
 	$(Q)if [ -x $< ]; then chmod 755 $@.tmp; fi; mv $@.tmp $@
 
+# The build's runbook names the man page's default data directory; an
+# install renders its own.
 $(B)/share/prometheus/runbook.html: share/runbook man/ibv_eventwatch.1
 	@mkdir -p $(dir $@)
 	$(call quiet,GEN,$@)
@@ -624,14 +632,18 @@ install: all $(B)/libibvevent.pc $(B)/ibv_eventwatch.service $(B)/all-processes.
 	$(sched_subst) share/prometheus/ibvevent.rules.yml.in \
 		>$(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
 	chmod 644 $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml
-	install -m 644 $(B)/share/prometheus/runbook.html $(DESTDIR)$(DATADIR)/ibvevent/
+	share/runbook man/ibv_eventwatch.1 $(DATADIR) >$(DESTDIR)$(DATADIR)/ibvevent/runbook.html
+	chmod 644 $(DESTDIR)$(DATADIR)/ibvevent/runbook.html
 	install -m 644 share/grafana/ibvevent-fleet.json $(DESTDIR)$(DATADIR)/ibvevent/grafana/
 	install -d $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd
-	for f in slurm/ibvevent-healthcheck slurm/ibvevent.nhc npd/ibvevent-ports.json; do \
+	for f in slurm/ibvevent-healthcheck slurm/ibvevent.nhc npd/ibvevent-ports.json \
+		npd/ibvevent-daemonset.yaml; do \
 		$(sched_subst) share/$$f.in >$(DESTDIR)$(DATADIR)/ibvevent/$$f && \
 		chmod $$(if [ -x share/$$f.in ]; then echo 755; else echo 644; fi) \
 			$(DESTDIR)$(DATADIR)/ibvevent/$$f || exit 1; done
 	install -m 644 share/npd/ibvevent-journal.json $(DESTDIR)$(DATADIR)/ibvevent/npd/
+	install -d $(DESTDIR)$(SPECDIR)
+	install -m 644 share/ports.spec.example $(DESTDIR)$(SPECDIR)/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/ibvevent/schema/
 	install -m 755 $(CMD_BINS) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -656,17 +668,22 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/all-processes.conf
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/ibvevent.rules.yml $(DESTDIR)$(DATADIR)/ibvevent/runbook.html
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/,slurm/ibvevent-healthcheck \
-		slurm/ibvevent.nhc npd/ibvevent-ports.json npd/ibvevent-journal.json)
+		slurm/ibvevent.nhc npd/ibvevent-ports.json npd/ibvevent-journal.json \
+		npd/ibvevent-daemonset.yaml)
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/slurm $(DESTDIR)$(DATADIR)/ibvevent/npd 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ibvevent/schema/,$(notdir $(SCHEMAS)))
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/schema 2>/dev/null
 	rm -f $(DESTDIR)$(DATADIR)/ibvevent/grafana/ibvevent-fleet.json
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent/grafana 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/ibvevent 2>/dev/null
+	rm -f $(DESTDIR)$(SPECDIR)/ports.spec.example
+	-rmdir $(DESTDIR)$(SPECDIR) 2>/dev/null
 
 # The Debian packages, built in a copy of the tree (dpkg-buildpackage
 # writes beside the tree it builds), with none of this make's variables:
-# debian/rules says how it builds (make install into debian/tmp).
+# debian/rules says how it builds (make install into debian/tmp). As
+# many jobs as CPUs, or DEB_BUILD_OPTIONS=parallel=N (dpkg-buildpackage's
+# own default: a -j here would override it).
 DEB_DIR := $(B)/deb
 DEB_SRC := $(DEB_DIR)/ibvevent-$(VERSION)
 deb:
@@ -675,7 +692,7 @@ deb:
 		--exclude=./debian/build . | \
 		tar -C $(DEB_SRC) -xf -
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
-		dpkg-buildpackage -us -uc -b -jauto
+		dpkg-buildpackage -us -uc -b
 	rm -rf $(DEB_SRC)
 	lintian -I --fail-on error $(DEB_DIR)/*.changes >$(DEB_DIR)/lintian.log 2>&1 || \
 		{ cat $(DEB_DIR)/lintian.log; exit 1; }

@@ -49,8 +49,10 @@ static struct cmd_spec spec = {
 	opts,
 	sizeof(opts) / sizeof(opts[0]),
 	"Keys: q quit, h or ? help, < > sort column, I invert, / filter, space or Z\n"
-	"pause, r reset, e event log, p processes or ports, Left and Right scroll\n"
-	"the columns sideways, Up, Down, PgUp and PgDn the rows, Ctrl-L redraw.\n"
+	"pause, r reset, e event log, Tab select in the event log (the selected\n"
+	"event whole) or the rows, p processes or ports, Left and Right scroll the\n"
+	"columns sideways, Up, Down, PgUp and PgDn the rows (or events), Ctrl-L\n"
+	"redraw.\n"
 	"Exit status: 0 success, 2 usage error, 3 runtime failure, 4 malformed\n"
 	"replay input.\n",
 	NULL,
@@ -167,8 +169,18 @@ static int on_record(const struct ibve_event *ev, void *arg)
 	struct top *t = arg;
 
 	top_procs_add(&t->v.procs, ev);
+	top_rate_add(&t->v.rate, ev);
 	t->dirty = true;
 	return 0;
+}
+
+/* The event log's, a storm's summarised. */
+static int on_log(const struct ibve_event *ev, void *arg)
+{
+	struct top *t = arg;
+
+	t->dirty = true;
+	return top_log_add(&t->v.events, ev);
 }
 
 static int on_idle(void *arg)
@@ -227,14 +239,14 @@ static int setup(struct top *t)
 	struct ibve_sink *s;
 	struct itimerspec its = { 0 };
 	unsigned int sysfs = IBVE_PORTS_SYSFS | IBVE_PORTS_COUNTERS;
-	/* a capture, stepped and paced on the screen; or every device */
+	/* a capture, stepped and paced on the screen; or every device,
+	 * waiting for them as the watcher does */
 	struct ibve_source_opts o = {
 		.step = v->follow ? v->delay : 0,
-		.flags = v->batch ? 0 : IBVE_SRC_PACED,
+		.flags = (v->batch ? 0 : IBVE_SRC_PACED) | IBVE_SRC_WAIT,
 	};
 
-	if (ibve_ports_new(&v->ports,
-			   IBVE_PORTS_RECENT | (v->replay_path ? 0 : sysfs)) ||
+	if (ibve_ports_new(&v->ports, v->replay_path ? 0 : sysfs) ||
 	    ibve_pipeline_new(&v->pl) || cmd_exclude(v->pl, &t->c))
 		return cmd_fail();
 	ibve_ports_set_flap_window(v->ports, t->c.flap_window);
@@ -246,12 +258,22 @@ static int setup(struct top *t)
 	    ibve_sink_callback(&s, on_record, t) ||
 	    ibve_pipeline_add_sink(v->pl, s, 0))
 		return cmd_fail();
+	/* the screen's log: a storm a line, past as many events a second
+	 * as the watcher writes alone (with -A, counted in the kernel) */
+	if (!v->batch && (ibve_sink_callback(&s, on_log, t) ||
+			  ibve_pipeline_add_sink(v->pl, s, IBVE_SINK_SUMMARY)))
+		return cmd_fail();
+	ibve_pipeline_set_storm(v->pl, v->batch ? 0 : TOP_STORM);
 	ibve_pipeline_set_filter(v->pl, v->filter);
 	ibve_pipeline_set_notes(v->pl, top_screen_note, v);
 	ibve_pipeline_set_clock(v->pl, on_clock, t);
 	ibve_pipeline_set_idle(v->pl, on_idle, t);
 	if (ibve_pipeline_start(v->pl))
 		return cmd_start_failed(v->pl);
+	/* as the watcher: devices that appear get rows (the screen says it) */
+	if (v->batch && !v->replay_path &&
+	    !ibve_pipeline_devices(v->pl, NULL, 0))
+		cmd_error("no RDMA devices yet: waiting for them to appear");
 	/* Batch replay has no clock of its own: its refreshes are its steps. */
 	if (!(v->batch && v->replay_path)) {
 		t->timerfd = timerfd_create(CLOCK_MONOTONIC,
@@ -323,6 +345,7 @@ int main(int argc, char **argv)
 	ibve_ports_free(t.v.ports);
 	ibve_filter_free(t.v.filter);
 	top_procs_free(&t.v.procs);
+	free(t.v.events.v);
 	free(t.v.order);
 	free(t.v.porder);
 	free(t.v.out);

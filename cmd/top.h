@@ -90,12 +90,41 @@ struct top_procs {
 	bool sampled;
 };
 
+/* Events a second, the last TOP_RATE_SECS seconds (by their time). */
+#define TOP_RATE_SECS 60
+struct top_rate {
+	int64_t sec[TOP_RATE_SECS];
+	uint64_t n[TOP_RATE_SECS];
+};
+
+/*
+ * The event log, newest first: a line a record, but a storm's (records
+ * of one key, summarised by the pipeline: IBVE_SINK_SUMMARY) one line
+ * that counts its events, moved up as they come.
+ */
+struct top_line {
+	struct ibve_event ev; /* the newest record */
+	uint64_t count;	      /* events */
+	double first;	      /* its first event's time, in seconds */
+	uint64_t id;	      /* kept while the line is moved or grows */
+	bool storm, over;
+};
+#define TOP_LOG_MAX 512
+#define TOP_STORM   10 /* events of a key a second: ibv_eventwatch's --storm */
+struct top_log {
+	struct top_line *v; /* a ring of TOP_LOG_MAX, newest at head - 1 */
+	size_t head, n;
+	uint64_t ids;
+};
+
 struct view {
 	/* model */
 	struct ibve_ports *ports;
 	struct top_procs procs; /* the kernel source's owners */
 	struct ibve_pipeline *pl;
 	struct ibve_filter *filter;
+	struct top_rate rate;  /* of the records, for the header */
+	struct top_log events; /* the event log (v->log: shown) */
 	const char *replay_path;
 	/* options */
 	double delay;
@@ -107,7 +136,10 @@ struct view {
 	bool clock_set;
 	/* screen */
 	bool curses, paused, help, log, editing, procs_view;
+	bool log_focus; /* the keys select in the log */
 	int sort, scroll, selected;
+	int log_sel, log_scroll; /* in the log, as last drawn */
+	uint64_t log_id;	 /* the selected line's */
 	bool invert;
 	int psort; /* the process view's (enum top_pcol; PCOL_AGE: newest first) */
 	bool pinvert;
@@ -175,13 +207,14 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 		      size_t size);
 size_t top_nrows(const struct view *v);
 /* The columns drawn on WIDTH columns: whole ones only, but for the first
- * that scrolls (clipped); *MORE: some are off to the right. */
+ * that scrolls (clipped); *RIGHT: how many are off the right edge, whole
+ * or in part (v->hscroll are off the left). */
 struct top_span {
 	int col, x, w;
 	bool left;
 };
 size_t top_layout(const struct view *v, int width, struct top_span *s,
-		  bool *more);
+		  int *right);
 /* The sort column, scrolled into view on WIDTH columns. */
 void top_show_sort(struct view *v, int width);
 /* A snapshot for batch mode on standard output; false with errno. */
@@ -200,6 +233,7 @@ const struct ibve_counter **top_moved(const struct ibve_port_row *p,
 void top_put_age(struct ibve_buf *b, double s);
 
 /* top_procs.c: the process view (records of the kernel source) */
+double top_secs(const struct timespec *from, const struct timespec *to);
 void top_procs_add(struct top_procs *t, const struct ibve_event *ev);
 /* Each row's events per second since the last sample, as of NOW (as
  * ibve_ports_sample() does the ports'). */
@@ -221,6 +255,27 @@ void top_procs_json(const struct view *v, struct ibve_json *j);
 size_t top_format_json(const void *arg, char *buf, size_t size);
 /* The process table alone, ordered first, as snprintf writes. */
 size_t top_procs_format(struct view *v, char *buf, size_t size);
+
+/* top_log.c: what came. EV into the log L; -ENOMEM. */
+int top_log_add(struct top_log *l, const struct ibve_event *ev);
+/* The I-th line, 0 the newest; NULL past the last. */
+const struct top_line *top_log_at(const struct top_log *l, size_t i);
+/* The record line L shows: a storm's as a summary of all its events. */
+void top_log_record(const struct top_line *l, struct ibve_event *ev);
+/*
+ * A line of the event log, for the screen's width: the time of day, the
+ * port, the event, a storm's count, then the owner and job before the
+ * description, so that an 80-column line keeps them.
+ */
+void top_log_line(const struct ibve_event *ev, char *line, size_t size);
+/* The index of the line ID, or AT if it is gone (within the lines); 0. */
+int top_log_find(const struct top_log *l, uint64_t id, int at);
+void top_log_reset(struct top_log *l);
+/* EV counted into R at its time. */
+void top_rate_add(struct top_rate *r, const struct ibve_event *ev);
+/* "2 devices, 2 ports, 28 events, 0.3/s over 10 s" as of the last
+ * sample; MINUTE: ", 0.1/s over 1 min" too. */
+void top_put_counts(struct ibve_buf *b, const struct view *v, bool minute);
 
 /* top_screen.c */
 void top_screen_start(struct view *v);

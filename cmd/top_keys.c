@@ -20,6 +20,7 @@ enum {
 	PAUSE,
 	RESET,
 	LOG,
+	FOCUS,
 	PROCS,
 	SCROLL,
 	SELECT,
@@ -28,7 +29,8 @@ enum {
 /* SELECT's steps, but for a row: a page, or to the first or last row. */
 enum { PAGE = 1 << 20, ALL = 1 << 28 };
 
-/* One table: the keys and the help screen. */
+/* One table: the keys and the help screen (a row without a label is
+ * the row before's other way). */
 static const struct key {
 	int act, arg;
 	const char *chars; /* its ASCII keys */
@@ -37,25 +39,29 @@ static const struct key {
 } keys[] = {
 	{ QUIT, 0, "q", KEY_F(10), "q", "quit" },
 	{ HELP, 0, "h?", KEY_F(1), "h ?", "show or hide this help" },
-	{ SORT, -1, "<,", 0, "<", "sort by the column to the left" },
-	{ SORT, 1, ">.", 0, ">", "sort by the column to the right" },
+	{ SORT, -1, "<,", 0, "< >", "sort by the column to the left or right" },
+	{ SORT, 1, ">.", 0, NULL, NULL },
 	{ INVERT, 0, "I", 0, "I", "invert the sort order" },
 	{ FILTER, 0, "/", 0, "/",
 	  "filter: ports by device; processes by command, job, device" },
 	{ PAUSE, 0, " Z", 0, "Z space", "pause or resume the display" },
-	{ RESET, 0, "r", 0, "r", "reset event counts and counter deltas" },
+	{ RESET, 0, "r", 0, "r",
+	  "reset event counts, flaps and counter deltas" },
 	{ LOG, 0, "e", 0, "e", "show or hide the event log (newest first)" },
+	{ FOCUS, 0, "\t", 0, "Tab",
+	  "select in the event log (the selected whole) or the rows" },
 	{ PROCS, 0, "p", 0, "p",
 	  "processes (-A: whose QPs, CQs, SRQs, WQs had events) or ports" },
-	{ SCROLL, -1, "", KEY_LEFT, "Left", "scroll the columns back" },
-	{ SCROLL, 1, "", KEY_RIGHT, "Right",
-	  "scroll the columns: those off the right edge" },
-	{ SELECT, -1, "k", KEY_UP, "Up", "previous row" },
-	{ SELECT, 1, "j", KEY_DOWN, "Down", "next row" },
-	{ SELECT, -PAGE, "", KEY_PPAGE, "PgUp", "a page up" },
-	{ SELECT, PAGE, "", KEY_NPAGE, "PgDn", "a page down" },
-	{ SELECT, -ALL, "g", KEY_HOME, "Home", "first row" },
-	{ SELECT, ALL, "G", KEY_END, "End", "last row" },
+	{ SCROLL, -1, "", KEY_LEFT, "Left Right",
+	  "scroll the columns to those off the left or right edge" },
+	{ SCROLL, 1, "", KEY_RIGHT, NULL, NULL },
+	{ SELECT, -1, "k", KEY_UP, "Up Down",
+	  "the previous or next row, or event (Tab)" },
+	{ SELECT, 1, "j", KEY_DOWN, NULL, NULL },
+	{ SELECT, -PAGE, "", KEY_PPAGE, "PgUp PgDn", "a page up or down" },
+	{ SELECT, PAGE, "", KEY_NPAGE, NULL, NULL },
+	{ SELECT, -ALL, "g", KEY_HOME, "Home End", "the first or last row" },
+	{ SELECT, ALL, "G", KEY_END, NULL, NULL },
 	{ REDRAW, 0, "\f", 0, "^L", "redraw the screen" },
 };
 
@@ -74,21 +80,30 @@ static int move_sort(struct view *v, int step)
 	return K_REDRAW;
 }
 
-/* The selected row STEP rows on, within the rows shown. */
+/* The selected row STEP rows on, within the rows shown; in the event
+ * log, the selected event, which stays selected as lines come. */
 static void move_selected(struct view *v, int step)
 {
-	int n = (int)top_nrows(v), page = LINES > 8 ? LINES - 6 : 1;
-	int to = v->selected + (abs(step) == PAGE ? step / PAGE * page : step);
+	int n = v->log_focus ? (int)v->events.n : (int)top_nrows(v);
+	int page = LINES > 8 ? LINES - 6 : 1, *at = &v->selected, to;
 
-	v->selected = to < n ? to : n - 1;
-	if (v->selected < 0)
-		v->selected = 0;
+	if (v->log_focus) {
+		at = &v->log_sel;
+		*at = top_log_find(&v->events, v->log_id, *at);
+		page /= 2;
+	}
+	to = *at + (abs(step) == PAGE ? step / PAGE * page : step);
+	*at = to < n ? to : n - 1;
+	if (*at < 0)
+		*at = 0;
+	if (v->log_focus && n)
+		v->log_id = top_log_at(&v->events, (size_t)*at)->id;
 }
 
 static int act(struct view *v, const struct key *k)
 {
 	struct top_span s[TOP_MAX_COLS];
-	bool more = false;
+	int more = 0;
 
 	switch (k->act) {
 	case QUIT:
@@ -116,9 +131,16 @@ static int act(struct view *v, const struct key *k)
 	case RESET:
 		ibve_ports_reset(v->ports);
 		top_procs_reset(&v->procs);
+		memset(&v->rate, 0, sizeof(v->rate));
+		top_log_reset(&v->events);
 		return K_REDRAW | K_RESAMPLE;
 	case LOG:
 		v->log = !v->log;
+		v->log_focus = false;
+		break;
+	case FOCUS:
+		v->log_focus = !v->log || !v->log_focus;
+		v->log = true;
 		break;
 	case PROCS:
 		v->procs_view = !v->procs_view;
@@ -177,8 +199,11 @@ int top_key(struct view *v, int ch)
 
 const char *top_key_help(size_t i, const char **help)
 {
-	if (i >= sizeof(keys) / sizeof(keys[0]))
-		return NULL;
-	*help = keys[i].help;
-	return keys[i].label;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (keys[k].label && !i--) {
+			*help = keys[k].help;
+			return keys[k].label;
+		}
+	}
+	return NULL;
 }

@@ -5,6 +5,7 @@
  * the width of the screen when the table is scrolled sideways. No
  * drawing: top_screen.c draws what this lays out.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "top.h"
@@ -65,30 +66,29 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
 	return top_cell(ibve_ports_at(v->ports, v->order[row]), col, buf, size);
 }
 
-/* Its width on the screen (negative: left-aligned). */
+/*
+ * Its width on the screen (negative: left-aligned): its own, or its
+ * widest cell's (a storm's counts have more digits than their titles);
+ * those sized to their cells (JOB, the counters that moved, the peers)
+ * from their title's, within reason.
+ */
 static int top_table_width(const struct view *v, int col)
 {
-	size_t w, max;
+	const struct top_column *c =
+		&(v->procs_view ? top_pcolumns : top_columns)[col];
+	bool own = !v->procs_view && (col == COL_COUNTERS || col == COL_PEER);
+	size_t w = own || !c->width ? strlen(c->title) : (size_t)abs(c->width);
+	size_t max = !own ? 64 : col == COL_COUNTERS ? 80 : 32;
 	char cell[512];
 
-	if (v->procs_view)
-		return top_pcol_width(v, (enum top_pcol)col);
-	/* the counters that moved and the peers: as wide as the widest,
-	 * within reason */
-	if (col == COL_COUNTERS)
-		max = 80;
-	else if (col == COL_PEER)
-		max = 32;
-	else
-		return top_columns[col].width;
-	w = strlen(top_columns[col].title);
-	for (size_t i = 0; i < v->norder && w < max; i++) {
+	for (size_t i = 0; i < top_nrows(v) && w < max; i++) {
 		size_t n = top_table_cell(v, i, col, cell, sizeof(cell));
 
 		if (n > w)
 			w = n;
 	}
-	return -(int)(w < max ? w : max);
+	w = w < max ? w : max;
+	return c->width > 0 ? (int)w : -(int)w;
 }
 
 size_t top_nrows(const struct view *v)
@@ -97,12 +97,12 @@ size_t top_nrows(const struct view *v)
 }
 
 size_t top_layout(const struct view *v, int width, struct top_span *s,
-		  bool *more)
+		  int *right)
 {
 	int cols[TOP_MAX_COLS], x = 0, skip = v->hscroll;
 	size_t n = top_screen_cols(v, cols), k = 0;
 
-	*more = false;
+	*right = 0;
 	/* at least one column that scrolls stays */
 	if (skip > (int)n - TOP_FROZEN - 1)
 		skip = (int)n - TOP_FROZEN - 1;
@@ -115,10 +115,11 @@ size_t top_layout(const struct view *v, int width, struct top_span *s,
 			continue;
 		}
 		if (x >= width || aw > width - x) {
-			*more = true;
-			if (x >= width || k > TOP_FROZEN)
-				break;
-			aw = width - x; /* clipped */
+			*right = (int)(n - i);
+			if (x < width && k <= TOP_FROZEN) /* clipped */
+				s[k++] = (struct top_span){ cols[i], x,
+							    width - x, w < 0 };
+			break;
 		}
 		s[k++] = (struct top_span){ cols[i], x, aw, w < 0 };
 		x += aw + 1;
@@ -131,7 +132,8 @@ void top_show_sort(struct view *v, int width)
 	int cols[TOP_MAX_COLS], sort = v->procs_view ? v->psort : v->sort;
 	size_t n = top_screen_cols(v, cols), pos = n;
 	struct top_span s[TOP_MAX_COLS];
-	bool more, shown = false;
+	bool shown = false;
+	int more;
 
 	v->sort_follow = false;
 	for (size_t i = 0; i < n; i++)

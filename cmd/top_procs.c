@@ -72,7 +72,7 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	p->last_time = ev->time;
 }
 
-static double secs(const struct timespec *from, const struct timespec *to)
+double top_secs(const struct timespec *from, const struct timespec *to)
 {
 	return (double)(to->tv_sec - from->tv_sec) +
 	       (double)(to->tv_nsec - from->tv_nsec) / 1e9;
@@ -80,7 +80,7 @@ static double secs(const struct timespec *from, const struct timespec *to)
 
 void top_procs_sample(struct top_procs *t, const struct timespec *now)
 {
-	double dt = t->sampled ? secs(&t->prev, now) : 0;
+	double dt = t->sampled ? top_secs(&t->prev, now) : 0;
 
 	/* a storm's row: its rate, whether its records were one per event
 	 * or summaries */
@@ -140,7 +140,7 @@ int top_pcol_width(const struct view *v, enum top_pcol col)
 
 static double age(const struct view *v, const struct top_proc *p)
 {
-	double a = secs(&p->last_time, &ibve_ports_summary(v->ports)->now);
+	double a = top_secs(&p->last_time, &ibve_ports_summary(v->ports)->now);
 
 	return a > 0 ? a : 0;
 }

@@ -41,45 +41,44 @@ static void draw_bar(struct view *v, int y, const char *text)
 static void draw_header(struct view *v)
 {
 	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
-	char line[512], when[32], rate[64], sort[128 + IBVE_NAME_MAX];
+	char line[512], when[32], sort[128], filter[16 + IBVE_NAME_MAX];
+	struct ibve_buf b = { line, sizeof(line), 0 };
 	time_t now = time(NULL);
 	long up = (long)s->uptime;
 	struct tm tm;
-	int n, r, k;
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	/* PAUSED first: the line is cut at the screen's edge */
-	n = snprintf(line, sizeof(line), " ibv_eventtop%s - ",
-		     v->paused ? " [PAUSED]" : "");
+	ibve_buf_printf(&b, " ibv_eventtop%s - ", v->paused ? " [PAUSED]" : "");
 	if (s->host[0])
-		snprintf(line + n, sizeof(line) - (size_t)n,
-			 "%s - %s - Linux %s - up %02ld:%02ld:%02ld", when,
-			 s->host, s->kernel, up / 3600, up % 3600 / 60,
-			 up % 60);
+		ibve_buf_printf(&b, "%s - %s - Linux %s - up %02ld:%02ld:%02ld",
+				when, s->host, s->kernel, up / 3600,
+				up % 3600 / 60, up % 60);
 	else
-		snprintf(line + n, sizeof(line) - (size_t)n,
-			 "replay of %s - %02ld:%02ld:%02ld of capture%s",
-			 v->replay_path, up / 3600, up % 3600 / 60, up % 60,
-			 v->replay_eof ? " (end)" : "");
+		ibve_buf_printf(&b,
+				"replay of %s - %02ld:%02ld:%02ld of capture%s",
+				v->replay_path, up / 3600, up % 3600 / 60,
+				up % 60, v->replay_eof ? " (end)" : "");
+	ibve_buf_end(&b);
 	draw_bar(v, 0, line);
-	n = snprintf(line, sizeof(line),
-		     " %zu device%s, %zu port%s, %llu event%s", s->devices,
-		     s->devices == 1 ? "" : "s", s->ports,
-		     s->ports == 1 ? "" : "s", (unsigned long long)s->events,
-		     s->events == 1 ? "" : "s");
-	r = snprintf(rate, sizeof(rate), ", %.2f events/s", s->per_second);
-	k = snprintf(sort, sizeof(sort), "   sort: %s%s",
-		     top_table_title(v, v->procs_view ? v->psort : v->sort),
-		     (v->procs_view ? v->pinvert : v->invert) ? " (inverted)"
-							      : "");
-	if (v->name_filter[0] || v->editing)
-		k += snprintf(sort + k, sizeof(sort) - (size_t)k,
-			      "   filter: %s%s", v->name_filter,
-			      v->editing ? "_" : "");
-	/* the rate goes first when the line is too long for the screen */
-	snprintf(line + n, sizeof(line) - (size_t)n, "%s%s",
-		 n + r + k <= COLS ? rate : "", sort);
+	snprintf(sort, sizeof(sort), "   sort: %s%s",
+		 top_table_title(v, v->procs_view ? v->psort : v->sort),
+		 (v->procs_view ? v->pinvert : v->invert) ? " (inverted)" : "");
+	/* while it is typed, the prompt shows it */
+	snprintf(filter, sizeof(filter), "   filter: %s", v->name_filter);
+	/* too long: the last minute's rate goes first, then the sort (its
+	 * title is marked) */
+	for (int drop = 0; drop < 3 && (!drop || b.len > (size_t)COLS);
+	     drop++) {
+		b.len = 1;
+		top_put_counts(&b, v, drop == 0);
+		if (drop < 2)
+			ibve_buf_puts(&b, sort);
+		if (v->name_filter[0] && !v->editing)
+			ibve_buf_puts(&b, filter);
+	}
+	ibve_buf_end(&b);
 	/* cut at the edge: a line that wraps would push the next down */
 	mvprintw(1, 0, "%.*s", COLS, line);
 	clrtoeol();
@@ -211,82 +210,82 @@ static void draw_titles(struct view *v, int y, const struct top_span *sp,
 }
 
 /*
- * A line of the event log, for the screen's width: the time of day, the
- * port, the event, then its owner and job before the description, so
- * that an 80-column line keeps them.
+ * TEXT wrapped at spaces (a word longer than a line cut) from line Y on,
+ * before line END: its first line from column X0, the others from X1,
+ * each to the right margin M; DRAW: or only count. The lines it takes.
  */
-static void log_line(const struct ibve_event *ev, char *line, size_t size)
+static int put_wrapped(int y, int end, int x0, int x1, int m, const char *text,
+		       bool draw)
 {
-	struct ibve_buf b = { line, size, 0 };
-	char where[IBVE_NAME_MAX + 16], job[96], text[512];
-	const char *desc = ibve_event_text(ev);
-	struct tm tm;
-	time_t t = ev->time.tv_sec;
-	char *d;
+	int lines = 0;
 
-	localtime_r(&t, &tm);
-	snprintf(where, sizeof(where), ev->port ? "%s/%u" : "%s", ev->device,
-		 ev->port);
-	ibve_buf_printf(&b, "%02d:%02d:%02d %-10s %-20s ", tm.tm_hour,
-			tm.tm_min, tm.tm_sec, where, ev->name);
-	if (ev->fields & IBVE_FIELD_KERNEL) {
-		ibve_buf_printf(&b, "[%s] ", ev->kernel.consumer);
-	} else if (ev->fields & IBVE_FIELD_OWNER) {
-		ibve_buf_printf(&b, "%s[%u] ", ev->kernel.comm, ev->kernel.pid);
-		if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)))
-			ibve_buf_printf(&b, "%s: ", job);
-	}
-	/* the rest of the text line: the description and its details */
-	ibve_event_format_text(ev, text, sizeof(text), 0);
-	text[strcspn(text, "\n")] = '\0';
-	d = strstr(text, desc);
-	ibve_buf_puts(&b, d ? d : desc);
-	ibve_buf_end(&b);
-}
+	for (int x = x0; *text && y + lines < end && COLS - x - m > 0; x = x1) {
+		int w = COLS - x - m, n = (int)strlen(text);
 
-static void draw_log(struct view *v, int top, int rows)
-{
-	const struct ibve_event *ev;
-	char line[1024];
-
-	draw_bar(v, top, " Events, newest first");
-	for (int i = 0; i < rows - 1; i++) {
-		move(top + 1 + i, 0);
-		clrtoeol();
-		ev = ibve_ports_recent(v->ports, (size_t)i);
-		if (!ev)
-			continue;
-		log_line(ev, line, sizeof(line));
-		if (ev->severity >= IBVE_SEVERITY_ERROR)
-			set_color(v, C_BAD, true);
-		else if (ev->severity == IBVE_SEVERITY_WARNING)
-			set_color(v, C_WARN, true);
-		printw("%.*s", COLS, line);
-		set_color(v, C_BAD, false);
-		set_color(v, C_WARN, false);
-	}
-}
-
-/* TEXT from line Y on, wrapped at spaces to the screen's width less
- * margins; never past the last line. */
-static void draw_wrapped(int y, const char *text)
-{
-	int width = COLS - 4;
-
-	while (*text && y < LINES) {
-		int n = (int)strlen(text);
-
-		if (n > width) {
-			n = width;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (!n)
-				n = width;
+		if (n > w) {
+			for (n = w; n > 0 && text[n] != ' '; n--)
+				;
+			n = n ? n : w;
 		}
-		mvprintw(y++, 2, "%.*s", n, text);
+		if (draw)
+			mvprintw(y + lines, x, "%-*.*s", w, n, text);
+		lines++;
 		text += n;
 		while (*text == ' ')
 			text++;
+	}
+	return lines;
+}
+
+/* The log on ROWS lines from TOP; in focus, the selected event whole. */
+static void draw_log(struct view *v, int top, int rows)
+{
+	const struct top_line *l;
+	struct ibve_event ev;
+	int sel = -1, y = top + 1, end = top + rows;
+	char line[1024];
+
+	draw_bar(v, top,
+		 v->log_focus
+			 ? " Events, newest first - Up, Down: the selected "
+			   "one whole; Tab: the rows"
+			 : " Events, newest first");
+	v->log_scroll = v->log_focus ? v->log_scroll : 0;
+	if (v->log_focus && v->events.n) {
+		sel = v->log_sel =
+			top_log_find(&v->events, v->log_id, v->log_sel);
+		l = top_log_at(&v->events, (size_t)sel);
+		v->log_id = l->id;
+		top_log_record(l, &ev);
+		top_log_line(&ev, line, sizeof(line));
+		/* the lines above it, then all of it, in view */
+		if (sel < v->log_scroll)
+			v->log_scroll = sel;
+		rows = sel + put_wrapped(0, end - y, 0, 2, 0, line, false) -
+		       (end - y);
+		if (v->log_scroll < rows)
+			v->log_scroll = rows;
+	}
+	/* (the screen was erased) */
+	for (int i = v->log_scroll;
+	     y < end && (l = top_log_at(&v->events, (size_t)i)); i++) {
+		move(y, 0);
+		top_log_record(l, &ev);
+		top_log_line(&ev, line, sizeof(line));
+		if (ev.severity >= IBVE_SEVERITY_ERROR)
+			set_color(v, C_BAD, true);
+		else if (ev.severity == IBVE_SEVERITY_WARNING)
+			set_color(v, C_WARN, true);
+		if (i == sel) {
+			attron(A_REVERSE);
+			y += put_wrapped(y, end, 0, 2, 0, line, true);
+			attroff(A_REVERSE);
+		} else {
+			printw("%.*s", COLS, line);
+			y++;
+		}
+		set_color(v, C_BAD, false);
+		set_color(v, C_WARN, false);
 	}
 }
 
@@ -300,35 +299,37 @@ static void draw_help(struct view *v)
 		 " ibv_eventtop help - any key listed works here; h ? q leave");
 	for (size_t i = 0; (label = top_key_help(i, &help)) && y < LINES; i++) {
 		attron(A_BOLD);
-		mvprintw(y++, 2, "%-10s", label);
+		mvprintw(y++, 2, "%-10s ", label);
 		attroff(A_BOLD);
 		printw("%.*s", COLS > 13 ? COLS - 13 : 0, help);
 	}
-	draw_wrapped(
-		y + 1,
+	put_wrapped(
+		y + 1, LINES, 2, 2, 2,
 		"DOWN, UP: PORT_ERR, PORT_ACTIVE; LID, PKEY, SM, GID: changes; "
 		"REREG: client reregisters; EV/MIN: the last minute. "
 		"Device-wide events count on every port. Counts all 0 fold "
-		"away. Bold counters moved at the last refresh.");
+		"away. Bold counters moved at the last refresh.",
+		true);
 }
 
 /* The footer's keys: as many as the width takes, the first first. */
 static void draw_footer(struct view *v)
 {
 	static const char *const items[] = {
-		"q Quit",   "h Help",	"< > Sort",  "Left Right Cols",
-		"/ Filter", "e Events", "p Procs",   "Space Pause",
-		"I Invert", "r Reset",	"^L Redraw",
+		"q Quit",      "h Help",   "< > Sort",	 "Left Right Cols",
+		"/ Filter",    "e Events", "Tab Select", "p Procs",
+		"Space Pause", "I Invert", "r Reset",	 "^L Redraw",
 	};
 	char line[256];
 	size_t n = 0;
 
-	if (v->editing) {
-		draw_bar(
-			v, LINES - 1,
-			v->procs_view
-				? " Filter by command, job or device: Enter keeps it, Esc clears"
-				: " Filter by device name: type, Enter keeps it, Esc clears");
+	if (v->editing) { /* the text as it is, to edit */
+		snprintf(line, sizeof(line),
+			 " Filter by %s: %s_   Enter keeps it, Esc clears",
+			 v->procs_view ? "command, job or device"
+				       : "device name",
+			 v->name_filter);
+		draw_bar(v, LINES - 1, line);
 		return;
 	}
 	line[0] = '\0';
@@ -343,12 +344,28 @@ static void draw_footer(struct view *v)
 	draw_bar(v, LINES - 1, line);
 }
 
+/* Above the titles, the columns off either edge: "< 2 columns" over the
+ * first that scrolls, "7 columns >" at the right. */
+static void draw_off(const struct view *v, int y, const struct top_span *sp,
+		     size_t nsp, int right)
+{
+	char s[32];
+	int n;
+
+	if (v->hscroll && nsp > TOP_FROZEN)
+		mvprintw(y, sp[TOP_FROZEN].x, "< %d column%s", v->hscroll,
+			 v->hscroll == 1 ? "" : "s");
+	n = snprintf(s, sizeof(s), "%d column%s >", right,
+		     right == 1 ? "" : "s");
+	if (right && n < COLS)
+		mvaddstr(y, COLS - n, s);
+}
+
 void top_draw(struct view *v)
 {
 	struct top_span sp[TOP_MAX_COLS];
-	int cols[TOP_MAX_COLS], table_rows, max, y = 3;
+	int cols[TOP_MAX_COLS], table_rows, max, right, y = 3;
 	size_t nsp, nrows;
-	bool more;
 
 	if (v->help) {
 		draw_help(v);
@@ -376,11 +393,12 @@ void top_draw(struct view *v)
 		v->scroll = v->selected;
 	if (v->selected >= v->scroll + table_rows)
 		v->scroll = v->selected - table_rows + 1;
-	nsp = top_layout(v, COLS, sp, &more);
+	nsp = top_layout(v, COLS, sp, &right);
+	draw_off(v, y - 1, sp, nsp, right);
 	draw_titles(v, y++, sp, nsp);
 	for (int i = 0; i < table_rows && (size_t)(v->scroll + i) < nrows; i++)
 		draw_row(v, y + i, (size_t)(v->scroll + i), sp, nsp,
-			 v->scroll + i == v->selected);
+			 v->scroll + i == v->selected && !v->log_focus);
 	if (!nrows)
 		mvprintw(
 			y, 1, "%.*s", COLS - 1,
@@ -389,7 +407,9 @@ void top_draw(struct view *v)
 					  ? "no process matches the filter"
 					  : "no process's events yet (ibv_eventtop -A sees them)"
 			: v->name_filter[0] ? "no port matches the filter"
-					    : "no ports");
+			: v->replay_path
+				? "no ports"
+				: "no RDMA devices yet: waiting for them to appear");
 	if (v->log)
 		draw_log(v, y + table_rows + 1, LINES - 2 - (y + table_rows));
 	draw_footer(v);

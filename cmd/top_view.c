@@ -320,8 +320,9 @@ void top_order(struct view *v)
 	top_procs_order(v);
 }
 
-static void put_header(struct ibve_buf *b, const struct ibve_ports_summary *s)
+static void put_header(struct ibve_buf *b, const struct view *v)
 {
+	const struct ibve_ports_summary *s = ibve_ports_summary(v->ports);
 	long up = (long)s->uptime;
 
 	ibve_buf_puts(b, "ibv_eventtop - ");
@@ -336,12 +337,8 @@ static void put_header(struct ibve_buf *b, const struct ibve_ports_summary *s)
 	}
 	ibve_buf_printf(b, " - up %02ld:%02ld:%02ld\n", up / 3600,
 			up % 3600 / 60, up % 60);
-	ibve_buf_printf(b,
-			"%zu device%s, %zu port%s, %" PRIu64
-			" event%s, %.2f events/s\n",
-			s->devices, s->devices == 1 ? "" : "s", s->ports,
-			s->ports == 1 ? "" : "s", s->events,
-			s->events == 1 ? "" : "s", s->per_second);
+	top_put_counts(b, v, true);
+	ibve_buf_putc(b, '\n');
 }
 
 /* A row of the table; with no P, its titles. */
@@ -373,7 +370,7 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 	/* once a table, not a row: PEER's looks at every port */
 	for (int c = 0; c < COL_COUNT; c++)
 		visible[c] = top_col_visible(v, (enum top_col)c);
-	put_header(&b, ibve_ports_summary(v->ports));
+	put_header(&b, v);
 	ibve_buf_putc(&b, '\n');
 	put_row(&b, NULL, visible);
 	for (size_t i = 0; i < v->norder; i++)

@@ -1019,7 +1019,7 @@ int ibve_ports_add_device(struct ibve_ports *t, const char *device,
 void ibve_ports_event(struct ibve_ports *t, const struct ibve_event *ev);
 /* Refresh attributes, counters, rates and ages as of NOW (wall time). */
 void ibve_ports_sample(struct ibve_ports *t, const struct timespec *now);
-/* Zero the counts and take the counters' current values as the base. */
+/* Zero the counts and flaps; the counters' current values are the base. */
 void ibve_ports_reset(struct ibve_ports *t);
 /*
  * A flap is a PORT_ERR followed by PORT_ACTIVE within SECONDS (default

@@ -795,6 +795,8 @@ IBVE_EXPORT void ibve_ports_reset(struct ibve_ports *t)
 		p->last_event[0] = '\0';
 		p->last_age = 0;
 		memset(r->bucket_n, 0, sizeof(r->bucket_n));
+		r->flap_n = 0;
+		p->flaps = p->flaps_window = 0;
 		for (size_t c = 0; c < p->counter_count; c++) {
 			r->base[c] = r->counters[c].value;
 			r->counters[c].delta = 0;

@@ -442,11 +442,12 @@ tm_wait_line() {
 }
 
 # screen_whole: every line of ibv_eventtop's screen is one it drew as
-# a line: the header, the titles, a row, the event log, the footer, the
-# help. A piece of a longer line wrapped at the edge is none of these.
+# a line: the header, the columns off either edge, the titles, a row, the
+# event log, the footer, the help. A piece of a longer line wrapped at the
+# edge is none of these.
 screen_whole() {
 	local bad
-	bad=$(tm_screen | grep -Ev -- '^( ibv_eventtop( \[PAUSED\])? - | ibv_eventtop help | [0-9]+ devices?, |DEVICE +PORT |[a-z][a-z0-9_]* +([0-9]+|-) | +PID COMM | +([0-9]+|-) [^ ]| q Quit  h Help| Events, newest first|[0-9]{2}:[0-9]{2}:[0-9]{2} [a-z]|  [^ ]|$)') || true
+	bad=$(tm_screen | grep -Ev -- '^( ibv_eventtop( \[PAUSED\])? - | ibv_eventtop help | [0-9]+ devices?, |DEVICE +PORT |[a-z][a-z0-9_]* +([0-9]+|-) | +PID COMM | +([0-9]+|-) [^ ]| q Quit  h Help| Events, newest first|( *< [0-9]+ columns?)?( +[0-9]+ columns? >)?$|[0-9]{2}:[0-9]{2}:[0-9]{2} [a-z]|  [^ ]|$)') || true
 	[ -z "$bad" ] || fail "lines that are no line the program drew: $(printf '\n%s' "$bad")$(printf '\n--- the screen:\n%s' "$(tm_screen)")"
 }
 

@@ -151,10 +151,37 @@ LIB=$BUILD/lib/libibvevent.so.0
 	[ -z "$(find "$dest" -name '*.a')" ] # the exporter's archive is the build's own
 	grep -qx 'prefix=/opt/ibve' "$dest/opt/ibve/lib/pkgconfig/libibvevent.pc"
 	"$dest/opt/ibve/bin/ibv_eventwatch" -V # finds its library through $ORIGIN
-	[ -z "$(find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print)" ]
+	# outside PREFIX only the example of the spec the checks read from /etc
+	run -0 find "$dest" -path "$dest/opt/ibve" -prune -o -type f -print
+	assert_output "$dest/etc/ibvevent/ports.spec.example"
 	make -s -C "$TOP" uninstall DESTDIR="$dest" PREFIX=/opt/ibve >/dev/null
 	run -0 find "$dest" -type f -o -type l
 	assert_output ''
+	[ ! -e "$dest/etc/ibvevent" ] || fail "make uninstall left $dest/etc/ibvevent"
+}
+
+@test "the example ports spec: where the checks look for the spec, named in the docs, and valid once uncommented" {
+	dest=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	ex=$dest/etc/ibvevent/ports.spec.example
+	cmp "$ex" "$TOP/share/ports.spec.example"
+	run -0 stat -c %a "$ex"
+	assert_output 644
+	# beside the spec file that every shipped check reads
+	run -0 grep -rhoE '/etc/ibvevent/[a-z.]+' "$dest/usr/share/ibvevent/slurm" \
+		"$dest/usr/share/ibvevent/npd"
+	assert_equal "$(sort -u <<<"$output")" /etc/ibvevent/ports.spec
+	grep -qF /etc/ibvevent/ports.spec.example "$TOP/README.md" || fail "the README does not name it"
+	# its lines are commented out: as it is, it is no spec (every port
+	# ACTIVE); each line uncommented is one --check takes (status 0 or
+	# 1 with the ports of this host, 2 for a spec it refuses)
+	run -1 grep -cvE '^(#|$)' "$ex"
+	assert_output 0
+	sed -n 's/^#\([a-z*]\)/\1/p' "$ex" >"$BATS_TEST_TMPDIR/spec"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/spec")" -ge 3 ] || fail "$(cat "$BATS_TEST_TMPDIR/spec")"
+	run --separate-stderr ibv_eventwatch --check --spec-file "$BATS_TEST_TMPDIR/spec"
+	[ "$status" -le 1 ] || fail "status $status: $stderr"
+	assert_equal "$stderr" ''
 }
 
 @test "make install puts every data file where the docs say, its paths substituted; make uninstall removes them" {
@@ -174,7 +201,15 @@ LIB=$BUILD/lib/libibvevent.so.0
 	while read -r f; do
 		i=$data/$f n=${f##*/}
 		src=$(find "$TOP"/share/*/ "$TOP/systemd" -type f \( -name "$n" -o -name "$n.in" \))
-		[ "$n" != runbook.html ] || src=$BUILD/share/prometheus/runbook.html
+		# the runbook: the build's, rendered for the default data
+		# directory; mandoc fills its lines, whose breaks then differ
+		fill=(cat)
+		if [ "$n" = runbook.html ]; then
+			src=$BATS_TEST_TMPDIR/runbook.html fill=(tr -s '[:space:]' ' ')
+			sed -e 's|file:///usr/local/share/ibvevent|@RUNBOOK_URL@|g' \
+				-e 's|/usr/local/share|@DATADIR@|g' \
+				"$BUILD/share/prometheus/runbook.html" | "${fill[@]}" >"$src"
+		fi
 		# where the docs say: DATADIR/ibvevent/F, or F in the README's
 		# list under it; a schema in share/ibvevent/schema/ by its name
 		case $f in
@@ -196,7 +231,7 @@ LIB=$BUILD/lib/libibvevent.so.0
 		fi
 		sed -e 's|file:///opt/ibve/share/ibvevent|@RUNBOOK_URL@|g' \
 			-e 's|/opt/ibve/bin|@BINDIR@|g' -e 's|/opt/ibve/share|@DATADIR@|g' "$i" |
-			cmp - "$src" || fail "$f differs from $src"
+			"${fill[@]}" | cmp - "$src" || fail "$f differs from $src"
 		run -0 stat -c %a "$i"
 		if [ -x "$src" ]; then assert_output 755; else assert_output 644; fi
 	done <"$BATS_TEST_TMPDIR/installed"

@@ -27,7 +27,28 @@ count_of() {
 	run ibv_eventtop -b -r "$FABRIC"
 	assert_success
 	diff -u "$EXPECTED/top-fabric.txt" <(echo "$output"; echo)
-	assert_line --index 1 "2 devices, 2 ports, $(wc -l <"$FABRIC") events, 0.00 events/s"
+	assert_line --index 1 --regexp "^2 devices, 2 ports, $(wc -l <"$FABRIC") events, "
+}
+
+@test "the header's rate: events a second over the last 10 s and the last minute" {
+	cap=$BATS_TEST_TMPDIR/rate.jsonl
+	not_output "$cap"
+	# two minutes of a PORT_ERR a second, and 100 more in each of the
+	# last five seconds
+	for s in $(seq 0 119); do
+		for _ in $(seq $((s < 115 ? 1 : 101))); do
+			printf '{"time":"2026-03-02T08:%02d:%02dZ","device":"mlx5_0","port":1,"event":"PORT_ERR"}\n' $((s / 60)) $((s % 60))
+		done
+	done >"$cap"
+	# the last 10 s: 10 + 500 events; the last minute: 60 + 500
+	run -0 ibv_eventtop -b -r "$cap"
+	assert_line --index 1 '1 device, 1 port, 620 events, 51.0/s over 10 s, 9.3/s over 1 min'
+	# the same on the screen, at 80 columns the minute's too
+	TM_COLS=80 tm_start "TZ=UTC ibv_eventtop -r '$cap'"
+	tm_wait_line 2 '^ 1 device, 1 port, 620 events, 51.0/s over 10 s, 9.3/s over 1 min   sort: DEVICE$'
+	# too narrow for both: the minute's goes first
+	tm resize-window -t 0 -x 66 -y 24
+	tm_wait_line 2 '^ 1 device, 1 port, 620 events, 51.0/s over 10 s   sort: DEVICE$'
 }
 
 @test "batch replay as JSON: one object, the stored one" {
@@ -137,12 +158,22 @@ count_of() {
 	[ "$stderr" = "ibv_eventtop: /nonexistent: No such file or directory" ]
 }
 
-@test "no RDMA device: one line, status 3" {
+@test "no RDMA device: it waits for them, as the watcher does, and says so" {
 	[ "${IBVEVENT_VM:-}" != 1 ] || skip "the guest has rxe0"
 	[ ! -d /sys/class/infiniband_verbs ] || skip "this host has RDMA devices"
-	run --separate-stderr ibv_eventtop -b -n 1
+	run --separate-stderr ibv_eventtop -b -n 2 -s 0.1
+	assert_success
+	[ "$stderr" = "ibv_eventtop: no RDMA devices yet: waiting for them to appear" ]
+	assert_equal "$(grep -c '^0 devices, 0 ports, 0 events' <<<"$output")" 2
+	# a device asked for by name is not waited for
+	run --separate-stderr ibv_eventtop -b -n 1 -d mlx5_0
 	assert_failure 3
 	[ "$stderr" = "ibv_eventtop: no RDMA devices found: the kernel offers no RDMA to user space (is ib_uverbs loaded?)" ]
+	# the screen says it where the rows would be
+	TM_COLS=80 TM_LINES=24 tm_start "ibv_eventtop"
+	tm_wait_line 5 '^ no RDMA devices yet: waiting for them to appear$'
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
 }
 
 # --- the screen ---
@@ -188,10 +219,15 @@ row_order() {
 	screen_whole
 	tm send-keys -t 0 Space
 	tm_wait_line 1 '^ ibv_eventtop - replay of '
+	# above the titles, the columns off the right: the 17 below with
+	# DEVICE and PORT are 19, 9 show
+	tm_wait_line 3 '^ {68}10 columns >$'
 	# Right, a column at a time, until the last shows; device and port
-	# stay, and every column of the table comes into view on the way
+	# stay, and every column of the table comes into view on the way;
+	# those off the left are counted, those off the right never more
 	seen=$(tm_line 4)
-	for _ in $(seq 30); do
+	right=10
+	for i in $(seq 30); do
 		prev=$(tm_line 4)
 		[[ $prev != *LID/GID* ]] || break
 		tm send-keys -t 0 Right
@@ -199,7 +235,13 @@ row_order() {
 		tm_wait_line 4 '^DEVICE +PORT '
 		seen+=$'\n'$(tm_line 4)
 		screen_whole
+		[[ $(tm_line 3) =~ ^\ {16}\<\ $i\ columns?(\ +([0-9]+)\ columns?\ \>)?$ ]] ||
+			fail "after $i Right: '$(tm_line 3)'"
+		[ "${BASH_REMATCH[2]:-0}" -le "$right" ] || fail "after $i Right: $right before, now '$(tm_line 3)'"
+		right=${BASH_REMATCH[2]:-0}
 	done
+	# at the end, none off the right
+	assert_equal "$right" 0
 	for t in STATE 'DOWN SINCE' FLAPS 'LAST EVENT' AGE TOTAL EV/MIN DOWN UP SM \
 		FATAL OTHER 'ERROR COUNTERS MOVED' PHYS LINK RATE LID/GID; do
 		grep -qE "(^| )$t( |\$)" <<<"$seen" || fail "$t never came into view: $seen"
@@ -234,7 +276,7 @@ row_order() {
 	tm_wait_line 24 '^ q Quit'
 	tm send-keys -t 0 h
 	tm_wait 'ibv_eventtop help'
-	tm_wait '^  Right +scroll the columns'
+	tm_wait '^  Left Right +scroll the columns'
 	screen_whole
 	tm_wait 'at the last refresh\.$'
 }
@@ -245,7 +287,7 @@ row_order() {
 	tm_wait 'ibv_eventtop help'
 	run tm_screen
 	assert_success
-	for k in 'q ' 'h \?' '<' '>' 'I' '/' 'Z space' 'r' 'e' 'p' 'Left' 'Right' 'Up' 'Down' 'PgUp' 'PgDn' '\^L'; do
+	for k in 'q ' 'h \?' '< >' 'I' '/' 'Z space' 'r' 'e' 'Tab' 'p' 'Left Right' 'Up Down' 'PgUp PgDn' 'Home End' '\^L'; do
 		assert_line --regexp "^  $k +[a-z]"
 	done
 	tm send-keys -t 0 q
@@ -268,29 +310,114 @@ row_order() {
 	assert_equal "$(row_order)" "mlx5_1 mlx5_0 "
 }
 
-@test "screen: / filters by device name, Esc clears it" {
-	start_screen
-	tm send-keys -t 0 / m l x 5 _ 1 Enter
+@test "screen: / filters by device name, its prompt shows the text to edit, Esc clears it" {
+	TM_COLS=80 TM_LINES=24 start_screen
+	tm send-keys -t 0 / m l x 5 _ 1
+	# typed in the prompt, not in the header
+	tm_wait_line 24 '^ Filter by device name: mlx5_1_ +Enter keeps it, Esc clears'
+	tm_wait_line 2 'sort: DEVICE$'
+	tm send-keys -t 0 Enter
 	tm_wait 'filter: mlx5_1$'
 	assert_equal "$(row_order)" "mlx5_1 "
+	# / again starts from the filter, shown: edit it into another
+	tm send-keys -t 0 /
+	tm_wait_line 24 '^ Filter by device name: mlx5_1_ '
+	tm send-keys -t 0 BSpace 0
+	tm_wait_line 24 '^ Filter by device name: mlx5_0_ '
+	tm send-keys -t 0 Enter
+	tm_wait 'filter: mlx5_0$'
+	assert_equal "$(row_order)" "mlx5_0 "
 	tm send-keys -t 0 / Escape
 	tm_wait 'sort: DEVICE$'
 	assert_equal "$(row_order)" "mlx5_0 mlx5_1 "
 }
 
-@test "screen: space pauses, r resets the counts, e shows the event log" {
-	start_screen
+@test "screen: space pauses, r resets the counts and the flaps, e shows the event log" {
+	# a day's window: mlx5_0's flap of the capture counts
+	tm_start "TZ=UTC ibv_eventtop --flap-window 1d -r '$FABRIC'"
+	tm_wait '^mlx5_0 +1 ACTIVE +- +1 UNKNOWN'
 	tm send-keys -t 0 Space
 	tm_wait '^ ibv_eventtop \[PAUSED\] - '
 	tm send-keys -t 0 Z
 	tm_wait 'of capture \(end\)$'
+	tm_wait ' 28 events, 0\.3/s over 10 s'
 	tm send-keys -t 0 r
-	tm_wait ' 0 events'
+	tm_wait ' 0 events, 0\.0/s over 10 s, 0\.0/s over 1 min '
 	tm_wait '^mlx5_1 +1 ACTIVE +- +0 - +- +0 +0 '
+	tm_wait '^mlx5_0 +1 ACTIVE +- +0 - +- +0 +0 '
 	tm send-keys -t 0 e
 	tm_wait '^ Events, newest first'
 	tm send-keys -t 0 e
 	tm_wait_gone 'Events, newest first'
+}
+
+@test "screen: a storm is one line of the event log, with its count; the port's lines stay" {
+	STORM=$BATS_TEST_TMPDIR/storm.jsonl
+	"$TOP/test/captures/storm.sh" >"$STORM"
+	# the capture: the storm's events, the other process's, the port's
+	n=$(jq -s 'map(select(.pid == 217 and .event == "CQ_ERR")) | length' "$STORM")
+	assert_equal "$n" 10000
+	assert_equal "$(jq -s 'map(select(.pid == 301)) | length' "$STORM")" 3
+	TM_COLS=80 TM_LINES=24 tm_start "TZ=UTC ibv_eventtop -r '$STORM'"
+	tm_wait '^rxe0 +1 DOWN'
+	tm send-keys -t 0 e
+	tm_wait '^ Events, newest first'
+	for size in 80x24 120x40; do
+		tm resize-window -t 0 -x "${size%x*}" -y "${size#*x}"
+		tm_wait_line "${size#*x}" '^ q Quit'
+		screen_whole
+		run -0 grep -A8 '^ Events, newest first' <<<"$(tm_screen)"
+		# newest first: the port going down, the storm's one line with
+		# every event of it, the other process's a line each, the SRQ
+		# limit and the port coming up
+		assert_line --index 1 --regexp '^00:10:05 rxe0/1 +PORT_ERR +port left'
+		assert_line --index 2 --regexp '^00:10:04 rxe0 +CQ_ERR +storm over: 10,000 in [0-9.]+ s ib_write_bw'
+		for i in 3 4 5; do
+			assert_line --index $i --regexp '^00:10:01 rxe0 +CQ_ERR +ibv_rc_pingpong\[301\] '
+		done
+		assert_line --index 6 --regexp '^00:10:00 rxe0 +SRQ_LIMIT_REACHED +ib_write_bw\[217\] '
+		assert_line --index 7 --regexp '^00:09:59 rxe0/1 +PORT_ACTIVE +port is active'
+		assert_equal "$(grep -c 'CQ_ERR .*ib_write_bw' <<<"$output")" 1
+	done
+	# selected, the storm's line whole at 80 columns: its owner and job,
+	# as the watcher's
+	tm resize-window -t 0 -x 80 -y 24
+	tm send-keys -t 0 Tab Down
+	tm_wait '4712\])$'
+	screen_whole
+	got=$(tm_screen | sed -n '/^00:10:04 rxe0 /,/^00:10:01 /p' | sed '$d; s/^  / /' | tr -d '\n')
+	assert_equal "$got" '00:10:04 rxe0       CQ_ERR               storm over: 10,000 in 4.0 s ib_write_bw[217] slurm job 4712: (cq handle 3, pid 217 ib_write_bw [slurm job 4712])'
+	# wide enough for the whole line, unselected
+	tm send-keys -t 0 Tab
+	tm resize-window -t 0 -x 200 -y 40
+	tm_wait '^00:10:04 rxe0 +CQ_ERR +storm over: 10,000 in 4\.0 s ib_write_bw\[217\] slurm job 4712: \(cq handle 3, pid 217 ib_write_bw \[slurm job 4712\]\)$'
+}
+
+@test "screen: Tab selects in the event log, the selected event whole" {
+	F=$CAPTURES/fleet-node1.jsonl
+	TM_COLS=80 TM_LINES=24 start_screen "$F" '^mlx5_2 +1 DOWN'
+	tm send-keys -t 0 Tab
+	tm_wait '^ Events, newest first - Up, Down: the selected one whole'
+	# the newest first: selected, all of it on two lines
+	tm_wait '^11:30:30 mlx5_0/1 +PORT_ERR +port left the active state: link down$'
+	tm_wait '^  or lost$'
+	screen_whole
+	# Down to the CQ_ERR, the oldest line the log shows at 80x24: it
+	# scrolls into view, its owner, its job, its description and details
+	# whole, as the watcher writes them
+	n=$(jq -c .event "$F" | sed -n '/"CQ_ERR"/,$p' | grep -c .)
+	for _ in $(seq $((n - 1))); do tm send-keys -t 0 Down; done
+	tm_wait '^  all_reduce_perf \[slurm job 90210\]\)$'
+	screen_whole
+	words=$(ibv_eventwatch -r <(jq -c 'select(.event == "CQ_ERR")' "$F") | sed -E 's/^.* error +//')
+	[ -n "$words" ]
+	# from its first line to the footer, a continuation line a space
+	got=$(tm_screen | sed -n '/^ Events, newest first/,/^ q Quit/p' | sed '1d;$d' | sed -n '/^10:15:30 mlx5_0 /,$p' | sed 's/^  / /' | tr -d '\n')
+	assert_equal "$got" "10:15:30 mlx5_0     CQ_ERR               all_reduce_perf[48213] slurm job 90210: $words"
+	# Tab again: the rows, the log as it was
+	tm send-keys -t 0 Tab
+	tm_wait '^ Events, newest first$'
+	tm_wait_gone '^  all_reduce_perf'
 }
 
 @test "screen: the event log lists the newest first" {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Prometheus metrics from a capture, checked by the real tools: promtool,
 # node_exporter's textfile collector and a Prometheus server, all on
-# loopback; the systemd unit.
+# loopback; the systemd unit, and the paths of its files in the docs.
 
 load ../test_helper
 
@@ -420,4 +420,24 @@ YML
 	echo "# exposure level with --all-processes $level" >&3
 	awk -v l="$level" 'BEGIN { exit !(l != "" && l < 3.0) }'
 	grep -q -- '^ExecStart=.* --all-processes ' "$unit.d/all-processes.conf"
+}
+
+@test "the docs name the service's files as its unit writes them, and node_exporter's directory as Debian's has it" {
+	# the unit's ExecStart, its continuation lines joined
+	exec=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$TOP/systemd/ibv_eventwatch.service.in" | tr -d '\\\n')
+	read -r file state < <(sed -n 's/.*--metrics-file \([^ ]*\).*--metrics-state \([^ ]*\).*/\1 \2/p' <<<"$exec")
+	assert_equal "$file $state" "/run/ibvevent/rdma.prom /var/lib/ibvevent/metrics.state"
+	# every file under the service's directories that the docs and the
+	# shipped files name is one of them
+	cd "$TOP"
+	run -0 bash -c "grep -rhoE '/(var/lib|run)/ibvevent/[A-Za-z0-9_.-]*[A-Za-z0-9]' README.md man share systemd | sort -u"
+	assert_output "$(printf '%s\n' "$file" "$state" | sort -u)"
+	# an example's other --metrics-file is in node_exporter's textfile
+	# directory, as Debian's package runs it (its default)
+	need prometheus-node-exporter
+	dir=$(prometheus-node-exporter --help 2>&1 |
+		sed -n 's/.*--collector\.textfile\.directory="\([^"]*\)".*/\1/p')
+	[ -n "$dir" ] || fail "prometheus-node-exporter --help names no textfile directory"
+	run -0 bash -c "grep -rhoE -- '--metrics-file /[^ ]*' README.md man share systemd | sort -u"
+	assert_output "$(printf -- '--metrics-file %s\n' "$file" "$dir/rdma.prom" | sort -u)"
 }

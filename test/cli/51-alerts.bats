@@ -166,6 +166,11 @@ YML
 	done
 	first=$(sed -n '/^\.Ss RdmaPortDown$/{n;p;q}' "$TOP/man/ibv_eventwatch.1")
 	grep -qF "$first" "$html" || fail "the runbook of RdmaPortDown lacks: $first"
+	# the paths it names are the installation's (PREFIX=/usr), not the
+	# manual page's default
+	run -0 grep -o '<span class="Pa">[^<]*/share/ibvevent/*</span>' "$html"
+	assert_output '<span class="Pa">/usr/share/ibvevent/</span>'$'\n''<span class="Pa">file:///usr/share/ibvevent</span>'
+	run -1 grep -n /usr/local "$html"
 	# each section the runbook refers to is on the page
 	grep -o 'href="#[^"]*"' "$html" | sed 's/^href="#\(.*\)"$/\1/' | sort -u |
 		while read -r id; do
@@ -179,7 +184,9 @@ YML
 	run -0 sed -n 's/^ *runbook_url: "\(.*\)#RdmaPortDown"$/\1/p' \
 		"$BATS_TEST_TMPDIR/root/opt/ibve/share/ibvevent/ibvevent.rules.yml"
 	assert_output "file:///opt/ibve/share/ibvevent/runbook.html"
-	[ -s "$BATS_TEST_TMPDIR/root/opt/ibve/share/ibvevent/runbook.html" ]
+	# and the page says so
+	run -0 grep -c '<span class="Pa">file:///opt/ibve/share/ibvevent</span>' \
+		"$BATS_TEST_TMPDIR/root/opt/ibve/share/ibvevent/runbook.html"
 	for bad in ftp://x.example/rb https://x.example/rb/ 'https://x.example/a b' \
 		'https://x.example/a|b' runbooks; do
 		run --separate-stderr make -s -C "$TOP" install DESTDIR="$BATS_TEST_TMPDIR/bad" \

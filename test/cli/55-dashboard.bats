@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The Grafana dashboard (share/grafana/): its every query, run against a
 # real Prometheus scraping three watchers that replay the fleet captures,
-# returns series, and names only metrics a watcher exports.
+# returns series, and names only metrics a watcher exports; an import asks
+# for the data source and uses the one picked.
 
 # shellcheck disable=SC2016 # Grafana's variables, written as they are
 load ../test_helper
@@ -41,6 +42,26 @@ queries() {
 	assert_output '${datasource}'
 	run -0 jq -e '[.panels[] | select(has("id"))] | length == 0' "$DASH"
 	run -0 jq -e '[.panels[] | .targets | length > 0] | all' "$DASH"
+}
+
+# What Grafana's import does with the dashboard's inputs (pkg/services/
+# dashboardimport/utils/dash_template_evaluator.go): the value the user
+# picked for each input in __inputs replaces its ${NAME} in every string.
+@test "an import asks for the Prometheus data source (__inputs), and the one picked is the dashboard's" {
+	run -0 jq -c '.__inputs' "$DASH"
+	assert_output '[{"name":"DS_PROMETHEUS","label":"Prometheus","description":"The Prometheus that scrapes the watchers (node_exporter'"'"'s textfile or --metrics-listen)","type":"datasource","pluginId":"prometheus","pluginName":"Prometheus"}]'
+	# imported with the data source of uid "prom-site-a"
+	jq '(.. | strings) |= gsub("\\$\\{DS_PROMETHEUS\\}"; "prom-site-a") | del(.__inputs)' "$DASH" \
+		>"$BATS_TEST_TMPDIR/imported.json"
+	run -0 jq -r '[.. | strings | select(test("\\$\\{DS_"))] | length' "$BATS_TEST_TMPDIR/imported.json"
+	assert_output 0
+	# the datasource variable starts on it; every query reads the variable
+	run -0 jq -r '.templating.list[] | select(.type == "datasource") | .current.value' \
+		"$BATS_TEST_TMPDIR/imported.json"
+	assert_output prom-site-a
+	run -0 jq -r '[.. | objects | select(has("datasource")) | .datasource.uid] | unique | .[]' \
+		"$BATS_TEST_TMPDIR/imported.json"
+	assert_output '${datasource}'
 }
 
 @test "every query of the dashboard has series from watchers replaying the fleet, and names only their metrics" {

@@ -3,7 +3,9 @@
 # The Debian packages (debian/, make deb): built once for the file, lintian
 # finds no error in them; installed, they put every file where make install
 # and the man page put it, the programs run on the packaged library, the
-# catalog reaches journalctl; purged, they leave nothing behind.
+# catalog reaches journalctl; purged, they leave nothing behind. On them,
+# the README's section for operators is followed command by command
+# (operator.bash), its Kubernetes DaemonSet's pod included.
 #
 # They are installed in a mount namespace of the test's own (unshare -m)
 # whose /usr, /etc and /var are overlays with their upper layers on a tmpfs,
@@ -23,7 +25,10 @@ setup_file() {
 	done
 	DEBS=$BATS_FILE_TMPDIR/b/deb
 	local start=$SECONDS
-	make -s -C "$BATS_TEST_DIRNAME/../.." deb B="$BATS_FILE_TMPDIR/b" \
+	# as many jobs as asked for, one more than the CPUs: not what
+	# dpkg-buildpackage's default (-jauto) would run
+	DEB_BUILD_OPTIONS=parallel=$(($(nproc) + 1)) \
+		make -s -C "$BATS_TEST_DIRNAME/../.." deb B="$BATS_FILE_TMPDIR/b" \
 		>"$BATS_FILE_TMPDIR/deb.log" 2>&1 ||
 		fail "make deb failed: $(tail -n 20 "$BATS_FILE_TMPDIR/deb.log")"
 	echo "# make deb (build and lintian): $((SECONDS - start)) s" >&3
@@ -38,7 +43,7 @@ setup() {
 	ARCH=$(dpkg --print-architecture)
 }
 
-@test "make deb builds the programs, the library and its -dev package; lintian reports no error" {
+@test "make deb builds the programs, the library and its -dev package with DEB_BUILD_OPTIONS's jobs; lintian reports no error" {
 	# the packages' version is the Makefile's
 	run -0 dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version
 	assert_output "$VERSION"
@@ -53,6 +58,11 @@ setup() {
 	[ ! -e "$TOP/debian/build" ] || fail "make deb left $TOP/debian/build"
 	[ ! -e "$TOP/debian/tmp" ] || fail "make deb left $TOP/debian/tmp"
 	[ ! -e "$DEBS/ibvevent-$VERSION" ] || fail "make deb left its copy of the tree"
+	# the build and the install ran with DEB_BUILD_OPTIONS's parallel=N
+	# (setup_file), as debhelper printed them
+	run -0 grep -oE '^	make -j[0-9]* ' "$BATS_FILE_TMPDIR/deb.log"
+	n=$(($(nproc) + 1))
+	assert_output "	make -j$n "$'\n'"	make -j$n "
 }
 
 # sandbox NS: lay the overlays over /usr, /etc and /var (their upper
@@ -168,7 +178,8 @@ in_sandbox() {
 		"set -u; $(declare -f sandbox changes in_sandbox); in_sandbox \"\$@\"" _ \
 		"$work" "$work/expected" "$id" "${debs[@]}"
 	refute_line --partial 'missing: '
-	refute_line --partial 'conffile: '
+	# the one file in /etc, the example spec, is the administrator's
+	assert_equal "$(grep '^conffile: ' <<<"$output")" 'conffile: /etc/ibvevent/ports.spec.example'
 	for p in ibvevent libibvevent0 libibvevent-dev; do
 		assert_line "status: $p ii "
 		assert_line "status: $p after purge"
@@ -187,4 +198,75 @@ in_sandbox() {
 	assert_line "catalog: 0 after purge"
 	refute_line --partial 'left: '
 	refute_line --partial 'gone: '
+}
+
+@test "the README's section for operators, followed on the packages: every command runs and does what it says" {
+	for c in apt-get promtool prometheus-node-exporter busybox journalctl curl jq; do
+		command -v "$c" >/dev/null || skip "$c is not installed (make deps installs it)"
+	done
+	python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed (make deps installs it)"
+	[ -x /lib/systemd/systemd-journald ] || skip "systemd-journald is not installed (make deps installs systemd)"
+	load operator
+	work=$BATS_TEST_TMPDIR/op
+	mkdir -p "$work/blocks"
+	awk '/^## / { s = ($0 == "## For operators") } s' "$TOP/README.md" >"$work/section"
+	readme_blocks "$TOP/README.md" "$work/blocks"
+	run -0 ls "$work/blocks"
+	assert_output "$(printf '%s\n' 01.sh 02.sh 03.console 04.ini 05.console 06.sh 07.sh 08.sh \
+		09.yaml 10.sh)"
+	# the packages the build needs: Build-Depends (debhelper-compat is
+	# debhelper's), build-essential, and what make deb runs besides
+	sed -n '/^Build-Depends:/,/^[A-Z][a-z-]*: /{ /^Build-Depends:/b; /^[A-Z]/d; p; }' \
+		"$TOP/debian/control" >"$work/bd"
+	sed -n 's/^Build-Depends: *//p' "$TOP/debian/control" >>"$work/bd"
+	tr ',' '\n' <"$work/bd" | sed 's/([^)]*)//; s/ //g; /^$/d; s/^debhelper-compat$/debhelper/' |
+		{ cat; printf '%s\n' build-essential dpkg-dev lintian; } | sort -u >"$work/needed"
+	[ "$(wc -l <"$work/needed")" -ge 15 ] || fail "$(cat "$work/needed")"
+	sed -n '1,/[^\\]$/p' "$work/blocks/01.sh" | tr -d '\\\n' |
+		sed 's/^apt-get install --no-upgrade //' | tr -s ' ' '\n' | sort -u >"$work/named"
+	diff -u "$work/needed" "$work/named"
+	ln -s "$BATS_FILE_TMPDIR/b" "$work/b"
+	run -0 unshare -m --propagation private --pid --fork --mount-proc --kill-child bash -c \
+		"set -u; $(declare -f sandbox); source '$BATS_TEST_DIRNAME/operator.bash'; walk \"\$@\"" _ \
+		"$work" "$TOP" "$BUILD" "$(free_port)"
+	assert_output ''
+	run -0 cat "$work/report"
+	refute_line --partial 'FAIL'
+	# each block ran
+	for b in 01.sh 02.sh 04.ini 06.sh 07.sh 08.sh 10.sh; do assert_line "ok: $b"; done
+	assert_line 'ok: 03.console: ibv_eventwatch --check || echo "status $?"'
+	assert_line 'ok: 03.console: ibv_eventwatch --check --spec-file /etc/ibvevent/ports.spec && echo fit'
+	assert_line 'ok: 05.console: /usr/share/ibvevent/slurm/ibvevent-healthcheck --check-only && echo fit'
+	assert_line --regexp '^ok: 09.yaml: promtool: SUCCESS: 1 rule files found\|.*\|SUCCESS: [1-9][0-9]* rules found\|$'
+	# the service runs the unit's command, enabled
+	assert_line 'service: /usr/bin/ibv_eventwatch --quiet --journal --metrics-file /run/ibvevent/rdma.prom --metrics-state /var/lib/ibvevent/metrics.state'
+	assert_line 'service: /lib/systemd/system/ibv_eventwatch.service'
+	# NHC's check passes on the healthy node
+	assert_line 'nhc: check_ibvevent_ports /etc/ibvevent/ports.spec returned 0'
+	refute_line --partial 'nhc: die'
+	# the DaemonSet's pod: each rule 0 on the healthy node, 1 with one line
+	# of 80 characters at most when a port is down; its journal monitor
+	# sees the watcher's entries
+	assert_line 'npd: kinds ClusterRoleBinding ConfigMap DaemonSet ServiceAccount'
+	assert_line 'npd: role system:node-problem-detector for ibvevent-npd bound'
+	# shellcheck disable=SC2016 # sed's
+	run -0 sed -n '/^npd: healthy$/,$p' "$work/report"
+	assert_equal "$(sed -n '2,3p' <<<"$output")" \
+		"npd: RdmaPortProblem status 0 output ''"$'\n'"npd: RdmaPortFlapping status 0 output ''"
+	assert_equal "$(sed -n '4,6p' <<<"$output")" \
+		"npd: port 1 down"$'\n'"npd: RdmaPortProblem status 1 output 'mlx5_0/1 DOWN'"$'\n'"npd: RdmaPortFlapping status 0 output ''"
+	assert_line --regexp '^npd: journal [1-9][0-9]* PORT_ERR entries of ibv_eventwatch$'
+	refute_line --partial 'npd: RdmaPort.* stderr'
+	# node_exporter publishes the service's metrics
+	assert_line 'node_exporter: 1 build_info, node_textfile_scrape_error 0'
+	# what each one left running ended as it should
+	assert_line 'ended: node_exporter 143'
+	assert_line 'ended: service 0'
+	# with no device yet (none here: no verbs device), it waits for them
+	assert_line 'service stderr: ibv_eventwatch: no RDMA devices yet: waiting for them to appear|'
+	assert_line 'ended: journald 0'
+	# the journal, explained
+	run -0 cat "$work/out/10.sh"
+	assert_line --regexp ' ibv_eventwatch\[[0-9]+\]: device=mlx5_0 port=1 event=PORT_ERR severity=error '
+	assert_line --partial 'What to do: The link is down.'
 }

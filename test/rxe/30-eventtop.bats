@@ -5,6 +5,9 @@
 
 load ../test_helper
 
+# A storm counted to its end (a few seconds under emulation).
+STORM=${IBVEVENT_STORM:-100000}
+
 setup() {
 	ibve_setup
 	require_guest
@@ -53,10 +56,15 @@ teardown() {
 	wait_for "$out" '^rxe0 +1 DOWN +Disabled .* link_downed\+1$'
 }
 
-@test "rows come and go with the device; its removal never waits for the view" {
+@test "no device yet: it waits; rows come and go with the device; its removal never waits for the view" {
 	out=$BATS_TEST_TMPDIR/top.json
+	timeout 5 rdma link delete rxe0 || fail "rdma link delete rxe0 blocked"
 	bg_start top 0 ibv_eventtop -b -j -s 0.3 >"$out"
-	wait_for "$out" '"device":"rxe0"'
+	wait_for "${BG_ERR[top]}" '^ibv_eventtop: no RDMA devices yet: waiting for them to appear$'
+	wait_for "$out" '"ports":0'
+	rdma link add rxe0 type rxe netdev dummy0
+	wait_port_state ACTIVE
+	wait_for "$out" '"device":"rxe0","port":1,"state":"ACTIVE"'
 	timeout 5 rdma link delete rxe0 || fail "rdma link delete rxe0 blocked"
 	wait_for "$out" '"ports":0'
 	rdma link add rxe0 type rxe netdev dummy0
@@ -117,16 +125,12 @@ teardown() {
 		has_title "$t" || fail "no $t in the titles at 80 columns"
 	done
 	tm_wait_line 24 '^ q Quit  h Help  < > Sort  Left Right Cols'
-	# Right until the last column shows: the port's address from sysfs
+	# the last column a key away: sorted by (< from DEVICE), it scrolls
+	# into view (Right a column at a time: test/cli/30-eventtop.bats);
+	# the port's address from sysfs
 	gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
-	for _ in $(seq 30); do
-		prev=$(tm_line 4)
-		[[ $prev != *LID/GID* ]] || break
-		tm send-keys -t 0 Right
-		tm_wait_gone "^$prev\$"
-		tm_wait_line 4 '^DEVICE +PORT '
-		screen_whole
-	done
+	tm send-keys -t 0 '<'
+	tm_wait 'sort: LID/GID$'
 	tm_wait '^DEVICE +PORT .* LINK +RATE LID/GID'
 	# its first GID as inet_ntop(3) writes it: fe80::...:<last group>
 	last=$(sed 's/.*://; s/^0*//' <<<"$gid")
@@ -143,6 +147,85 @@ teardown() {
 	screen_whole
 	for t in DEVICE PORT STATE FLAPS 'LAST EVENT' AGE TOTAL; do
 		has_title "$t" || fail "no $t in the titles at 120 columns"
+	done
+	tm send-keys -t 0 q
+	tm_wait '^EXIT=0$'
+}
+
+# storm_lines: the event log's CQ_ERR lines (the injector's alone: 80
+# columns may cut its name).
+storm_lines() {
+	tm_screen | grep -E '^[0-9:]{8} rxe0 +CQ_ERR '
+}
+
+# storm_count [PID]: the events the CQ_ERR line counts (of PID's).
+storm_count() {
+	storm_lines | grep -F "${1:+ibv_eventinject[$1]}" |
+		sed -nE 's/.* storm: x([0-9,]+) in .*/\1/p' | tr -d ,
+}
+
+@test "the live screen in a storm at 80x24 and 120x40: the storm one line with its count, the flap stays, the rate, the selected event whole" {
+	TM_COLS=80 TM_LINES=24 tm_start "ibv_eventtop -A -s 0.5"
+	# -A loads and attaches eBPF programs: slow under emulation
+	tm_wait '^rxe0 +1 ACTIVE ' 120
+	ip link set dummy0 down
+	tm_wait '^rxe0 +1 (ACTIVE|DOWN) .* PORT_ERR '
+	ip link set dummy0 up
+	tm_wait '^rxe0 +1 ACTIVE +- +1 PORT_ACTIVE '
+	tm send-keys -t 0 e
+	tm_wait '^[0-9:]{8} rxe0/1 +PORT_ACTIVE '
+	# a storm held while the screen is looked at (SIGTERM ends it: 1)
+	bg_start inject 1 ibv_eventinject -q cq-overflow --events 100000000
+	IPID=$BG_LAST
+	for size in 80x24 120x40; do
+		tm resize-window -t 0 -x "${size%x*}" -y "${size#*x}"
+		tm_wait_line "${size#*x}" '^ q Quit'
+		# the storm: one line that counts its events, and counts on
+		tm_wait '^[0-9:]{8} rxe0 +CQ_ERR +storm: x[0-9,]+ in [0-9.]+ s' 60
+		n=$(storm_count)
+		local end=$((SECONDS + 30))
+		until [ "$(storm_count)" -gt "$n" ]; do
+			[ $SECONDS -lt $end ] || fail "the storm's line still counts $n after 30 s"
+			sleep 0.2
+		done
+		run -0 storm_lines
+		assert_equal "${#lines[@]}" 1
+		# the flap that came before it stays in view
+		tm_wait '^[0-9:]{8} rxe0/1 +PORT_ACTIVE +port is active'
+		tm_wait '^[0-9:]{8} rxe0/1 +PORT_ERR +port left'
+		# the header's rate is not 0 while the events come
+		rate=$(tm_line 2 | sed -nE 's/.* events, ([0-9.]+)\/s over 10 s.*/\1/p')
+		[ -n "$rate" ] && awk "BEGIN { exit !($rate > 0) }" ||
+			fail "the header's rate in a storm: '$(tm_line 2)'"
+		screen_whole
+	done
+	# the storm's line selected (the newest), whole: its owner, its
+	# object and the injector's pid, to the details' end
+	tm send-keys -t 0 Tab Home
+	tm_wait '^ Events, newest first - Up, Down'
+	tm_wait 'ibv_eventinject\)$'
+	got=$(tm_screen | awk '/^ Events, newest first/ { on = 1; next }
+		on && (/^ q Quit/ || (/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] / && seen++)) { exit }
+		on { sub(/^  /, " "); printf "%s", $0 }')
+	[[ $got =~ ^[0-9:]{8}\ rxe0\ +CQ_ERR\ +storm:\ x[0-9,]+\ in\ [0-9.]+\ s\ ibv_eventinject\[$IPID\]\ .*\(.*pid\ $IPID\ ibv_eventinject\)$ ]] ||
+		fail "the selected line: '$got'"
+	screen_whole
+	bg_stop inject 1
+	tm send-keys -t 0 Tab
+	tm_wait '^ Events, newest first$'
+	# a storm of its own, to its end: every event the injector received
+	# counted on its line
+	t0=$SECONDS
+	bg_start storm 0 ibv_eventinject -j cq-overflow --events "$STORM" >"$BATS_TEST_TMPDIR/report.json"
+	IPID=$BG_LAST
+	bg_wait storm 0 600
+	echo "# $STORM events in $((SECONDS - t0)) s" >&3
+	want=$(jq .received "$BATS_TEST_TMPDIR/report.json")
+	assert_equal "$want" "$STORM"
+	end=$((SECONDS + 30))
+	until [ "$(storm_count "$IPID")" = "$want" ]; do
+		[ $SECONDS -lt $end ] || fail "the storm's line counts $(storm_count "$IPID"), the injector received $want"
+		sleep 0.2
 	done
 	tm send-keys -t 0 q
 	tm_wait '^EXIT=0$'

@@ -111,6 +111,7 @@ static void teardown(struct view *v)
 {
 	ibve_ports_free(v->ports);
 	ibve_filter_free(v->filter);
+	free(v->events.v);
 	free(v->order);
 	free(v->porder);
 	free(v->out);
@@ -253,6 +254,25 @@ static void test_columns(void)
 	ok(!top_col_visible(&v, COL_MODULE), "after a reset, it goes");
 	ok(!top_col_visible(&v, COL_COUNT), "no column past the last");
 	is_str(top_columns[COL_ADDRESS].title, "LID/GID", "a title");
+	teardown(&v);
+}
+
+/* r: every count goes, the flaps too. */
+static void test_reset(void)
+{
+	struct view v;
+	struct timespec later = { 1001, 0 };
+	const struct ibve_port_row *p;
+	char cell[16];
+
+	setup(&v);
+	p = row(&v, "mlx5_1", 2);
+	ok(p->flaps == 1 && p->flaps_window == 1, "down 90 s, then up: a flap");
+	ibve_ports_reset(v.ports);
+	ibve_ports_sample(v.ports, &later);
+	top_cell(p, COL_FLAPS, cell, sizeof(cell));
+	is_str(cell, "0", "after a reset, FLAPS 0");
+	ok(!p->flaps && !p->total, "  the flaps and the counts alike");
 	teardown(&v);
 }
 
@@ -426,6 +446,113 @@ static void test_procs_storm(void)
 }
 
 /* Processes coming and going for hours: the table keeps the newest. */
+/* The log's I-th line as the screen's words: "count|watcher's text". */
+static const char *log_text(struct view *v, size_t i)
+{
+	static char s[1024];
+	const struct top_line *l = top_log_at(&v->events, i);
+	struct ibve_event e;
+	int n;
+
+	if (!l)
+		return "none";
+	top_log_record(l, &e);
+	n = snprintf(s, sizeof(s), "%llu|", (unsigned long long)l->count);
+	ibve_event_format_text(&e, s + n, sizeof(s) - (size_t)n, 0);
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static void test_log(void)
+{
+	struct view v;
+	struct ibve_event up = ev("rxe0", 1, 9, 100), e;
+	char line[512];
+	uint64_t id;
+
+	setup(&v);
+	top_log_add(&v.events, &up); /* PORT_ACTIVE */
+	/* a storm's first events, alone, another process's among them */
+	for (int i = 0; i < 10; i++) {
+		e = owned(217, "ib_write_bw", 0, 101);
+		e.time.tv_nsec = i * 10000000;
+		top_log_add(&v.events, &e);
+	}
+	e = owned(301, "ibv_rc_pingpong", 0, 101);
+	e.time.tv_nsec = 500000000;
+	top_log_add(&v.events, &e);
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 13, "records below a storm: a line each");
+	id = top_log_at(&v.events, 2)->id;
+	/* its first second's summary takes in its first events */
+	e = owned(217, "ib_write_bw", 0, 102);
+	e.fields |= IBVE_FIELD_SUMMARY;
+	e.summary.count = 4000;
+	e.summary.interval_us = 1000000;
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 4, "a summary: its storm one line");
+	ok(strstr(log_text(&v, 0), "4010|") &&
+		   strstr(log_text(&v, 0), "CQ_ERR               error   "
+					   "storm: x4,010 in 1.0 s (pid 217"),
+	   "  on top, the events of its records and summary");
+	is_int((int)top_log_at(&v.events, 0)->id, (int)id,
+	       "  the line its newest record had");
+	is_int(top_log_find(&v.events, id, 2), 0, "  found where it went");
+	top_log_record(top_log_at(&v.events, 0), &e);
+	top_log_line(&e, line, sizeof(line));
+	is_str(line,
+	       "00:01:42 rxe0/1     CQ_ERR               storm: x4,010 in 1.0 s "
+	       "ib_write_bw[217] slurm job 217: (pid 217 ib_write_bw "
+	       "[slurm job 217])",
+	       "  its line: the count first, then the owner and the details");
+	is_int(top_log_find(&v.events, 9999, 2), 2, "a line gone: the place");
+	is_int(top_log_find(&v.events, 9999, 7), 3, "  within the lines");
+	ok(strstr(log_text(&v, 1), "1|") && strstr(log_text(&v, 2), "1|") &&
+		   strstr(log_text(&v, 1), "pid 301") &&
+		   strstr(log_text(&v, 3), "PORT_ACTIVE"),
+	   "  below it the other process's, then the port's");
+	/* a record of the storm joins its line; the storm ends */
+	e = owned(217, "ib_write_bw", 0, 102);
+	e.time.tv_nsec = 100000000;
+	top_log_add(&v.events, &e);
+	e = owned(217, "ib_write_bw", 0, 103);
+	e.fields |= IBVE_FIELD_SUMMARY;
+	e.summary.interval_us = 1000000;
+	e.summary.end = true;
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 4, "the storm's records and its end: its line");
+	ok(strstr(log_text(&v, 0), "4011|") &&
+		   strstr(log_text(&v, 0), "storm over: 4,011 in 2.0 s"),
+	   "  over: every event, from the first to its end");
+	/* after it, a record of the key is alone again */
+	e = owned(217, "ib_write_bw", 0, 103);
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 5, "a record after a storm ended: a line");
+	/* a summary a second later: no earlier line of its key is near */
+	e = owned(217, "ib_write_bw", 0, 106);
+	e.fields |= IBVE_FIELD_SUMMARY;
+	e.summary.count = 50;
+	e.summary.interval_us = 1000000;
+	top_log_add(&v.events, &e);
+	is_int((int)v.events.n, 6, "a storm seconds after: a line of its own");
+	/* the ring keeps the newest */
+	for (int i = 0; i < TOP_LOG_MAX + 10; i++) {
+		e = ev("rxe0", 1, i % 2 ? 9 : 10, 200 + i);
+		top_log_add(&v.events, &e);
+	}
+	ok(v.events.n == TOP_LOG_MAX &&
+		   top_log_at(&v.events, 0)->ev.time.tv_sec ==
+			   200 + TOP_LOG_MAX + 9 &&
+		   top_log_at(&v.events, TOP_LOG_MAX - 1)->ev.time.tv_sec ==
+			   210 &&
+		   !top_log_at(&v.events, TOP_LOG_MAX),
+	   "the last TOP_LOG_MAX lines");
+	top_log_reset(&v.events);
+	ok(!top_log_at(&v.events, 0) && !top_log_find(&v.events, id, 3),
+	   "reset: none");
+	teardown(&v);
+}
+
 static void test_procs_bounded(void)
 {
 	struct top_procs t = { 0 };
@@ -451,7 +578,7 @@ static void test_procs_bounded(void)
 }
 
 /* The titles of the columns laid out on WIDTH columns: "DEVICE PORT". */
-static const char *laid_out(struct view *v, int width, bool *more)
+static const char *laid_out(struct view *v, int width, int *more)
 {
 	static char s[512];
 	struct top_span sp[TOP_MAX_COLS];
@@ -474,7 +601,7 @@ static const char *laid_out(struct view *v, int width, bool *more)
 static int span_width(struct view *v, int width, int col)
 {
 	struct top_span sp[TOP_MAX_COLS];
-	bool more;
+	int more;
 	size_t k;
 
 	top_order(v);
@@ -487,32 +614,37 @@ static int span_width(struct view *v, int width, int col)
 
 static void test_layout(void)
 {
+	struct ibve_event e;
 	struct view v;
-	bool more;
+	int more;
 
 	setup(&v);
 	is_str(laid_out(&v, 80, &more),
 	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN",
 	       "80 columns: what went wrong and when first");
-	ok(more, "  more off to the right");
+	/* DOWN UP SM FATAL, ERROR COUNTERS MOVED, PHYS LINK RATE LID/GID */
+	is_int(more, 9, "  9 more off to the right");
 	is_str(laid_out(&v, 120, &more),
 	       "DEVICE|PORT|STATE|DOWN SINCE|FLAPS|LAST EVENT|AGE|TOTAL|EV/MIN|"
 	       "DOWN|UP|SM|FATAL",
 	       "120: the counts that are not all 0 (no LID, PKEY, GID...)");
+	is_int(more, 5, "  5 more off to the right");
 	v.hscroll = 7;
 	is_str(laid_out(&v, 80, &more),
 	       "DEVICE|PORT|DOWN|UP|SM|FATAL|ERROR COUNTERS MOVED|PHYS|LINK|RATE",
 	       "scrolled: device and port stay, the rest move");
-	ok(more, "  LID/GID still to the right");
+	is_int(more, 1, "  LID/GID still to the right");
 	v.hscroll = 100;
 	is_str(laid_out(&v, 80, &more), "DEVICE|PORT|LID/GID",
 	       "scrolled past the end: the last column stays");
-	ok(!more, "  nothing more");
+	is_int(more, 0, "  nothing more");
 	v.hscroll = 0;
 	is_str(laid_out(&v, 30, &more), "DEVICE|PORT|STATE",
 	       "narrow: whole columns only");
 	is_str(laid_out(&v, 20, &more), "DEVICE|PORT|STAT",
 	       "  but the first that scrolls, cut");
+	is_int(more, 16,
+	       "  which is off the right in part, and the 15 after it");
 	v.sort = COL_RATE;
 	v.sort_follow = true;
 	top_show_sort(&v, 80);
@@ -526,6 +658,14 @@ static void test_layout(void)
 	is_str(laid_out(&v, 200, &more),
 	       "PID|COMM|JOB|DEVICE|QP|CQ|SRQ|WQ|TOTAL|EV/S|LAST|AGE",
 	       "the process view's own columns");
+	v.procs_view = false;
+	is_int(span_width(&v, 200, COL_TOTAL), 6, "TOTAL: its width");
+	e = ev("mlx5_0", 1, 13, 999);
+	e.fields |= IBVE_FIELD_SUMMARY; /* a storm's */
+	e.summary.count = 1234567;
+	ibve_ports_event(v.ports, &e);
+	is_int(span_width(&v, 200, COL_TOTAL), 7, "  a cell wider: its width");
+	is_int(span_width(&v, 200, COL_SM), 7, "  the count's too");
 	teardown(&v);
 }
 
@@ -554,7 +694,7 @@ static void test_peer(void)
 	struct timespec now = { 1000, 0 };
 	char cell[128], want[128];
 	const char *s;
-	bool more;
+	int more;
 
 	setup(&v);
 	ok(!top_col_visible(&v, COL_PEER) && !strstr(printed(&v), "PEER"),
@@ -626,10 +766,12 @@ int main(void)
 	test_order();
 	test_order_rate();
 	test_columns();
+	test_reset();
 	test_print();
 	test_procs();
 	test_procs_storm();
 	test_procs_bounded();
+	test_log();
 	test_layout();
 	test_peer();
 	return done_testing();
