@@ -297,6 +297,8 @@ UNIT_LIBS_test_journal := -ljson-c
 # test_journal reads the catalog the generator wrote.
 $(B)/test/test_journal: $(B)/ibvevent.catalog
 UNIT_LIBS_test_schema := -ljson-c
+# test_source's synthetic source's option in a command's --help.
+UNIT_OBJS_test_source := $(B)/obj/cmd/common.o
 UNIT_OBJS_test_top_view := $(B)/obj/cmd/top_view.o $(B)/obj/cmd/top_procs.o \
 	$(B)/obj/cmd/top_json.o $(B)/obj/cmd/top_layout.o $(B)/obj/cmd/top_log.o
 $(B)/test/%: test/unit/%.c $(LIB_OBJS) $$(UNIT_OBJS_$$*)

@@ -24,10 +24,6 @@ static const struct cmd_opt shared[] = {
 	{ 'i', "ib-port", required_argument, "N", "only port N (repeatable)" },
 	{ 'r', "replay", required_argument, "FILE",
 	  "read events from FILE, a capture of ibv_eventwatch\n(- for standard input)" },
-	{ 'A', "all-processes", no_argument, NULL,
-	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)" },
-	{ CMD_OPT_SM, "sm", no_argument, NULL,
-	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)" },
 	{ CMD_OPT_FLAP_WINDOW, "flap-window", required_argument, "DURATION",
 	  "a flap is a PORT_ERR then PORT_ACTIVE within it\n(default 10m)" },
 	{ CMD_OPT_NO_COLOR, "no-color", no_argument, NULL,
@@ -77,12 +73,6 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 	case CMD_OPT_FLAP_WINDOW:
 		s->flap_window = cmd_duration(arg);
 		break;
-	case 'A':
-		s->all = true;
-		break;
-	case CMD_OPT_SM:
-		s->sm = true;
-		break;
 	case CMD_OPT_NO_COLOR:
 		s->no_color = true;
 		break;
@@ -90,27 +80,55 @@ static void set_shared(struct cmd_shared *s, int id, const char *arg)
 }
 
 /*
- * Option I of SPEC, then -h and -V; a shared one looked up in the shared
- * table.
+ * SPEC's options as --help lists them: a shared one from the shared table,
+ * the sources' where SPEC says, then -h and -V. Made once.
  */
-static const struct cmd_opt *opt_at(const struct cmd_spec *spec, size_t i)
-{
-	const struct cmd_opt *o = i < spec->nopts ? &spec->opts[i]
-						  : &builtin[i - spec->nopts];
+static struct cmd_opt opts[64];
+static int source_of[64]; /* a source's option: its index; else -1 */
+static size_t nopts;
 
-	for (size_t k = 0; !o->name && k < sizeof(shared) / sizeof(*shared);
-	     k++)
-		if (shared[k].id == o->id)
-			return &shared[k];
-	return o;
+static void add_opt(const struct cmd_opt *o, int source)
+{
+	if (nopts < sizeof(opts) / sizeof(*opts)) {
+		source_of[nopts] = source;
+		opts[nopts++] = *o;
+	}
+}
+
+static void make_opts(const struct cmd_spec *spec)
+{
+	const struct ibve_source_option *so;
+	const char *src;
+
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct cmd_opt *o = &spec->opts[i];
+
+		for (size_t k = 0; o->id == CMD_OPT_SOURCES &&
+				   (so = ibve_source_option_at(k, &src));
+		     k++)
+			add_opt(&(struct cmd_opt){ so->letter ? so->letter
+							      : CMD_OPT_SOURCE +
+									(int)k,
+						   so->name, no_argument, NULL,
+						   so->help },
+				(int)k);
+		for (size_t k = 0;
+		     !o->name && k < sizeof(shared) / sizeof(*shared); k++)
+			if (shared[k].id == o->id)
+				o = &shared[k];
+		if (o->name)
+			add_opt(o, -1);
+	}
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(*builtin); i++)
+		add_opt(&builtin[i], -1);
 }
 
 /* Print --help of SPEC to F. */
 static void help(const struct cmd_spec *spec, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n%s\n", cmd_prog, spec->usage, spec->summary);
-	for (size_t i = 0; i < spec->nopts + 2; i++) {
-		const struct cmd_opt *o = opt_at(spec, i);
+	for (size_t i = 0; i < nopts; i++) {
+		const struct cmd_opt *o = &opts[i];
 		const char *h = o->help;
 		int n;
 
@@ -136,6 +154,15 @@ static void help(const struct cmd_spec *spec, FILE *f)
 		fprintf(f, "\n%s", spec->epilogue);
 }
 
+/* Whether ID is one SPEC takes from the shared table. */
+static bool is_shared(const struct cmd_spec *spec, int id)
+{
+	for (size_t i = 0; i < spec->nopts; i++)
+		if (!spec->opts[i].name && spec->opts[i].id == id)
+			return true;
+	return false;
+}
+
 int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 	       const char **arg)
 {
@@ -144,31 +171,35 @@ int cmd_getopt(const struct cmd_spec *spec, int argc, char **argv,
 	const char *extra;
 	int c;
 
-	if (!longs[0].name) {
-		size_t k = 0, s = 0;
+	if (!nopts) {
+		size_t s = 0;
 
 		if (spec->shared && !spec->shared->filter)
 			spec->shared->filter = cmd_filter();
-		for (size_t i = 0; i < spec->nopts + 2 && k < 63; i++) {
-			const struct cmd_opt *o = opt_at(spec, i);
-
-			longs[k++] = (struct option){ o->name, o->has_arg, NULL,
-						      o->id };
-			if (o->id >= 256)
+		make_opts(spec);
+		for (size_t i = 0; i < nopts; i++) {
+			longs[i] = (struct option){ opts[i].name,
+						    opts[i].has_arg, NULL,
+						    opts[i].id };
+			if (opts[i].id >= 256)
 				continue;
-			shorts[s++] = (char)o->id;
-			if (o->has_arg == required_argument)
+			shorts[s++] = (char)opts[i].id;
+			if (opts[i].has_arg == required_argument)
 				shorts[s++] = ':';
 		}
 	}
 again:
 	c = getopt_long(argc, argv, shorts, longs, NULL);
 	*arg = optarg;
-	for (size_t i = 0; i < spec->nopts; i++)
-		if (!spec->opts[i].name && spec->opts[i].id == c) {
-			set_shared(spec->shared, c, optarg);
+	for (size_t i = 0; c > 0 && i < nopts; i++)
+		if (opts[i].id == c && source_of[i] >= 0) {
+			spec->shared->asked |= 1ull << source_of[i];
 			goto again;
 		}
+	if (c > 0 && is_shared(spec, c)) {
+		set_shared(spec->shared, c, optarg);
+		goto again;
+	}
 	switch (c) {
 	case 'h':
 		help(spec, stdout);
@@ -187,11 +218,31 @@ again:
 	return c;
 }
 
-void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes)
+uint64_t cmd_asked(const struct cmd_shared *s, const char *source)
 {
-	if ((s->sm || s->all) && other)
+	const struct ibve_source_option *o;
+	const char *src;
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < 64 && (o = ibve_source_option_at(i, &src)); i++)
+		if (strcmp(src, source) == 0)
+			m |= 1ull << i;
+	return s->asked & m;
+}
+
+void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes,
+		      const char *keep)
+{
+	uint64_t refused = other ? s->asked & ~(keep ? cmd_asked(s, keep) : 0)
+				 : 0;
+	const char *src;
+
+	if (refused)
 		cmd_usage_error("--%s is for watching devices, not with %s",
-				s->sm ? "sm" : "all-processes", modes);
+				ibve_source_option_at(
+					(size_t)__builtin_ctzll(refused), &src)
+					->name,
+				modes);
 }
 
 int cmd_exclude(struct ibve_pipeline *p, const struct cmd_shared *s)
@@ -310,56 +361,22 @@ void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg)
 
 int cmd_start_failed(const struct ibve_pipeline *p)
 {
-	const char *src = ibve_pipeline_failed(p);
+	const char *failed = ibve_pipeline_failed(p), *src;
+	const struct ibve_source_option *o;
 
-	if (src && (strcmp(src, "sm") == 0 || strcmp(src, "mlx5") == 0))
-		cmd_error("--%s: %s", src, ibve_errmsg());
-	else if (src && strcmp(src, "kernel") == 0)
-		cmd_error("--all-processes: %s", ibve_errmsg());
-	else
-		cmd_error("%s", ibve_errmsg());
+	/* a source an option asks for: named after it */
+	for (size_t i = 0; failed && (o = ibve_source_option_at(i, &src)); i++)
+		if (strcmp(src, failed) == 0) {
+			cmd_error("--%s: %s", o->name, ibve_errmsg());
+			return EXIT_RUNTIME;
+		}
+	cmd_error("%s", ibve_errmsg());
 	return EXIT_RUNTIME;
 }
 
-/*
- * Seconds from the environment variable NAME (IBVEVENT_SM_REFRESH,
- * IBVEVENT_AFTER_WINDOW), at most a day; 0 when unset or not a number.
- */
-static unsigned int env_seconds(const char *name)
-{
-	const char *env = getenv(name);
-	char *end;
-	unsigned long v;
-
-	if (!env || !*env)
-		return 0;
-	errno = 0;
-	v = strtoul(env, &end, 10);
-	return errno || *end || v > 86400 ? 0 : (unsigned int)v;
-}
-
 int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
-		    struct ibve_source_opts o, unsigned int mlx5,
-		    unsigned int hotplug, unsigned int devices)
+		    struct ibve_source_opts o)
 {
-	/* the kernel source's: IBVEVENT_BPF_ATTACH=kprobe forces kprobes */
-	const char *attach = getenv("IBVEVENT_BPF_ATTACH");
-	const struct {
-		const char *name;
-		bool on;
-		unsigned int flags;
-	} src[] = {
-		{ "sm", s->sm, IBVE_SRC_REQUIRED },
-		{ "mlx5", true, mlx5 },
-		{ "hotplug", true, hotplug },
-		{ "kernel", s->all,
-		  attach && strcmp(attach, "kprobe") == 0 ? IBVE_SRC_KPROBE
-							  : 0 },
-		{ "lldp", true, 0 },
-		{ "devices", true, devices },
-	};
-	int r = 0;
-
 	o.sz = sizeof(o);
 	o.devices = s->names;
 	o.ndevices = s->nnames;
@@ -367,12 +384,5 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 		o.path = s->replay;
 		return ibve_pipeline_add_source(p, "replay", &o);
 	}
-	o.refresh = env_seconds("IBVEVENT_SM_REFRESH");
-	o.after_window = env_seconds("IBVEVENT_AFTER_WINDOW");
-	for (size_t i = 0; !r && i < sizeof(src) / sizeof(src[0]); i++) {
-		o.flags = src[i].flags;
-		if (src[i].on)
-			r = ibve_pipeline_add_source(p, src[i].name, &o);
-	}
-	return r;
+	return ibve_pipeline_add_live(p, &o, s->asked);
 }

@@ -27,7 +27,8 @@ extern const char *cmd_prog;
 
 /*
  * What the options ibv_eventwatch and ibv_eventtop share set: -d, -i,
- * -r, -A, --exclude-device, --sm, --flap-window, --no-color.
+ * -r, --exclude-device, --flap-window, --no-color, and the
+ * sources' own options (-A, --sm, --mlx5: the library's).
  */
 struct cmd_shared {
 	const char **names, **exclude; /* -d, --exclude-device */
@@ -36,16 +37,21 @@ struct cmd_shared {
 	const char *replay;
 	double flap_window;
 	uint32_t port; /* the last -i; 0: none */
-	bool all, sm, no_color;
+	/* the sources' options given: bit I, ibve_source_option_at(I) */
+	uint64_t asked;
+	bool no_color;
 };
 
 /* The ids of the shared long options; a command's own start at CMD_OPT_OWN. */
 enum {
 	CMD_OPT_EXCLUDE_DEVICE = 256,
-	CMD_OPT_SM,
 	CMD_OPT_FLAP_WINDOW,
 	CMD_OPT_NO_COLOR,
+	/* in a command's table, where the sources' options go (CMD_SHARED) */
+	CMD_OPT_SOURCES,
 	CMD_OPT_OWN,
+	/* the sources' options: CMD_OPT_SOURCE + their index */
+	CMD_OPT_SOURCE = 1024,
 };
 
 /* One option: its names, its argument, its line(s) of --help. */
@@ -91,21 +97,22 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: <ibve_errmsg()>", the library's last failure, and EXIT_RUNTIME. */
 int cmd_fail(void);
 
+/* The options of source SOURCE given in S (a mask of S->asked). */
+uint64_t cmd_asked(const struct cmd_shared *s, const char *source);
 /*
- * The shared options' combinations refused: --sm or -A with a mode other
+ * The shared options' combinations refused: a source's option (but
+ * those of source KEEP, or NULL) with a mode other
  * than watching devices (OTHER, named as MODES: "-r").
  */
-void cmd_shared_check(const struct cmd_shared *s, bool other,
-		      const char *modes);
+void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes,
+		      const char *keep);
 /*
  * Add to P the sources of S: the capture of -r with O's step and flags,
- * or every device (-d: those) with the mlx5, hot-plug, --sm and -A's
- * kernel sources; MLX5, HOTPLUG and DEVICES: the flags of those three.
- * 0 or -errno.
+ * or those of live devices (-d: those), with what the sources' options
+ * asked for. 0 or -errno.
  */
 int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
-		    struct ibve_source_opts o, unsigned int mlx5,
-		    unsigned int hotplug, unsigned int devices);
+		    struct ibve_source_opts o);
 /* Keep the devices of --exclude-device out of P; 0 or -errno. */
 int cmd_exclude(struct ibve_pipeline *p, const struct cmd_shared *s);
 
@@ -130,7 +137,7 @@ struct ibve_filter *cmd_filter(void);
 void cmd_notes(enum ibve_note_kind kind, const char *text, void *arg);
 /*
  * ibve_pipeline_start() failed: say why, named after the option that
- * asked for the source that failed (--sm, --mlx5), and EXIT_RUNTIME.
+ * asks for the source that failed (--sm, --mlx5), and EXIT_RUNTIME.
  */
 int cmd_start_failed(const struct ibve_pipeline *p);
 

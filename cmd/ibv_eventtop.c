@@ -37,8 +37,7 @@ static const struct cmd_opt opts[] = {
 	CMD_SHARED('r'),
 	{ OPT_FOLLOW, "follow", no_argument, NULL,
 	  "with -r: step through the capture, SECONDS of\ncapture time per refresh" },
-	CMD_SHARED('A'),
-	CMD_SHARED(CMD_OPT_SM),
+	CMD_SHARED(CMD_OPT_SOURCES),
 	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	CMD_SHARED(CMD_OPT_NO_COLOR),
 };
@@ -109,7 +108,7 @@ static void parse(struct top *t, int argc, char **argv)
 		cmd_usage_error("-j needs -b (JSON is for batch mode)");
 	if (v->follow && !v->replay_path)
 		cmd_usage_error("--follow needs -r");
-	cmd_shared_check(&t->c, v->replay_path, "-r");
+	cmd_shared_check(&t->c, v->replay_path, "-r", NULL);
 	v->color = cmd_color(t->c.no_color, false);
 }
 
@@ -240,10 +239,11 @@ static int setup(struct top *t)
 	struct ibve_sink *s;
 	struct itimerspec its = { 0 };
 	unsigned int sysfs = IBVE_PORTS_SYSFS | IBVE_PORTS_COUNTERS;
-	/* a capture, stepped and paced on the screen; or every device */
+	/* a capture, stepped and paced on the screen; or every device,
+	 * waiting for them as the watcher does */
 	struct ibve_source_opts o = {
 		.step = v->follow ? v->delay : 0,
-		.flags = v->batch ? 0 : IBVE_SRC_PACED,
+		.flags = (v->batch ? 0 : IBVE_SRC_PACED) | IBVE_SRC_WAIT,
 	};
 
 	if (ibve_ports_new(&v->ports, v->replay_path ? 0 : sysfs) ||
@@ -253,8 +253,7 @@ static int setup(struct top *t)
 	l = ibve_pipeline_loop(v->pl);
 	if (ibve_loop_add_signal(l, SIGINT, on_signal, t) ||
 	    ibve_loop_add_signal(l, SIGTERM, on_signal, t) ||
-	    cmd_add_sources(v->pl, &t->c, o, 0, 0, IBVE_SRC_WAIT) ||
-	    ibve_sink_ports(&s, v->ports) ||
+	    cmd_add_sources(v->pl, &t->c, o) || ibve_sink_ports(&s, v->ports) ||
 	    ibve_pipeline_add_sink(v->pl, s, 0) ||
 	    ibve_sink_callback(&s, on_record, t) ||
 	    ibve_pipeline_add_sink(v->pl, s, 0))

@@ -18,16 +18,15 @@
 /* The sources: a capture, or every device and what goes with them. */
 static int add_sources(struct ibve_pipeline *p, const struct watch *w)
 {
-	const char *env = getenv("IBVEVENT_HOTPLUG");
-	struct ibve_source_opts o = { .sz = sizeof(o) };
-
 	/* a service started before the driver waits for its devices; a
 	 * script that counts on an event (-n, --expect, -t) is told at once */
-	return cmd_add_sources(
-		p, &w->c, o, w->mlx5 ? IBVE_SRC_REQUIRED : 0,
-		env && strcmp(env, "uevent") == 0 ? IBVE_SRC_UEVENT_ONLY : 0,
-		w->run.count || w->expect || w->run.timeout ? 0
-							    : IBVE_SRC_WAIT);
+	struct ibve_source_opts o = {
+		.flags = w->run.count || w->expect || w->run.timeout
+				 ? 0
+				 : IBVE_SRC_WAIT,
+	};
+
+	return cmd_add_sources(p, &w->c, o);
 }
 
 /*

@@ -22,8 +22,8 @@ static void json_row(struct ibve_json *j, const struct ibve_port_row *p)
 	else
 		ibve_json_null(j, "peer");
 	ibve_json_open(j, "counts");
-	for (int k = 0; k <= IBVE_KIND_OTHER; k++)
-		ibve_json_uint(j, ibve_kind_name(k), p->counts[k]);
+	for (unsigned int k = 0; ibve_kind_info(k); k++)
+		ibve_json_uint(j, ibve_kind_info(k)->name, p->counts[k]);
 	ibve_json_close(j);
 	if (p->since.tv_sec || p->since.tv_nsec) {
 		ibve_time_format(&p->since, tmp, sizeof(tmp));

@@ -21,7 +21,7 @@ struct watch {
 	struct ibve_filter *expect;
 	struct ibve_run_opts run;
 	const char *capture, *metrics, *state, *listen, *web_config;
-	bool json, list, list_events, quiet, mlx5, journal;
+	bool json, list, list_events, quiet, journal;
 	int facility;
 	unsigned long storm; /* --storm: the threshold, events a second */
 	bool storm_json;     /* --storm-json */

@@ -181,7 +181,7 @@ int watch_check(struct watch *w)
 	    status != EXIT_BAD_INPUT)
 		goto out;
 	/* --sm: the peers of peer= terms, asked of the SA */
-	if (w->c.sm && ibve_ports_lookup_peers(t)) {
+	if (cmd_asked(&w->c, "sm") && ibve_ports_lookup_peers(t)) {
 		status = cmd_fail();
 		goto out;
 	}

@@ -41,11 +41,11 @@ int watch_list(const struct cmd_shared *sel, bool json)
 	int status = EXIT_OK, lldp;
 
 	/* no verbs at all, but management devices (a simulator's) */
-	if (n == -ENOSYS && sel->sm) {
+	if (n == -ENOSYS && cmd_asked(sel, "sm")) {
 		list = NULL;
 		n = 0;
 	}
-	if (n >= 0 && sel->sm) {
+	if (n >= 0 && cmd_asked(sel, "sm")) {
 		int m = ibve_device_list_peers(&list, (size_t)n, watch_selected,
 					       (void *)sel);
 

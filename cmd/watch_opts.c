@@ -18,7 +18,6 @@
 
 enum {
 	OPT_EXPECT = CMD_OPT_OWN,
-	OPT_MLX5,
 	OPT_METRICS_FILE,
 	OPT_METRICS_STATE,
 	OPT_METRICS_LISTEN,
@@ -71,14 +70,11 @@ static const struct cmd_opt opts[] = {
 	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	{ 'q', "quiet", no_argument, NULL,
 	  "no \"watching\" line on standard error (without a\ndevice, it waits for one; with -n, --expect, -t or\n-d it exits 3)" },
-	CMD_SHARED('A'),
+	CMD_SHARED(CMD_OPT_SOURCES),
 	{ OPT_PID, "pid", required_argument, "PID",
 	  "only events of objects of process PID (repeatable;\nwith -A, filtered in the kernel unless -w or the\nmetrics take every record)" },
 	{ OPT_COMM, "comm", required_argument, "NAME",
 	  "only events of objects of processes called NAME\n(repeatable; filtered as --pid is)" },
-	{ OPT_MLX5, "mlx5", no_argument, NULL,
-	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them" },
-	CMD_SHARED(CMD_OPT_SM),
 	{ OPT_METRICS_FILE, "metrics-file", required_argument, "FILE",
 	  "keep Prometheus metrics of every event in FILE" },
 	{ OPT_METRICS_STATE, "metrics-state", required_argument, "FILE",
@@ -158,7 +154,6 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		{ OPT_LIST_EVENTS, &w->list_events },
 		{ 'q', &w->quiet },
 		{ OPT_JOURNAL, &w->journal },
-		{ OPT_MLX5, &w->mlx5 },
 		{ OPT_CHECK, &w->check },
 		{ OPT_BRIEF, &w->brief },
 		{ OPT_STORM_JSON, &w->storm_json },
@@ -268,10 +263,10 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			"--spec, --spec-file, --since and --brief go with --check");
 	if (w->brief && w->json)
 		cmd_usage_error("--brief is one line of text: not with -j");
-	if (w->check &&
-	    (w->list || w->capture || w->expect || w->run.count ||
-	     w->run.timeout || w->metrics || w->listen || w->facility >= 0 ||
-	     w->journal || w->c.all || w->mlx5 || w->filtered))
+	if (w->check && (w->list || w->capture || w->expect || w->run.count ||
+			 w->run.timeout || w->metrics || w->listen ||
+			 w->facility >= 0 || w->journal ||
+			 (w->c.asked & ~cmd_asked(&w->c, "sm")) || w->filtered))
 		cmd_usage_error(
 			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
 	if (w->check && !w->specs)
@@ -290,17 +285,12 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			"--storm-json needs a --storm threshold above 0");
 	if (w->web_config && !w->listen)
 		cmd_usage_error("--web-config goes with --metrics-listen");
-	if (w->mlx5 && (w->list || w->c.replay))
-		cmd_usage_error(
-			"--mlx5 is for watching devices, not with --list or --replay");
 	/* --list --sm: each port's peer too */
-	if (w->c.sm && !w->c.all)
-		cmd_shared_check(&w->c, w->c.replay, "--replay");
-	else
-		cmd_shared_check(&w->c, w->list || w->c.replay,
-				 "--list or --replay");
+	cmd_shared_check(&w->c, w->c.replay, "--replay", NULL);
+	cmd_shared_check(&w->c, w->list, "--list", "sm");
 	/* not an error: a filter may be kept for when -A is added */
-	if (w->owners && !w->c.all && !w->c.replay && !w->check)
+	if (w->owners && !cmd_asked(&w->c, "kernel") && !w->c.replay &&
+	    !w->check)
 		cmd_error(
 			"--pid and --comm match events of processes' own objects, which only -A sees: without it they match nothing");
 }

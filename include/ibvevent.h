@@ -717,6 +717,30 @@ struct ibve_source_opts {
 int ibve_pipeline_add_source(struct ibve_pipeline *p, const char *name,
 			     const struct ibve_source_opts *o);
 /*
+ * An option by which people ask for a source (a command's -A, --sm, --mlx5):
+ * each source says its own, and commands offer them as they are.
+ */
+struct ibve_source_option {
+	const char *name;   /* its long option: "all-processes" */
+	int letter;	    /* its short option, 'A'; 0: none */
+	const char *help;   /* its lines of --help, '\n' between */
+	unsigned int flags; /* enum ibve_source_flags it sets on its source */
+};
+
+/*
+ * The I-th option of every source (in the order sources are known), and
+ * the name of the source it asks for in *SOURCE; NULL past the last.
+ */
+const struct ibve_source_option *ibve_source_option_at(size_t i,
+						       const char **source);
+/*
+ * Add the sources of live devices: every source that needs no asking, and
+ * the sources of the options ASKED has (bit I: option I), each with O and
+ * the flags of its options asked for. 0 or -errno.
+ */
+int ibve_pipeline_add_live(struct ibve_pipeline *p,
+			   const struct ibve_source_opts *o, uint64_t asked);
+/*
  * Open every source, each in the order it needs (subnet agents before the
  * devices whose ports they serve). -errno with the reason in
  * ibve_errmsg(): -ENOSYS no RDMA at all, -ENODEV a named device that does
@@ -871,24 +895,41 @@ void ibve_sink_free(struct ibve_sink *s);
 /* ------------------------------------------------------------------ */
 /* The port table: what metrics and dashboards show of every port      */
 
-/* What a port's events are counted as (dashboard columns). */
+/*
+ * What a port's events are counted as: one table, each kind's name (the
+ * JSON of dashboards), its column's title and width in ibv_eventtop. Each
+ * source says which of its events count as which (other: none).
+ */
+#define IBVE_KINDS(X)                                                 \
+	X(LINK_DOWN, "link_down", "DOWN", 5) /* PORT_ERR */           \
+	X(LINK_UP, "link_up", "UP", 5)	     /* PORT_ACTIVE */        \
+	X(LID, "lid_change", "LID", 4)                                \
+	X(PKEY, "pkey_change", "PKEY", 4)                             \
+	X(SM, "sm_change", "SM", 4)                                   \
+	X(GID, "gid_change", "GID", 4)                                \
+	X(REREG, "client_reregister", "REREG", 5)                     \
+	X(FATAL, "fatal", "FATAL", 5)	  /* DEVICE_FATAL, mlx5's */  \
+	X(MODULE, "module", "MODULE", 6)  /* mlx5: cables, modules */ \
+	X(TEMP, "temperature", "TEMP", 4) /* mlx5 TEMP_WARN */        \
+	X(SUBNET, "subnet", "SUBNET", 6)  /* subnet events (sm) */    \
+	X(OTHER, "other", "OTHER", 5)
+
+#define IBVE_KIND_ID(id, name, title, width) IBVE_KIND_##id,
 enum ibve_kind {
-	IBVE_KIND_LINK_DOWN, /* PORT_ERR */
-	IBVE_KIND_LINK_UP,   /* PORT_ACTIVE */
-	IBVE_KIND_LID,	     /* LID_CHANGE */
-	IBVE_KIND_PKEY,	     /* PKEY_CHANGE */
-	IBVE_KIND_SM,	     /* SM_CHANGE */
-	IBVE_KIND_GID,	     /* GID_CHANGE */
-	IBVE_KIND_REREG,     /* CLIENT_REREGISTER */
-	IBVE_KIND_FATAL,     /* DEVICE_FATAL */
-	IBVE_KIND_MODULE,    /* mlx5 PORT_MODULE: cables and modules */
-	IBVE_KIND_TEMP,	     /* mlx5 TEMP_WARN */
-	IBVE_KIND_SUBNET,    /* subnet events (source sm) */
-	IBVE_KIND_OTHER,
-	/* kinds may be added before this one */
+	IBVE_KINDS(IBVE_KIND_ID)
+	/* kinds may be added after OTHER, and sources add their own */
 	IBVE_KIND_MAX = 32
 };
+#undef IBVE_KIND_ID
 
+struct ibve_kind_info {
+	const char *name;  /* "link_down" */
+	const char *title; /* its column in ibv_eventtop: "DOWN" */
+	int width;
+};
+
+/* Kind KIND, or NULL past the last one (sources' kinds follow OTHER). */
+const struct ibve_kind_info *ibve_kind_info(unsigned int kind);
 /* Name of a kind as the JSON of dashboards has it ("link_down"). */
 const char *ibve_kind_name(enum ibve_kind kind);
 /* The kind EV is counted as. */

@@ -60,15 +60,30 @@ IBVE_EXPORT unsigned int ibve_features(void)
 
 static struct ibve_event_desc table[ROWS_MAX];
 static size_t nrows;
+/* each row's kind, each source's for the rest; the kinds, sources' last */
+static uint8_t row_kind[ROWS_MAX];
+/* the first source of each number: whose records they are */
+static const struct ibve_source_ops *source_by[SOURCE_MAX];
+static uint8_t source_kind[SOURCE_MAX] = { [0 ... SOURCE_MAX - 1] =
+						   IBVE_KIND_OTHER };
+static struct ibve_kind_info kinds[IBVE_KIND_MAX] = {
+#define KIND_ROW(id, n, t, w) { n, t, w },
+	IBVE_KINDS(KIND_ROW)
+#undef KIND_ROW
+};
+static unsigned int nkinds = IBVE_KIND_OTHER + 1;
 static uint8_t code_index[NSOURCES][CODE_SLOTS]; /* row + 1; 0: none */
 static uint8_t name_index[NAME_SLOTS];		 /* row + 1; 0: empty */
 /* each row's name as a record holds it, zeros after: copied whole */
 static char row_name[ROWS_MAX][IBVE_EVENT_NAME_MAX];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
-static bool table_ready;      /* read first: no call once it is built */
-static char table_fault[128]; /* why the sources' rows made no table */
-const struct ibve_source_ops *const *ibve_event_sources =
+static bool table_ready; /* read first: no call once it is built */
+/* sources.c's list, handed over at load: what every source uses (this
+ * file) uses none of them, so the objects make no cycle */
+const struct ibve_source_ops *const *ibve_source_list =
 	(const struct ibve_source_ops *const[]){ NULL };
+bool ibve_sources_sealed;
+static char table_fault[128]; /* why the sources' rows made no table */
 
 static uint32_t name_hash(const char *s)
 {
@@ -78,6 +93,30 @@ static uint32_t name_hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ ((uint32_t)(unsigned char)*s | 0x20)) * 16777619u;
 	return h;
+}
+
+/* Source O's kind K (IBVE_KIND_OWN(I): its own I-th, from BASE). */
+static uint8_t kind_at(int k, unsigned int base)
+{
+	return (uint8_t)(k >= IBVE_KIND_MAX
+				 ? base + (unsigned int)k - IBVE_KIND_MAX
+				 : (unsigned int)k);
+}
+
+/* What source O's records count as when no row says (0: other). */
+static uint8_t else_kind(const struct ibve_source_ops *o, unsigned int base)
+{
+	return o->kind ? kind_at(o->kind, base) : IBVE_KIND_OTHER;
+}
+
+/* What row D of source O counts as. */
+static uint8_t row_kind_of(const struct ibve_source_ops *o,
+			   const struct ibve_event_desc *d, unsigned int base)
+{
+	for (size_t i = 0; i < o->nkind_of; i++)
+		if (o->kind_of[i].code == d->code)
+			return kind_at(o->kind_of[i].kind, base);
+	return else_kind(o, base);
 }
 
 /* Whether SRC's rows fit the table; else why, in table_fault. */
@@ -105,17 +144,34 @@ static bool table_fits(const struct ibve_source_ops *const *src)
 
 static void build_table(void)
 {
-	const struct ibve_source_ops *const *src = ibve_event_sources;
+	const struct ibve_source_ops *const *src = ibve_source_list;
 	bool fits = table_fits(src);
 
+	unsigned int base[IBVE_SOURCES_MAX];
+
+	__atomic_store_n(&ibve_sources_sealed, true, __ATOMIC_RELEASE);
+	/* the sources' own kinds after the library's, in their order */
+	for (size_t i = 0; src[i]; i++) {
+		base[i] = nkinds;
+		if ((unsigned int)src[i]->records < SOURCE_MAX &&
+		    !source_by[src[i]->records])
+			source_by[src[i]->records] = src[i];
+		for (size_t k = 0; k < src[i]->nkinds; k++)
+			kinds[nkinds++] = src[i]->kinds[k];
+		if ((unsigned int)src[i]->records < SOURCE_MAX)
+			source_kind[src[i]->records] =
+				else_kind(src[i], base[i]);
+	}
 	/* lower ranks first, equal ones in the order of registration */
 	for (int rank = 0; fits && rank < RANKS; rank++)
 		for (size_t i = 0; src[i]; i++)
 			for (size_t r = 0;
 			     src[i]->rank == rank && r < src[i]->nrows; r++) {
 				table[nrows] = src[i]->rows[r];
-				table[nrows++].source =
+				table[nrows].source =
 					(enum ibve_source)src[i]->records;
+				row_kind[nrows++] = row_kind_of(
+					src[i], &src[i]->rows[r], base[i]);
 			}
 	for (size_t i = 0; i < nrows; i++) {
 		const struct ibve_event_desc *d = &table[i];
@@ -146,14 +202,10 @@ int ibve_event_table_check(void)
 }
 
 /* The registered source whose records are SOURCE's, or NULL. */
-static const struct ibve_source_ops *source_ops(int source)
+const struct ibve_source_ops *ibve_source_of(int source)
 {
-	const struct ibve_source_ops *const *src = ibve_event_sources;
-
-	for (size_t i = 0; source >= 0 && src[i]; i++)
-		if (src[i]->records == source)
-			return src[i];
-	return NULL;
+	table_build();
+	return (unsigned int)source < SOURCE_MAX ? source_by[source] : NULL;
 }
 
 IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
@@ -179,7 +231,7 @@ ibve_event_desc_find(enum ibve_source source, int code)
 				return &table[i];
 	}
 	/* a source whose records carry another's rows (the kernel: verbs) */
-	o = source_ops(source);
+	o = ibve_source_of(source);
 	return o && o->also ? ibve_event_desc_find(o->also->records, code)
 			    : NULL;
 }
@@ -187,7 +239,7 @@ ibve_event_desc_find(enum ibve_source source, int code)
 void ibve_event_set_row(struct ibve_event *ev, int source,
 			const struct ibve_event_desc *d)
 {
-	const struct ibve_source_ops *o = source_ops(source);
+	const struct ibve_source_ops *o = ibve_source_of(source);
 
 	if ((int)d->source == source ||
 	    (o && o->also && (int)d->source == o->also->records)) {
@@ -251,16 +303,16 @@ static int parse_name(const char *const *names, size_t n, const char *s)
 }
 
 /* What records of source S are called; NULL: no source has them. */
-static const char *kind(int s)
+static const char *called(int s)
 {
-	const struct ibve_source_ops *o = source_ops(s);
+	const struct ibve_source_ops *o = ibve_source_of(s);
 
-	return !o ? NULL : o->kind ? o->kind : o->name;
+	return !o ? NULL : o->called ? o->called : o->name;
 }
 
 IBVE_EXPORT const char *ibve_source_name(enum ibve_source source)
 {
-	return kind(source) ? kind(source) : "unknown";
+	return called(source) ? called(source) : "unknown";
 }
 
 IBVE_EXPORT const char *ibve_class_name(enum ibve_class cls)
@@ -275,11 +327,11 @@ IBVE_EXPORT const char *ibve_severity_name(enum ibve_severity severity)
 
 IBVE_EXPORT int ibve_source_parse(const char *name)
 {
-	const struct ibve_source_ops *const *src = ibve_event_sources;
+	const struct ibve_source_ops *const *src = ibve_source_list;
 
 	for (size_t i = 0; src[i]; i++)
 		if (src[i]->records >= 0 &&
-		    same_name(kind(src[i]->records), name))
+		    same_name(called(src[i]->records), name))
 			return src[i]->records;
 	return -1;
 }
@@ -387,8 +439,8 @@ bool ibve_term_suggest(const char *word, char *out, size_t size)
 			nearest(s, &table[i].name, 1, &best, &d);
 		nearest(s, class_names, ARRAY_SIZE(class_names), &best, &d);
 		for (int i = 0; i < SOURCE_MAX; i++) /* as the generator */
-			if (kind(i))
-				nearest(s, (const char *[]){ kind(i) }, 1,
+			if (called(i))
+				nearest(s, (const char *[]){ called(i) }, 1,
 					&best, &d);
 		nearest(s, severity_names, ARRAY_SIZE(severity_names), &best,
 			&d);
@@ -456,4 +508,31 @@ IBVE_EXPORT uint64_t ibve_event_count(const struct ibve_event *ev)
 IBVE_EXPORT const char *ibve_event_message_id(const struct ibve_event *ev)
 {
 	return (ev->desc ? ev->desc : &ibve_unknown_desc)->message_id;
+}
+
+IBVE_EXPORT const struct ibve_kind_info *ibve_kind_info(unsigned int kind)
+{
+	table_build();
+	return kind < nkinds ? &kinds[kind] : NULL;
+}
+
+IBVE_EXPORT const char *ibve_kind_name(enum ibve_kind kind)
+{
+	const struct ibve_kind_info *k = ibve_kind_info(kind);
+
+	return k ? k->name : "unknown";
+}
+
+IBVE_EXPORT enum ibve_kind ibve_event_kind(const struct ibve_event *ev)
+{
+	const struct ibve_event_desc *d = ev->desc;
+
+	table_build();
+	/* a row of its own source's (the kernel's records carry verbs rows,
+	 * and count as its own) */
+	if (d >= table && d < table + nrows && d->source == ev->source)
+		return (enum ibve_kind)row_kind[d - table];
+	return (unsigned int)ev->source < SOURCE_MAX
+		       ? (enum ibve_kind)source_kind[ev->source]
+		       : IBVE_KIND_OTHER;
 }

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "source.h"
 
-enum term_kind { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };
+enum term_type { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };
 
 struct term {
-	enum term_kind kind;
+	enum term_type type;
 	const struct ibve_event_desc *desc; /* T_EVENT */
 	char name[IBVE_EVENT_NAME_MAX];	    /* T_NAME: e.g. UNKNOWN(20) */
 	int value;			    /* class, source */
@@ -83,7 +83,7 @@ static bool parse_severity(const char *s, struct term *t)
 	if (sev < 0 || n > 2 || (n == 2 && (op[0] == '=' || op[1] != '=')))
 		return false;
 	strict = n == 1 && op[0] != '=';
-	t->kind = T_SEVERITY;
+	t->type = T_SEVERITY;
 	t->sev_min = op[0] == '<' ? 0 : sev + strict;
 	t->sev_max = op[0] == '>' ? IBVE_SEVERITY_COUNT - 1 : sev - strict;
 	return true;
@@ -95,13 +95,13 @@ static int parse_term(const char *s, struct term *t)
 	long code;
 
 	memset(t, 0, sizeof(*t));
-	t->kind = T_EVENT;
+	t->type = T_EVENT;
 	if ((t->desc = ibve_event_desc_lookup(s)))
 		return 0;
-	t->kind = T_CLASS;
+	t->type = T_CLASS;
 	if ((t->value = ibve_class_parse(s)) >= 0)
 		return 0;
-	t->kind = T_SOURCE;
+	t->type = T_SOURCE;
 	if ((t->value = ibve_source_parse(s)) >= 0)
 		return 0;
 	if (parse_severity(s, t))
@@ -114,7 +114,7 @@ static int parse_term(const char *s, struct term *t)
 	code = strtol(s + 8, &end, 10);
 	if (errno || end[0] != ')' || end[1] != '\0' || code > INT32_MAX)
 		return -EINVAL;
-	t->kind = T_NAME;
+	t->type = T_NAME;
 	snprintf(t->name, sizeof(t->name), "UNKNOWN(%ld)", code);
 	return 0;
 }
@@ -219,7 +219,7 @@ IBVE_EXPORT int ibve_filter_add_comm(struct ibve_filter *f, const char *comm)
 
 static bool term_match(const struct term *t, const struct ibve_event *ev)
 {
-	switch (t->kind) {
+	switch (t->type) {
 	case T_EVENT:
 		/* the kernel's EVENTS_LOST is mlx5's by name */
 		if (ev->desc)
@@ -264,20 +264,27 @@ static bool port_match(const struct ibve_filter *f, uint32_t port)
 	return !f->nports;
 }
 
-/* The owner sets: a record without an owner passes only when there are none. */
+/*
+ * The owner sets: a record without an owner (its source says where its
+ * owner is, and whether it has one) passes only when there are none.
+ */
 static bool owner_match(const struct ibve_filter *f,
 			const struct ibve_event *ev)
 {
+	const struct ibve_source_ops *o;
 	bool pid = !f->npids, comm = !f->ncomms;
 
 	if (pid && comm)
 		return true;
-	if (!(ev->fields & IBVE_FIELD_OWNER))
+	o = ibve_source_of(ev->source);
+	if (!o || !(ev->fields & o->owner_flag))
 		return false;
 	for (size_t i = 0; i < f->npids && !pid; i++)
-		pid = f->pids[i] == ev->kernel.pid;
+		pid = !memcmp(&f->pids[i], (const char *)ev + o->owner_pid,
+			      sizeof(f->pids[i]));
 	for (size_t i = 0; i < f->ncomms && !comm; i++)
-		comm = strcmp(f->comms[i], ev->kernel.comm) == 0;
+		comm = strcmp(f->comms[i], (const char *)ev + o->owner_comm) ==
+		       0;
 	return pid && comm;
 }
 

@@ -36,7 +36,7 @@
 #define NL_GROUP_NOTIFY		    4 /* RDMA_NL_GROUP_NOTIFY */
 
 /* The monitor's events (enum rdma_nl_notify_event_type), by number. */
-static const enum ibve_hp_kind mon_kinds[] = {
+static const enum ibve_hp_what mon_whats[] = {
 	IBVE_HP_ADDED,	       /* RDMA_REGISTER_EVENT */
 	IBVE_HP_REMOVED,       /* RDMA_UNREGISTER_EVENT */
 	IBVE_HP_NETDEV_ATTACH, /* RDMA_NETDEV_ATTACH_EVENT */
@@ -355,9 +355,9 @@ bool ibve_hp_uevent_parse(const char *buf, size_t len, struct ibve_hp_msg *m)
 	    strcmp(subsystem, "infiniband_verbs") != 0)
 		return false;
 	if (strcmp(action, "add") == 0)
-		m->kind = IBVE_HP_ADDED;
+		m->what = IBVE_HP_ADDED;
 	else if (strcmp(action, "remove") == 0)
-		m->kind = IBVE_HP_REMOVED;
+		m->what = IBVE_HP_REMOVED;
 	else
 		return false;
 	p = strrchr(devpath, '/');
@@ -402,9 +402,9 @@ bool ibve_hp_monitor_parse(const struct nlmsghdr *h, struct ibve_hp_mon *m)
 	/* a port no record carries (the records' ports end at 65535); a
 	 * newer kernel's event */
 	if (!m->has_dev || m->port > UINT16_MAX || m->event < 0 ||
-	    m->event >= (int)ARRAY_SIZE(mon_kinds))
+	    m->event >= (int)ARRAY_SIZE(mon_whats))
 		return false;
-	m->kind = mon_kinds[m->event];
+	m->what = mon_whats[m->event];
 	return true;
 }
 
@@ -443,12 +443,12 @@ static size_t monitor_msgs(struct ibve_hotplug *hp, const char *buf, size_t len,
 	for (size_t j = 0; j < k; j++) {
 		struct ibve_hp_msg *m = &msgs[j];
 
-		m->kind = mon[j].kind;
+		m->what = mon[j].what;
 		/* Gone already: only a remembered name. */
-		device_name(hp, mon[j].dev_index, m->kind != IBVE_HP_REMOVED,
+		device_name(hp, mon[j].dev_index, m->what != IBVE_HP_REMOVED,
 			    m->device, sizeof(m->device));
-		if (m->kind == IBVE_HP_NETDEV_ATTACH ||
-		    m->kind == IBVE_HP_NETDEV_DETACH) {
+		if (m->what == IBVE_HP_NETDEV_ATTACH ||
+		    m->what == IBVE_HP_NETDEV_DETACH) {
 			m->port = mon[j].port;
 			m->ifindex = mon[j].ndev_index;
 		}
@@ -477,7 +477,7 @@ size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			break; /* EAGAIN: drained */
 		if (len < 0) {
 			/* Lost some: compare with what exists. */
-			m->kind = IBVE_HP_RESCAN;
+			m->what = IBVE_HP_RESCAN;
 			n++;
 		} else if (fd == hp->nl_fd) {
 			n += monitor_msgs(hp, buf, (size_t)len, m, max - n);
@@ -486,7 +486,7 @@ size_t ibve_hotplug_read(struct ibve_hotplug *hp, int fd,
 			buf[len] = '\0';
 			/* With the monitor, arrivals come from REGISTER only. */
 			if (ibve_hp_uevent_parse(buf, (size_t)len, m) &&
-			    (m->kind != IBVE_HP_ADDED ||
+			    (m->what != IBVE_HP_ADDED ||
 			     hp->method != IBVE_HOTPLUG_NETLINK))
 				n++;
 		}

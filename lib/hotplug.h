@@ -10,7 +10,7 @@ enum ibve_hotplug_method {
 				 plus uevents for the earliest removal */
 };
 
-enum ibve_hp_kind {
+enum ibve_hp_what {
 	IBVE_HP_ADDED,	 /* a device appeared: look for new ones */
 	IBVE_HP_REMOVED, /* chardev (uevent) or device (netlink) went away */
 	IBVE_HP_RESCAN,	 /* messages were lost: compare with what exists */
@@ -19,7 +19,7 @@ enum ibve_hp_kind {
 };
 
 struct ibve_hp_msg {
-	enum ibve_hp_kind kind;
+	enum ibve_hp_what what;
 	char chardev[IBVE_IFNAME_MAX]; /* uverbsN, from uevents */
 	char device[IBVE_NAME_MAX];    /* from the netlink monitor */
 	uint32_t port;
@@ -28,7 +28,7 @@ struct ibve_hp_msg {
 
 /* One message of the kernel's RDMA netlink monitor, decoded. */
 struct ibve_hp_mon {
-	enum ibve_hp_kind kind;
+	enum ibve_hp_what what;
 	int event; /* RDMA_NETDEV_*_EVENT as sent; -1 when missing */
 	uint32_t dev_index, port, ndev_index;
 	bool has_dev;

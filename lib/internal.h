@@ -13,7 +13,6 @@
 
 /* Counts of the public enums, for tables inside the library only. */
 #define IBVE_SEVERITY_COUNT (IBVE_SEVERITY_FATAL + 1)
-#define IBVE_KIND_COUNT	    (IBVE_KIND_OTHER + 1)
 
 /* Copy SRC into DST of SIZE bytes, always terminated, truncating. */
 static inline void ibve_strcpy(char *dst, const char *src, size_t size)
@@ -59,6 +58,13 @@ void ibve_ts_add(struct timespec *t, double seconds);
 void ibve_ts_add_ms(struct timespec *t, long ms);
 bool ibve_ts_before(const struct timespec *a, const struct timespec *b);
 double ibve_ts_secs(const struct timespec *from, const struct timespec *to);
+
+/*
+ * A source's own environment variable NAME (IBVEVENT_...): seconds, at
+ * most a day, 0 when unset or not a number; whether it is VALUE.
+ */
+unsigned int ibve_env_seconds(const char *name);
+bool ibve_env_is(const char *name, const char *value);
 
 #include "buf.h"
 

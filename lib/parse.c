@@ -61,9 +61,12 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 	bool said;
 	int r;
 
-	o->get(o, K_EQE, &eqe);
+	/* a key that says what the record is (an mlx5 entry) */
+	eqe.type = J_ABSENT;
+	if (ibve_identity_key >= 0)
+		o->get(o, ibve_identity_key, &eqe);
 	if (eqe.type == J_STRING)
-		source = IBVE_SOURCE_MLX5;
+		source = (enum ibve_source)ibve_identity_source;
 	r = ibve_get_str(o, K_SOURCE, &s, err, errlen);
 	if (r < 0)
 		return r;
@@ -75,8 +78,10 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 			FAIL("unknown source \"%.40s\"", s);
 		source = (enum ibve_source)src;
 	}
-	if (eqe.type == J_STRING && source != IBVE_SOURCE_MLX5)
-		FAIL("\"eqe\" is an mlx5 entry, but \"source\" is \"%s\"",
+	if (eqe.type == J_STRING && (int)source != ibve_identity_source)
+		FAIL("\"%s\" is an %s entry, but \"source\" is \"%s\"",
+		     ibve_keys[ibve_identity_key].name,
+		     ibve_source_name((enum ibve_source)ibve_identity_source),
 		     ibve_source_name(source));
 	r = ibve_get_uint(o, K_CODE, INT32_MAX, &u, err, errlen);
 	if (r < 0)
@@ -92,6 +97,7 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 			ibve_event_set_code(ev, source, (int)code);
 		else if (eqe.type != J_STRING)
 			FAIL("needs \"event\" or \"code\"");
+		ev->source = source; /* the entry's row decodes it */
 		return 0;
 	}
 	d = ibve_event_desc_lookup(name);
@@ -127,7 +133,6 @@ static int parse_identity(const struct ibve_jsrc *o, struct ibve_event *ev,
 static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 			  char *err, size_t errlen)
 {
-	size_t i = 0, ran = SIZE_MAX;
 	const char *s;
 	int r;
 
@@ -136,28 +141,7 @@ static int parse_optional(const struct ibve_jsrc *o, struct ibve_event *ev,
 		return r;
 	if (r && ibve_guid_parse(s, &ev->node_guid))
 		FAIL("\"node_guid\" is not a GUID");
-	/* each row that has a key in the line, once, in order */
-	for (int w = K_FIXED / 64; w < (int)ARRAY_SIZE(o->present.w); w++) {
-		uint64_t m = o->present.w[w];
-
-		if (w == K_FIXED / 64) /* a port's event, most lines: none */
-			m &= ~0ull << (K_FIXED % 64);
-		for (; m; m &= m - 1) {
-			int k = w * 64 + __builtin_ctzll(m);
-
-			if (k >= K_COUNT)
-				return 0; /* json-c's line: all set */
-			while (i + 1 < ibve_nfields &&
-			       (int)ibve_fields[i + 1].key <= k)
-				i++;
-			if (i == ran)
-				continue; /* the row of the key before */
-			ran = i;
-			if (ibve_fields[i].parse(o, ev, err, errlen))
-				return -EINVAL;
-		}
-	}
-	return 0;
+	return ibve_fields_parse(o, ev, err, errlen);
 }
 
 static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
@@ -170,6 +154,7 @@ static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
 
 	memset(ev, 0, sizeof(*ev));
 	*err = '\0';
+	ibve_fields_ready();
 	r = ibve_get_str(o, K_TIME, &s, err, errlen);
 	if (r < 0) /* err says why */
 		return r;
@@ -213,8 +198,7 @@ static int parse_fields(const struct ibve_jsrc *o, struct ibve_event *ev,
 /* ------------------------------------------------------------------ */
 /* json-c: the reference reader                                        */
 
-static void jc_get(const struct ibve_jsrc *src, enum ibve_key key,
-		   struct ibve_jval *v)
+static void jc_get(const struct ibve_jsrc *src, int key, struct ibve_jval *v)
 {
 	struct json_object *x;
 
@@ -314,15 +298,14 @@ int ibve_parse_line_jsonc(struct json_tokener **tokp, const char *line,
 #define FAST_STRINGS 2048 /* bytes of decoded strings per line */
 
 struct fast {
-	struct ibve_jval v[K_COUNT]; /* only those in present are set */
-	struct ibve_keyset present;  /* each key read */
+	struct ibve_jval v[IBVE_KEYS_MAX]; /* only those in present are set */
+	struct ibve_keyset present;	   /* each key read */
 	bool clean; /* no backslash, no control byte in the line */
 	char str[FAST_STRINGS];
 	size_t used;
 };
 
-static void fast_get(const struct ibve_jsrc *src, enum ibve_key key,
-		     struct ibve_jval *v)
+static void fast_get(const struct ibve_jsrc *src, int key, struct ibve_jval *v)
 {
 	const struct fast *f = src->data;
 
@@ -370,7 +353,7 @@ static bool clean_line(const char *line, size_t len)
  * list), built once: mostly one candidate to compare.
  */
 #define KEY_HASH 64
-static uint8_t by_hash[KEY_HASH][K_COUNT + 1];
+static uint8_t by_hash[KEY_HASH][IBVE_KEYS_MAX + 1];
 static bool fast_ok = true; /* false: a key the table cannot hold */
 static pthread_once_t by_hash_once = PTHREAD_ONCE_INIT;
 
@@ -384,11 +367,12 @@ static unsigned int key_hash(const char *k, size_t len)
 /* Each key and its closing quote as two words and masks (key_is()). */
 static struct {
 	uint64_t w[2], m[2];
-} key_words[K_COUNT];
+} key_words[IBVE_KEYS_MAX];
 
 static void build_by_hash(void)
 {
-	for (int k = 0; k < K_COUNT; k++) {
+	ibve_fields_ready();
+	for (int k = 0; k < ibve_nkeys; k++) {
 		unsigned char b[16] = { 0 }, m[16] = { 0 };
 		uint8_t *c;
 
@@ -408,11 +392,11 @@ static void build_by_hash(void)
 	}
 }
 
-/* The id of the key of LEN bytes at K, or K_COUNT for any other. */
-static enum ibve_key key_id(const char *k, size_t len)
+/* The id of the key of LEN bytes at K, or IBVE_KEYS_MAX for any other. */
+static int key_id(const char *k, size_t len)
 {
 	if (!len)
-		return K_COUNT;
+		return IBVE_KEYS_MAX;
 	for (const uint8_t *c = by_hash[key_hash(k, len)]; *c; c++) {
 		const char *name = ibve_keys[*c - 1].name;
 		size_t i = 0;
@@ -423,13 +407,13 @@ static enum ibve_key key_id(const char *k, size_t len)
 		while (i < len && k[i] == name[i])
 			i++;
 		if (i == len)
-			return (enum ibve_key)(*c - 1);
+			return *c - 1;
 	}
-	return K_COUNT;
+	return IBVE_KEYS_MAX;
 }
 
 /* Whether the key at K (after its quote) is key W, closed by a quote. */
-static bool key_is(const char *k, const char *end, enum ibve_key w)
+static bool key_is(const char *k, const char *end, int w)
 {
 	size_t len = ibve_keys[w].len;
 
@@ -646,12 +630,12 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 		return ibve_skip_ws(p + 1, end) == end;
 	for (int prev = -1;;) {
 		const char *key = p + 1, *kend;
-		enum ibve_key slot;
+		int slot;
 
 		if (p >= end || *p != '"')
 			return 0;
 		/* the key the writer puts next, most often the next here */
-		if (prev + 1 < K_COUNT && key_is(key, end, prev + 1)) {
+		if (prev + 1 < ibve_nkeys && key_is(key, end, prev + 1)) {
 			slot = prev + 1;
 			kend = key + ibve_keys[slot].len;
 		} else {
@@ -663,7 +647,7 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 			slot = key_id(key, (size_t)(kend - key));
 		}
 		prev = slot;
-		if (slot < K_COUNT)
+		if (slot < IBVE_KEYS_MAX)
 			ibve_keyset_add(&f->present, slot);
 
 		p = ibve_skip_ws(kend + 1, end);
@@ -671,7 +655,8 @@ static int fast_object(struct fast *f, const char *p, const char *end)
 			return 0;
 		p = ibve_skip_ws(p, end);
 		/* the last of repeated keys wins, as with json-c */
-		p = fast_value(f, p, end, slot < K_COUNT ? &f->v[slot] : NULL);
+		p = fast_value(f, p, end,
+			       slot < IBVE_KEYS_MAX ? &f->v[slot] : NULL);
 		if (!p)
 			return 0;
 		p = ibve_skip_ws(p, end);

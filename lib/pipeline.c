@@ -539,6 +539,41 @@ IBVE_EXPORT int ibve_pipeline_add_source(struct ibve_pipeline *p,
 	return 0;
 }
 
+IBVE_EXPORT const struct ibve_source_option *
+ibve_source_option_at(size_t i, const char **source)
+{
+	for (size_t k = 0; ibve_sources[k]; i -= ibve_sources[k++]->noptions)
+		if (i < ibve_sources[k]->noptions) {
+			*source = ibve_sources[k]->name;
+			return &ibve_sources[k]->options[i];
+		}
+	return NULL;
+}
+
+IBVE_EXPORT int ibve_pipeline_add_live(struct ibve_pipeline *p,
+				       const struct ibve_source_opts *o,
+				       uint64_t asked)
+{
+	struct ibve_source_opts opts = *o;
+	size_t at = 0;
+	int r = 0;
+
+	for (size_t k = 0; !r && ibve_sources[k]; k++) {
+		const struct ibve_source_ops *s = ibve_sources[k];
+		bool on = !s->on_demand;
+
+		opts.flags = o->flags;
+		for (size_t i = 0; i < s->noptions; i++, at++)
+			if (at < 64 && asked >> at & 1) {
+				opts.flags |= s->options[i].flags;
+				on = true;
+			}
+		if (on)
+			r = ibve_pipeline_add_source(p, s->name, &opts);
+	}
+	return r;
+}
+
 static int by_order(const void *a, const void *b)
 {
 	const struct inst *x = a, *y = b;
@@ -573,6 +608,35 @@ static int nothing_watched(struct ibve_pipeline *p)
 	return first->ops->empty(first->src); /* its reason, said last */
 }
 
+/*
+ * What the watcher's own metrics say of P, into W (ports.h): when it was
+ * made (CLOCK_REALTIME), which sources of records run, its logs' failures.
+ */
+static void watcher_of(const struct ibve_pipeline *p, struct ibve_watcher *w)
+{
+	w->known = true;
+	w->born = p->born;
+	w->nsources = 0;
+	for (size_t i = 0; ibve_sources[i]; i++) {
+		const struct inst *in = registered(p, ibve_sources[i]);
+
+		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
+			continue; /* a replay: its records say whose they are;
+				   * lldp: it adds to verbs records */
+		w->sources[w->nsources].records = ibve_sources[i]->records;
+		w->sources[w->nsources++].runs =
+			in && in->started &&
+			(!in->ops->live || in->ops->live(in->src));
+	}
+	w->nlogs = 0; /* as many as ibve_pipeline_add_sink() took */
+	for (size_t i = 0; i < p->nsinks; i++) {
+		if (!p->sinks[i].sink->log)
+			continue;
+		w->logs[w->nlogs].name = p->sinks[i].sink->log;
+		w->logs[w->nlogs++].failures = p->sinks[i].sink->failures;
+	}
+}
+
 /* Sinks learn which devices are open (the port table adds their rows). */
 static int start_sinks(struct ibve_pipeline *p)
 {
@@ -583,6 +647,9 @@ static int start_sinks(struct ibve_pipeline *p)
 	if (!names)
 		return ibve_error(ENOMEM, "out of memory");
 	n = ibve_pipeline_devices(p, names, n);
+	for (size_t i = 0; i < p->nsinks && !r; i++)
+		if (p->sinks[i].sink->watcher)
+			watcher_of(p, p->sinks[i].sink->watcher);
 	for (size_t i = 0; i < p->nsinks && !r; i++)
 		if (p->sinks[i].sink->ops->start)
 			r = p->sinks[i].sink->ops->start(p->sinks[i].sink,
@@ -642,7 +709,17 @@ IBVE_EXPORT size_t ibve_pipeline_devices(const struct ibve_pipeline *p,
 IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
 				       struct ibve_sink *s, unsigned int flags)
 {
-	struct sink_at *v = realloc(p->sinks, (p->nsinks + 1) * sizeof(*v));
+	struct sink_at *v;
+	size_t logs = 0;
+
+	for (size_t i = 0; s->log && i < p->nsinks; i++)
+		logs += !!p->sinks[i].sink->log;
+	if (logs == IBVE_WATCHER_LOGS) { /* their metrics would be cut */
+		s->ops->destroy(s);
+		return ibve_error(ENOSPC, "%s: more than %d log sinks", s->log,
+				  IBVE_WATCHER_LOGS);
+	}
+	v = realloc(p->sinks, (p->nsinks + 1) * sizeof(*v));
 
 	if (!v) {
 		s->ops->destroy(s);
@@ -669,33 +746,6 @@ void ibve_sink_log_failed(struct ibve_sink *s, int err)
 void ibve_sink_log_sent(struct ibve_sink *s)
 {
 	s->failing = false;
-}
-
-void ibve_pipeline_watcher(const struct ibve_pipeline *p,
-			   struct ibve_watcher *w)
-{
-	w->known = true;
-	w->born = p->born;
-	w->nsources = 0;
-	for (size_t i = 0; ibve_sources[i] && w->nsources < IBVE_WATCHER_MAX;
-	     i++) {
-		const struct inst *in = registered(p, ibve_sources[i]);
-
-		if (ibve_sources[i]->records < 0 || !ibve_sources[i]->nrows)
-			continue; /* a replay: its records say whose they are;
-				   * lldp: it adds to verbs records */
-		w->sources[w->nsources].records = ibve_sources[i]->records;
-		w->sources[w->nsources++].runs =
-			in && in->started &&
-			(!in->ops->live || in->ops->live(in->src));
-	}
-	w->nlogs = 0;
-	for (size_t i = 0; i < p->nsinks && w->nlogs < IBVE_WATCHER_MAX; i++) {
-		if (!p->sinks[i].sink->log)
-			continue;
-		w->logs[w->nlogs].name = p->sinks[i].sink->log;
-		w->logs[w->nlogs++].failures = p->sinks[i].sink->failures;
-	}
 }
 
 IBVE_EXPORT int ibve_pipeline_fd(const struct ibve_pipeline *p)
@@ -893,9 +943,12 @@ static int flush_sinks(struct ibve_pipeline *p)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < p->nsinks && !r; i++)
+	for (size_t i = 0; i < p->nsinks && !r; i++) {
+		if (p->sinks[i].sink->watcher)
+			watcher_of(p, p->sinks[i].sink->watcher);
 		if (p->sinks[i].sink->ops->flush)
 			r = p->sinks[i].sink->ops->flush(p->sinks[i].sink);
+	}
 	return r;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 
 #include "ports.h"
+#include "source.h"
 
 /* enum ibv_port_state, without pulling in verbs.h */
 #define PORT_DOWN   1
@@ -424,7 +425,7 @@ static void drop_rows(struct ibve_ports *t, const char *device)
 
 	for (size_t i = 0; i < t->nrows; i++) {
 		if (strcmp(t->rows[i].pub.device, device) == 0) {
-			for (size_t c = 0; c < IBVE_KIND_COUNT; c++)
+			for (size_t c = 0; c < IBVE_KIND_MAX; c++)
 				t->sum.kinds[c] -= t->rows[i].pub.counts[c];
 			free_row(&t->rows[i]);
 		} else {
@@ -495,59 +496,6 @@ struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 }
 
 /* --- records ------------------------------------------------------------ */
-
-IBVE_EXPORT enum ibve_kind ibve_event_kind(const struct ibve_event *ev)
-{
-	static const struct {
-		const char *name;
-		enum ibve_kind kind;
-	} kinds[] = {
-		{ "PORT_ERR", IBVE_KIND_LINK_DOWN },
-		{ "PORT_ACTIVE", IBVE_KIND_LINK_UP },
-		{ "LID_CHANGE", IBVE_KIND_LID },
-		{ "PKEY_CHANGE", IBVE_KIND_PKEY },
-		{ "SM_CHANGE", IBVE_KIND_SM },
-		{ "GID_CHANGE", IBVE_KIND_GID },
-		{ "CLIENT_REREGISTER", IBVE_KIND_REREG },
-		{ "DEVICE_FATAL", IBVE_KIND_FATAL },
-	};
-
-	if (ev->source == IBVE_SOURCE_VERBS && ev->desc)
-		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
-			if (strcmp(ev->name, kinds[i].name) == 0)
-				return kinds[i].kind;
-	/* mlx5 PORT_CHANGE repeats the verbs port events: OTHER, not UP */
-	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_PORT_MODULE)
-		return IBVE_KIND_MODULE;
-	if (ev->source == IBVE_SOURCE_MLX5 && ev->code == IBVE_MLX5_TEMP_WARN)
-		return IBVE_KIND_TEMP;
-	if (ev->source == IBVE_SOURCE_MLX5 &&
-	    ev->severity == IBVE_SEVERITY_FATAL)
-		return IBVE_KIND_FATAL; /* INTERNAL_ERROR */
-	if (ev->source == IBVE_SOURCE_SM)
-		return IBVE_KIND_SUBNET; /* about other ports, seen from this one */
-	return IBVE_KIND_OTHER;
-}
-
-IBVE_EXPORT const char *ibve_kind_name(enum ibve_kind kind)
-{
-	static const char *const names[IBVE_KIND_COUNT] = {
-		[IBVE_KIND_LINK_DOWN] = "link_down",
-		[IBVE_KIND_LINK_UP] = "link_up",
-		[IBVE_KIND_LID] = "lid_change",
-		[IBVE_KIND_PKEY] = "pkey_change",
-		[IBVE_KIND_SM] = "sm_change",
-		[IBVE_KIND_GID] = "gid_change",
-		[IBVE_KIND_REREG] = "client_reregister",
-		[IBVE_KIND_FATAL] = "fatal",
-		[IBVE_KIND_MODULE] = "module",
-		[IBVE_KIND_TEMP] = "temperature",
-		[IBVE_KIND_SUBNET] = "subnet",
-		[IBVE_KIND_OTHER] = "other",
-	};
-
-	return (unsigned int)kind < IBVE_KIND_COUNT ? names[kind] : "unknown";
-}
 
 static void count(struct ibve_ports *t, struct ibve_row *r,
 		  const struct ibve_event *ev, enum ibve_kind k)
@@ -646,16 +594,16 @@ static void rates_changed(struct ibve_ports *t, const struct ibve_event *ev)
 }
 
 /* A device came or went: its presence, and live its rows. */
-static void hotplug(struct ibve_ports *t, struct ibve_dev *d,
-		    const struct ibve_event *ev)
+static void presence(struct ibve_ports *t, struct ibve_dev *d,
+		     const struct ibve_event *ev, int came)
 {
 	bool live = t->flags & IBVE_PORTS_SYSFS;
 
-	if (ev->code == IBVE_HOTPLUG_DEVICE_ADDED) {
+	if (came > 0) {
 		d->present = true;
 		if (live)
 			read_ports(t, ev->device);
-	} else if (ev->code == IBVE_HOTPLUG_DEVICE_REMOVED) {
+	} else if (came < 0) {
 		d->present = false;
 		if (live)
 			drop_rows(t, ev->device);
@@ -707,6 +655,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	struct ibve_series *s = ibve_ports_series(t, ev->device, ev->port,
 						  ev->name, ev->severity);
 	struct ibve_dev *d = dev_get(t, ev->device);
+	const struct ibve_source_ops *o = ibve_source_of(ev->source);
 	const struct ibve_port_attrs *attrs =
 		ev->fields & IBVE_FIELD_ATTRS ? &ev->verbs.attrs : NULL;
 	struct ibve_row *r;
@@ -732,8 +681,10 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		t->start = ev->time;
 		t->started = true;
 	}
-	if (d && ev->source == IBVE_SOURCE_HOTPLUG && !ev->port) {
-		hotplug(t, d, ev);
+	/* a source that says devices come and go: live, its records about a
+	 * whole device are its presence, not events of its ports */
+	if (d && o && o->presence && !ev->port) {
+		presence(t, d, ev, o->presence(ev));
 		if (live)
 			return;
 	} else if (d && !live) {
@@ -743,7 +694,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	if (ev->port) {
 		r = find_row(t, ev->device, ev->port);
 		/* A CA known by its subnet events alone (no verbs device). */
-		if (!r && live && ev->source == IBVE_SOURCE_SM &&
+		if (!r && live && o && o->names_devices &&
 		    read_ports(t, ev->device) == 0)
 			r = find_row(t, ev->device, ev->port);
 		if (!r && !live && (r = add_row(t, ev->device, ev->port)))
@@ -763,7 +714,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		health(t, r, ev, k);
 		return;
 	}
-	if (ev->source == IBVE_SOURCE_VERBS && (ev->fields & IBVE_FIELD_RATES))
+	if (ev->fields & IBVE_FIELD_RATES)
 		rates_changed(t, ev);
 	/* About the whole device: every port of it shows it. */
 	for (size_t i = row_lower(t, ev->device, 0);

@@ -3,7 +3,7 @@
 #ifndef IBVE_PORTS_H
 #define IBVE_PORTS_H
 
-#include "internal.h"
+#include "source.h"
 
 #define IBVE_RECENT  512 /* records kept for the event log */
 #define IBVE_BUCKETS 60	 /* one per second: events per minute */
@@ -68,7 +68,8 @@ struct ibve_workload {
 	uint64_t seen; /* when last counted, in ticks of the table */
 };
 
-#define IBVE_WATCHER_MAX 8
+/* Log sinks a pipeline takes (ibve_pipeline_add_sink() refuses more). */
+#define IBVE_WATCHER_LOGS 8
 
 /*
  * The watcher's own, copied from the pipeline a ports sink is in, when it
@@ -81,12 +82,12 @@ struct ibve_watcher {
 	struct {
 		int records; /* enum ibve_source */
 		bool runs;
-	} sources[IBVE_WATCHER_MAX];
+	} sources[IBVE_SOURCES_MAX];
 	size_t nlogs;
 	struct {
 		const char *name; /* static: "journal", "syslog" */
 		uint64_t failures;
-	} logs[IBVE_WATCHER_MAX];
+	} logs[IBVE_WATCHER_LOGS];
 };
 
 struct ibve_ports {

@@ -58,6 +58,7 @@ static pthread_once_t lead_once = PTHREAD_ONCE_INIT;
 
 static void make_leads(void)
 {
+	ibve_fields_ready(); /* the identity key */
 	for (size_t i = 0; i < K_FIXED; i++) {
 		unsigned char b[17] = { 0 }, m[16] = { 0 };
 		int n = snprintf((char *)b, sizeof(b), "%s%s\"%s\":%s",
@@ -134,7 +135,7 @@ static inline const char *str_end(const char *p, const char *end)
 	return NULL;
 }
 
-static bool is_key(const char *k, size_t klen, enum ibve_key key)
+static bool is_key(const char *k, size_t klen, int key)
 {
 	return klen == ibve_keys[key].len && *k == *ibve_keys[key].name &&
 	       memcmp(k, ibve_keys[key].name, klen) == 0;
@@ -146,8 +147,10 @@ static int key_kind(const char *k, size_t klen)
 	for (int i = 0; i < ID_COUNT; i++)
 		if (is_key(k, klen, id_keys[i]))
 			return i;
-	/* an mlx5 entry says what it is: the parser's */
-	return is_key(k, klen, K_EQE) ? -2 : -1;
+	/* an entry that says what it is (mlx5's): the parser's */
+	return ibve_identity_key >= 0 && is_key(k, klen, ibve_identity_key)
+		       ? -2
+		       : -1;
 }
 
 /*

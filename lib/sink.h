@@ -26,6 +26,9 @@ struct ibve_sink {
 	uint64_t failures;
 	bool failing; /* the last entry failed: said once, until one goes */
 	bool attrs;   /* it keeps a live port table (ibve_host's attrs) */
+	/* where the pipeline writes what the watcher's own metrics say of
+	 * it (ports.h), before the sink starts and flushes; NULL: nowhere */
+	struct ibve_watcher *watcher;
 };
 
 /*
@@ -35,13 +38,5 @@ struct ibve_sink {
 void ibve_sink_log_failed(struct ibve_sink *s, int err);
 /* A log sink S sent an entry. */
 void ibve_sink_log_sent(struct ibve_sink *s);
-/*
- * What the watcher's own metrics say of pipeline P, into W (ports.h): when
- * it was made (CLOCK_REALTIME), which sources of records run, its logs'
- * failures.
- */
-struct ibve_watcher;
-void ibve_pipeline_watcher(const struct ibve_pipeline *p,
-			   struct ibve_watcher *w);
 
 #endif

@@ -258,15 +258,6 @@ static int ports_write(struct ibve_sink *base, const struct ibve_event *ev)
 	return 0;
 }
 
-/* The watcher's own series, from the pipeline, into the table. */
-static int ports_flush(struct ibve_sink *base)
-{
-	if (base->pipeline)
-		ibve_pipeline_watcher(base->pipeline,
-				      &((struct ports *)base)->t->w);
-	return 0;
-}
-
 /* The devices the pipeline opened are there, with their ports. */
 static int ports_start(struct ibve_sink *base, const char *const *names,
 		       size_t n)
@@ -274,7 +265,6 @@ static int ports_start(struct ibve_sink *base, const char *const *names,
 	struct ports *s = (struct ports *)base;
 	int r;
 
-	ports_flush(base);
 	for (size_t i = 0; i < n; i++)
 		if ((r = ibve_ports_add_device(s->t, names[i], 0)) == -ENOMEM)
 			return r;
@@ -288,7 +278,6 @@ static int metrics_flush(struct ibve_sink *base)
 	struct ports *s = (struct ports *)base;
 	int r;
 
-	ports_flush(base);
 	if (!s->dirty)
 		return 0;
 	s->dirty = false;
@@ -330,6 +319,7 @@ IBVE_EXPORT int ibve_sink_metrics(struct ibve_sink **out, struct ibve_ports *t,
 		return ibve_error(ENOMEM, "out of memory");
 	s->base.ops = &metrics_ops;
 	s->base.attrs = t->flags & IBVE_PORTS_SYSFS;
+	s->base.watcher = &t->w; /* the watcher's own series */
 	s->t = t;
 	if ((file && !(s->file = strdup(file))) ||
 	    (state && !(s->state = strdup(state)))) {

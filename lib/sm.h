@@ -55,7 +55,7 @@ enum {
 #define IBVE_SM_TRAP_LAST  67
 #define IBVE_SM_NTRAPS	   (IBVE_SM_TRAP_LAST - IBVE_SM_TRAP_FIRST + 1)
 
-enum ibve_sm_kind {
+enum ibve_sm_mad_type {
 	IBVE_SM_MAD_OTHER,	 /* not for us: ignored */
 	IBVE_SM_MAD_INFORM_RESP, /* GetResp(InformInfo): a Set answered */
 	IBVE_SM_MAD_REPORT,	 /* Report(Notice) */
@@ -65,7 +65,7 @@ enum ibve_sm_kind {
 };
 
 struct ibve_sm_mad {
-	enum ibve_sm_kind kind;
+	enum ibve_sm_mad_type what;
 	uint64_t tid;
 	uint16_t status;     /* MAD status, host order */
 	uint16_t trap;	     /* INFORM_RESP: InformInfo.TrapNumber; REPORT */

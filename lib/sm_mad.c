@@ -148,7 +148,7 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 	const uint8_t *d = mad + IBVE_SA_OFF_DATA;
 
 	memset(out, 0, sizeof(*out));
-	/* Senders may give only the bytes they use: check per kind. */
+	/* Senders may give only the bytes they use: check per type. */
 	if (len < 24 || mad[IBVE_MAD_OFF_BASE_VERSION] != 1)
 		return false;
 	cls = mad[IBVE_MAD_OFF_CLASS];
@@ -159,7 +159,7 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 
 	if ((cls == IBVE_MAD_CLASS_SMI || cls == IBVE_MAD_CLASS_SMI_DR) &&
 	    method == IBVE_MAD_GET) {
-		out->kind = IBVE_SM_MAD_SMP_GET;
+		out->what = IBVE_SM_MAD_SMP_GET;
 		return true;
 	}
 	if (cls != IBVE_MAD_CLASS_SA)
@@ -167,28 +167,28 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 	if (method == IBVE_MAD_GET_RESP && attr == IBVE_MAD_ATTR_INFORM_INFO) {
 		if (len < IBVE_SA_OFF_DATA + II_SIZE)
 			return false;
-		out->kind = IBVE_SM_MAD_INFORM_RESP;
+		out->what = IBVE_SM_MAD_INFORM_RESP;
 		out->trap = (uint16_t)get(d + II_TRAP, 2);
 		out->subscribe = d[II_SUBSCRIBE] & 1;
 	} else if (method == IBVE_MAD_GET_RESP &&
 		   attr == IBVE_MAD_ATTR_LINK_RECORD) {
 		if (len < IBVE_SA_OFF_DATA + LR_SIZE)
 			return false;
-		out->kind = IBVE_SM_MAD_LINK_RESP;
+		out->what = IBVE_SM_MAD_LINK_RESP;
 		out->to_port = d[LR_TO_PORT];
 		out->to_lid = (uint16_t)get(d + LR_TO_LID, 2);
 	} else if (method == IBVE_MAD_GET_RESP &&
 		   attr == IBVE_MAD_ATTR_NODE_RECORD) {
 		if (len < IBVE_SA_OFF_DATA + NR_SIZE)
 			return false;
-		out->kind = IBVE_SM_MAD_NODE_RESP;
+		out->what = IBVE_SM_MAD_NODE_RESP;
 		out->node_type = d[NR_NODE_TYPE];
 		out->node_guid = get(d + NR_NODE_GUID, 8);
 		node_desc(out->desc, d + NR_DESC);
 	} else if (method == IBVE_MAD_REPORT && attr == IBVE_MAD_ATTR_NOTICE) {
 		if (len < IBVE_SA_OFF_DATA + NO_GID + 16)
 			return false;
-		out->kind = IBVE_SM_MAD_REPORT;
+		out->what = IBVE_SM_MAD_REPORT;
 		out->generic = d[NO_GENERIC_TYPE] >> 7;
 		out->type = d[NO_GENERIC_TYPE] & 0x7f;
 		out->producer = (uint32_t)get(d + NO_PRODUCER, 3);

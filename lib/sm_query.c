@@ -34,8 +34,8 @@ static bool ask(struct query *q, bool node, uint16_t lid, uint8_t port,
 {
 	uint8_t buf[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE] = { 0 };
 	uint8_t in[sizeof(struct ib_user_mad) + IBVE_MAD_SIZE];
-	enum ibve_sm_kind kind = node ? IBVE_SM_MAD_NODE_RESP
-				      : IBVE_SM_MAD_LINK_RESP;
+	enum ibve_sm_mad_type want = node ? IBVE_SM_MAD_NODE_RESP
+					  : IBVE_SM_MAD_LINK_RESP;
 	char st[96];
 
 	if (node)
@@ -69,7 +69,7 @@ static bool ask(struct query *q, bool node, uint16_t lid, uint8_t port,
 				break;
 			if (!ibve_sm_mad_decode(umad_get_mad(in), (size_t)len,
 						d) ||
-			    d->kind != kind || (uint32_t)d->tid != q->tid)
+			    d->what != want || (uint32_t)d->tid != q->tid)
 				continue;
 			if (!d->status)
 				return true;

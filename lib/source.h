@@ -3,7 +3,8 @@
  * The source interface: what a source of records is to the pipeline, and
  * what the pipeline is to it. A source knows nothing of the pipeline but
  * this host interface, and the pipeline knows no source by name: adding
- * one is a file with its ops and a line in sources.c.
+ * one is a file with its ops and a line in sources.c (or, for a test's
+ * own, ibve_register_source()).
  */
 #ifndef IBVE_SOURCE_H
 #define IBVE_SOURCE_H
@@ -11,6 +12,7 @@
 #include "internal.h"
 
 struct ibve_devset;
+struct ibve_fieldspec;
 
 /* What the pipeline offers a source. */
 struct ibve_host {
@@ -94,7 +96,10 @@ void ibve_host_note(const struct ibve_host *h, enum ibve_note_kind kind,
 		.affiliated = aff, .severity = IBVE_SEVERITY_##sev, \
 		.text = txt, .message_id = id, .advice = todo       \
 	}
-#define ROWS(r) .rows = (r), .nrows = ARRAY_SIZE(r)
+#define ROWS(r)		 .rows = (r), .nrows = ARRAY_SIZE(r)
+#define KINDS(k)	 .kind_of = (k), .nkind_of = ARRAY_SIZE(k)
+#define OPTIONS(o)	 .options = (o), .noptions = ARRAY_SIZE(o)
+#define IBVE_KIND_OWN(i) (IBVE_KIND_MAX + (i))
 
 /* A source, with the rows of its events; its own state (SRC) is a type of
  * its own, only it knows. */
@@ -103,12 +108,47 @@ struct ibve_source_ops {
 	/* the enum ibve_source its records carry (a new one: the next number);
 	 * -1: any (a replay) */
 	int records;
-	const char *kind; /* ibve_source_name() of its records; NULL: name */
+	const char *called; /* ibve_source_name() of its records; NULL: name */
 	/* Its rows (ROWS()); their place in the event table: lower rank (0-15)
 	 * first. */
 	const struct ibve_event_desc *rows;
 	size_t nrows;
 	int rank;
+	/*
+	 * What its events count as in the port table: by code (KINDS()),
+	 * else, and for codes it has no row for, KIND (0: other; never
+	 * link_down for all of a source's records). A kind
+	 * is one of enum ibve_kind, or IBVE_KIND_OWN(I): the I-th of KINDS,
+	 * kinds of its own numbered after the library's.
+	 */
+	const struct ibve_kind_of {
+		int code, kind;
+	} * kind_of;
+	size_t nkind_of;
+	int kind;
+	const struct ibve_kind_info *kinds;
+	size_t nkinds;
+	/* The options that ask for it, or set its flags; added only when
+	 * asked for (ibve_pipeline_add_live()). */
+	const struct ibve_source_option *options;
+	size_t noptions;
+	bool on_demand;
+	/*
+	 * Its records' owner, which --pid and --comm match (filter.c): when
+	 * OWNER_FLAG is set, the pid (uint32_t) and the comm (char[16]) at
+	 * these offsets of the record; 0: its records have none.
+	 */
+	uint32_t owner_flag;
+	size_t owner_pid, owner_comm;
+	/* In the port table: 1 when EV says its device came, -1 went, else
+	 * 0 (optional). */
+	int (*presence)(const struct ibve_event *ev);
+	/* Its records may name a device no other source opened (a fabric
+	 * simulator's): live, the port table reads its ports then. */
+	bool names_devices;
+	/* The fields of its records (fields.h): on its records only. */
+	const struct ibve_fieldspec *fields;
+	size_t nfields;
 	/* A source whose rows its records carry too (the kernel: verbs). */
 	const struct ibve_source_ops *also;
 	bool devset; /* its state is the pipeline's device set */
@@ -150,9 +190,20 @@ struct ibve_source_ops {
 };
 
 /* Every source, from sources.c; NULL-terminated. */
-extern const struct ibve_source_ops *const ibve_sources[];
-/* The sources whose rows make the event table: sources.c's, at load. */
-extern const struct ibve_source_ops *const *ibve_event_sources;
+#define IBVE_SOURCES_MAX 16
+extern const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1];
+/* The same list as the engines read it (event.c: sources.c sets it at
+ * load, so that they need no symbol of the sources'), and whether a table
+ * was made of it: then none may be added. */
+extern const struct ibve_source_ops *const *ibve_source_list;
+extern bool ibve_sources_sealed;
+/*
+ * Add source O to the list, before any table is made of it (a test's
+ * source); -EBUSY after, -ENOSPC past IBVE_SOURCES_MAX.
+ */
+int ibve_register_source(const struct ibve_source_ops *o);
+/* The registered source whose records are SOURCE's, or NULL (event.c). */
+const struct ibve_source_ops *ibve_source_of(int source);
 /* 0, or -E2BIG when their rows make no table (why: ibve_errmsg()). */
 int ibve_event_table_check(void);
 extern const struct ibve_source_ops ibve_source_devices;

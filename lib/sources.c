@@ -2,10 +2,14 @@
 /*
  * Every source of records, by name. The order is the order of their parts
  * in the "watching" line; each says itself when it must start, and where
- * its rows come in the event table. Weak: a program linking the library's
- * objects may register a list of its own (test/unit/test_source.c adds a
- * source of synthetic events).
+ * its rows come in the event table. A program linking the library's
+ * objects may add a source of its own before the first record or table
+ * is made (ibve_register_source(): test/unit/test_source.c adds a source
+ * of synthetic events).
  */
+#include <errno.h>
+
+#include "fields.h"
 #include "source.h"
 
 extern const struct ibve_source_ops ibve_source_mlx5;
@@ -15,7 +19,7 @@ extern const struct ibve_source_ops ibve_source_replay;
 extern const struct ibve_source_ops ibve_source_kernel;
 extern const struct ibve_source_ops ibve_source_lldp;
 
-__attribute__((weak)) const struct ibve_source_ops *const ibve_sources[] = {
+const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1] = {
 	&ibve_source_devices,
 	&ibve_source_mlx5,
 	&ibve_source_sm,
@@ -23,12 +27,35 @@ __attribute__((weak)) const struct ibve_source_ops *const ibve_sources[] = {
 	&ibve_source_kernel,
 	&ibve_source_replay,
 	&ibve_source_lldp, /* no records: adds peers to verbs ones */
-	NULL,
+	NULL,		   /* then ibve_register_source()'s */
 };
 
-/* The event table (event.c) is their rows: handed over at load, so that
- * what every source uses uses none of them (no cycle). */
-__attribute__((constructor)) static void sources_rows(void)
+int ibve_register_source(const struct ibve_source_ops *o)
 {
-	ibve_event_sources = ibve_sources;
+	size_t n = 0, kinds = IBVE_KIND_OTHER + 1 + o->nkinds;
+	int r;
+
+	while (ibve_sources[n])
+		kinds += ibve_sources[n++]->nkinds;
+	if (__atomic_load_n(&ibve_sources_sealed, __ATOMIC_ACQUIRE))
+		return ibve_error(EBUSY,
+				  "source '%s' registered too late: "
+				  "the tables were made",
+				  o->name);
+	if (n == IBVE_SOURCES_MAX)
+		return ibve_error(ENOSPC, "source '%s': more than %d sources",
+				  o->name, IBVE_SOURCES_MAX);
+	if (kinds > IBVE_KIND_MAX)
+		return ibve_error(ENOSPC, "source '%s': more than %d kinds",
+				  o->name, IBVE_KIND_MAX);
+	r = ibve_fields_admit(o);
+	if (!r)
+		ibve_sources[n] = o;
+	return r;
+}
+
+/* The engines' list (event.c), this one, at load. */
+__attribute__((constructor)) static void sources_list(void)
+{
+	ibve_source_list = (const struct ibve_source_ops *const *)ibve_sources;
 }

@@ -11,6 +11,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -21,6 +22,8 @@
 #include <infiniband/verbs.h>
 
 #include "devices.h"
+#include "dl_jsonc.h"
+#include "fields.h"
 #include "hotplug.h"
 
 #define C_LAZY UINT32_MAX /* the cookie of lazy_fd */
@@ -774,11 +777,249 @@ static const struct ibve_event_desc rows[] = {
 	    "cable."),
 };
 
+/* --- its records' fields: down time, rate changes, peer ------------------ */
+
+/* A duration for people: "850 ms", "12.3 s", "4m05s", "2h10m". */
+static void put_duration(struct ibve_buf *b, uint64_t us)
+{
+	uint64_t s = us / 1000000;
+
+	if (us < 1000000)
+		ibve_buf_printf(b, "%" PRIu64 " ms", us / 1000);
+	else if (s < 60)
+		ibve_buf_printf(b, "%.1f s", (double)us / 1e6);
+	else if (s < 3600)
+		ibve_buf_printf(b, "%" PRIu64 "m%02" PRIu64 "s", s / 60,
+				s % 60);
+	else
+		ibve_buf_printf(b, "%" PRIu64 "h%02" PRIu64 "m", s / 3600,
+				s / 60 % 60);
+}
+
+static void down_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "down ");
+	put_duration(b, ev->verbs.down_us);
+}
+
+static void rates_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_open_array(j, "rates");
+	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
+		const struct ibve_rate_change *c = &ev->verbs.rates[i];
+
+		ibve_json_open(j, NULL);
+		ibve_json_uint(j, "port", c->port);
+		ibve_json_str(j, "old", c->old_rate);
+		ibve_json_str(j, "new", c->new_rate);
+		ibve_json_close(j);
+	}
+	ibve_json_close_array(j);
+}
+
+static void rates_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	for (uint32_t i = 0; i < ev->verbs.nrates; i++) {
+		const struct ibve_rate_change *c = &ev->verbs.rates[i];
+
+		ibve_buf_printf(b, "%sport %u: ", i ? ", " : "", c->port);
+		ibve_buf_text_str(b, c->old_rate[0] ? c->old_rate : "?");
+		ibve_buf_puts(b, " -> ");
+		ibve_buf_text_str(b, c->new_rate[0] ? c->new_rate : "?");
+	}
+}
+
+/* One {"port":N,"old":"...","new":"..."} of "rates" into C. */
+static int rate_parse(struct json_object *x, struct ibve_rate_change *c,
+		      char *err, size_t errlen)
+{
+	struct json_object *p, *o, *n;
+	int64_t port;
+
+	if (!json_object_is_type(x, json_type_object) ||
+	    !json_object_object_get_ex(x, "port", &p) ||
+	    !json_object_is_type(p, json_type_int) ||
+	    !json_object_object_get_ex(x, "old", &o) ||
+	    !json_object_is_type(o, json_type_string) ||
+	    !json_object_object_get_ex(x, "new", &n) ||
+	    !json_object_is_type(n, json_type_string))
+		FAIL("\"rates\" holds {\"port\":N,\"old\":\"...\",\"new\":\"...\"}");
+	port = json_object_get_int64(p);
+	if (port < 1 || port > UINT16_MAX)
+		FAIL("\"rates\": port out of range");
+	c->port = (uint32_t)port;
+	if (ibve_copy_str(c->old_rate, sizeof(c->old_rate), "old",
+			  json_object_get_string(o), err, errlen) ||
+	    ibve_copy_str(c->new_rate, sizeof(c->new_rate), "new",
+			  json_object_get_string(n), err, errlen))
+		return -EINVAL;
+	return 0;
+}
+
+static int rates_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		       int key, char *err, size_t errlen)
+{
+	struct json_object *a;
+	struct ibve_jval v;
+	size_t n;
+
+	o->get(o, key, &v);
+	if (v.type == J_ABSENT || v.type == J_NULL)
+		return 0;
+	a = (struct json_object *)v.obj;
+	if (v.type != J_OTHER || !a || !json_object_is_type(a, json_type_array))
+		FAIL("\"rates\" must be an array");
+	n = json_object_array_length(a);
+	if (n > IBVE_RATES_MAX)
+		FAIL("\"rates\" holds more than %d ports", IBVE_RATES_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (rate_parse(json_object_array_get_idx(a, i),
+			       &ev->verbs.rates[i], err, errlen))
+			return -EINVAL;
+	ev->verbs.nrates = (uint32_t)n;
+	if (n)
+		ev->fields |= IBVE_FIELD_RATES;
+	return 0;
+}
+
+static void peer_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_peer(j, "peer", &ev->verbs.peer);
+}
+
+static void peer_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	char words[256];
+
+	ibve_peer_format(&ev->verbs.peer, words, sizeof(words));
+	ibve_buf_puts(b, ev->verbs.peer.changed ? "peer now " : "peer ");
+	ibve_buf_text_str(b, words);
+}
+
+/* KEY of the peer object X: a string (NULL: absent) into DST. */
+static int peer_str(struct json_object *x, const char *key, char *dst,
+		    size_t size, char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(x, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		FAIL("\"peer\": \"%s\" must be a string", key);
+	return ibve_copy_str(dst, size, key, json_object_get_string(v), err,
+			     errlen);
+}
+
+/* The index of NAME among N names of LOOKUP, or -1. */
+static int peer_enum(const char *name, const char *(*lookup)(int), int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(lookup(i), name) == 0)
+			return i;
+	return -1;
+}
+
+static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		      char *err, size_t errlen)
+{
+	struct ibve_peer *p = &ev->verbs.peer;
+	struct json_object *x, *v;
+	struct ibve_jval jv;
+	char kind[8] = "", state[8] = "", type[8] = "", guid[32] = "";
+	int k, st, nt = 0;
+
+	o->get(o, key, &jv);
+	if (jv.type == J_ABSENT || jv.type == J_NULL)
+		return 0;
+	x = (struct json_object *)jv.obj;
+	if (jv.type != J_OTHER || !x ||
+	    !json_object_is_type(x, json_type_object))
+		FAIL("\"peer\" must be an object");
+	memset(p, 0, sizeof(*p));
+	if (peer_str(x, "kind", kind, sizeof(kind), err, errlen) ||
+	    peer_str(x, "state", state, sizeof(state), err, errlen) ||
+	    peer_str(x, "node_type", type, sizeof(type), err, errlen) ||
+	    peer_str(x, "guid", guid, sizeof(guid), err, errlen) ||
+	    peer_str(x, "reason", p->reason, sizeof(p->reason), err, errlen) ||
+	    peer_str(x, "chassis", p->chassis, sizeof(p->chassis), err,
+		     errlen) ||
+	    peer_str(x, "port_id", p->port_id, sizeof(p->port_id), err,
+		     errlen) ||
+	    peer_str(x, "name", p->name, sizeof(p->name), err, errlen) ||
+	    peer_str(x, "port_desc", p->port_desc, sizeof(p->port_desc), err,
+		     errlen))
+		return -EINVAL;
+	k = peer_enum(kind, ibve_peer_kind_name, 2);
+	st = peer_enum(state, ibve_peer_state_name, 3);
+	if (type[0])
+		nt = peer_enum(type, ibve_peer_node_name, 4);
+	if (k < 0 || st < 0 || nt < 0)
+		FAIL("\"peer\": kind ib or lldp, state unknown, none or known, "
+		     "node_type CA, switch or router");
+	if (guid[0] && ibve_guid_parse(guid, &p->guid))
+		FAIL("\"peer\": \"guid\" must be a GUID (0002:c903:0011:2233)");
+	if (json_object_object_get_ex(x, "port", &v)) {
+		int64_t port = json_object_get_int64(v);
+
+		if (!json_object_is_type(v, json_type_int) || port < 0 ||
+		    port > 255)
+			FAIL("\"peer\": \"port\" must be a port number");
+		p->port = (uint32_t)port;
+	}
+	if (json_object_object_get_ex(x, "changed", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			FAIL("\"peer\": \"changed\" must be true or false");
+		p->changed = json_object_get_boolean(v);
+	}
+	p->kind = (uint8_t)k;
+	p->state = (uint8_t)st;
+	p->node_type = (uint8_t)nt;
+	ev->fields |= IBVE_FIELD_PEER;
+	return 0;
+}
+
+/* In the record's order, among every source's rows. */
+static const struct ibve_fieldspec fields[] = {
+	{ .keys = "down_us",
+	  .order = 110,
+	  .flag = IBVE_FIELD_DOWN,
+	  .type = FT_U64,
+	  .off = offsetof(struct ibve_event, verbs.down_us),
+	  .size = 8,
+	  .text = down_text },
+	{ .keys = "rates",
+	  .order = 120,
+	  .flag = IBVE_FIELD_RATES,
+	  .json = rates_json,
+	  .text = rates_text,
+	  .parse = rates_parse },
+	{ .keys = "peer",
+	  .order = 130,
+	  .flag = IBVE_FIELD_PEER,
+	  .json = peer_json,
+	  .text = peer_text,
+	  .parse = peer_parse },
+};
+
+/* What its port and device events count as in the port table. */
+static const struct ibve_kind_of kind_of[] = {
+	{ IBV_EVENT_PORT_ERR, IBVE_KIND_LINK_DOWN },
+	{ IBV_EVENT_PORT_ACTIVE, IBVE_KIND_LINK_UP },
+	{ IBV_EVENT_LID_CHANGE, IBVE_KIND_LID },
+	{ IBV_EVENT_PKEY_CHANGE, IBVE_KIND_PKEY },
+	{ IBV_EVENT_SM_CHANGE, IBVE_KIND_SM },
+	{ IBV_EVENT_GID_CHANGE, IBVE_KIND_GID },
+	{ IBV_EVENT_CLIENT_REREGISTER, IBVE_KIND_REREG },
+	{ IBV_EVENT_DEVICE_FATAL, IBVE_KIND_FATAL },
+};
+
 const struct ibve_source_ops ibve_source_devices = {
 	.name = "devices",
 	.records = IBVE_SOURCE_VERBS,
-	.kind = "verbs",
+	.called = "verbs",
 	ROWS(rows),
+	KINDS(kind_of),
+	FIELDS(fields),
 	.devset = true,
 	.order = 20,
 	.create = create,

@@ -47,7 +47,9 @@ static int create(void **out, const struct ibve_source_opts *o,
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
 	s->retry_fd = -1;
-	s->uevent_only = o->flags & IBVE_SRC_UEVENT_ONLY;
+	/* IBVEVENT_HOTPLUG=uevent: as on a kernel without the monitor */
+	s->uevent_only = (o->flags & IBVE_SRC_UEVENT_ONLY) ||
+			 ibve_env_is("IBVEVENT_HOTPLUG", "uevent");
 	return 0;
 }
 
@@ -160,7 +162,7 @@ static void netdev(struct hotplug *s, const struct ibve_hp_msg *m)
 		ifname[0] = '\0';
 	ibve_hp_event_netdev(ev, m->device, d ? d->guid : 0, m->port,
 			     m->ifindex, ifname,
-			     m->kind == IBVE_HP_NETDEV_ATTACH);
+			     m->what == IBVE_HP_NETDEV_ATTACH);
 }
 
 static bool ready(void *arg, uint32_t cookie)
@@ -179,7 +181,7 @@ static bool ready(void *arg, uint32_t cookie)
 		for (size_t k = 0; k < n; k++) {
 			const struct ibve_hp_msg *m = &msgs[k];
 
-			switch (m->kind) {
+			switch (m->what) {
 			case IBVE_HP_ADDED:
 				arrived(s, m);
 				break;
@@ -250,10 +252,19 @@ static const struct ibve_event_desc rows[] = {
 	    "SR-IOV) if it was not meant."),
 };
 
+/* What its records say of a device's presence, in the port table. */
+static int presence(const struct ibve_event *ev)
+{
+	return ev->code == IBVE_HOTPLUG_DEVICE_ADDED	 ? 1
+	       : ev->code == IBVE_HOTPLUG_DEVICE_REMOVED ? -1
+							 : 0;
+}
+
 const struct ibve_source_ops ibve_source_hotplug = {
 	.name = "hotplug",
 	.records = IBVE_SOURCE_HOTPLUG,
 	ROWS(rows),
+	.presence = presence,
 	.order = 15,
 	.create = create,
 	.start = start,

@@ -10,8 +10,10 @@
  * Port and device events themselves stay the "devices" source's: the hook
  * on them only feeds the correlation here.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include <infiniband/verbs.h>
 
 #include "devices.h"
+#include "fields.h"
 #include "kernel.h"
 
 #ifdef IBVE_HAVE_BPF
@@ -204,8 +207,13 @@ static int create(void **out, const struct ibve_source_opts *o,
 	if (!s)
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
-	s->flags = o->flags;
-	s->after_ns = (o->after_window ? o->after_window : AFTER_WINDOW_S) *
+	/* IBVEVENT_BPF_ATTACH=kprobe: kprobes, even where fentry works */
+	s->flags = o->flags | (ibve_env_is("IBVEVENT_BPF_ATTACH", "kprobe")
+				       ? IBVE_SRC_KPROBE
+				       : 0);
+	s->after_ns = (o->after_window ? o->after_window
+		       : ibve_env_seconds("IBVEVENT_AFTER_WINDOW")
+			       ?: AFTER_WINDOW_S) *
 		      1000000000ull;
 #ifdef IBVE_HAVE_BPF
 	for (int c = 0; c < C_COUNT; c++)
@@ -1043,6 +1051,191 @@ static void destroy(void *arg)
 	free(s);
 }
 
+/* --- its records' fields: QP type, owner, consumer, cause ----------------- */
+
+static void qp_type_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "qp_type", ibve_qp_type_name(ev->kernel.qp_type));
+}
+
+static int qp_type_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+			 int key, char *err, size_t errlen)
+{
+	const char *s;
+	int r = ibve_get_str(o, key, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (ibve_qp_type_parse(s, &ev->kernel.qp_type))
+		FAIL("unknown \"qp_type\" \"%.20s\"", s);
+	ev->fields |= IBVE_FIELD_QP_TYPE;
+	return 0;
+}
+
+IBVE_EXPORT size_t ibve_cgroup_job(const char *path, char *buf, size_t size)
+{
+	struct ibve_buf b = { buf, size, 0 };
+	const char *p = path, *pod = NULL;
+
+	while (*p) {
+		size_t n;
+
+		p += *p == '/';
+		n = strcspn(p, "/");
+		/* Slurm: .../job_1234/step_0/... */
+		if (n > 4 && strncmp(p, "job_", 4) == 0 &&
+		    strspn(p + 4, "0123456789") == n - 4) {
+			ibve_buf_printf(&b, "slurm job %.*s", (int)(n - 4),
+					p + 4);
+			return ibve_buf_end(&b);
+		}
+		/* Kubernetes: kubepods-besteffort-pod<uid>.slice, pod<uid> */
+		for (size_t i = 0; i + 3 < n; i++)
+			if (strncmp(p + i, "pod", 3) == 0 &&
+			    (i == 0 || p[i - 1] == '-') &&
+			    isxdigit((unsigned char)p[i + 3]))
+				pod = p + i + 3;
+		if (pod) {
+			size_t m = strcspn(pod, "/.");
+
+			ibve_buf_puts(&b, "pod ");
+			for (size_t i = 0; i < m; i++)
+				ibve_buf_putc(&b, pod[i] == '_' ? '-' : pod[i]);
+			return ibve_buf_end(&b);
+		}
+		p += n;
+	}
+	return ibve_buf_end(&b);
+}
+
+static void owner_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_uint(j, "pid", ev->kernel.pid);
+	ibve_json_str(j, "comm", ev->kernel.comm);
+	if (ev->kernel.cgroup[0])
+		ibve_json_str(j, "cgroup", ev->kernel.cgroup);
+}
+
+static void owner_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	char job[96];
+
+	ibve_buf_printf(b, "pid %u ", ev->kernel.pid);
+	ibve_buf_text_str(b, ev->kernel.comm);
+	if (!ev->kernel.cgroup[0] || strcmp(ev->kernel.cgroup, "/") == 0)
+		return;
+	if (ibve_cgroup_job(ev->kernel.cgroup, job, sizeof(job)) &&
+	    strlen(job) < sizeof(job)) {
+		ibve_buf_printf(b, " [%s]", job);
+		return;
+	}
+	ibve_buf_puts(b, " [cgroup ");
+	ibve_buf_text_str(b, ev->kernel.cgroup);
+	ibve_buf_putc(b, ']');
+}
+
+static int owner_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		       int key, char *err, size_t errlen)
+{
+	enum { PID, COMM, CGROUP };
+	uint64_t u;
+	int r = ibve_get_uint(o, key + PID, UINT32_MAX, &u, err, errlen);
+
+	if (r <= 0)
+		return r < 0 ? r : 0;
+	ev->kernel.pid = (uint32_t)u;
+	ev->fields |= IBVE_FIELD_OWNER;
+	/* comm and cgroup: no flag of their own */
+	if (ibve_get_opt_str(o, key + COMM, ev->kernel.comm,
+			     sizeof(ev->kernel.comm), ev, 0, err, errlen) ||
+	    ibve_get_opt_str(o, key + CGROUP, ev->kernel.cgroup,
+			     sizeof(ev->kernel.cgroup), ev, 0, err, errlen))
+		return -EINVAL;
+	return 0;
+}
+
+static void after_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	ibve_json_str(j, "after", ev->kernel.after);
+	if (ev->kernel.after_port)
+		ibve_json_uint(j, "after_port", ev->kernel.after_port);
+	ibve_json_uint(j, "after_us", ev->kernel.after_us);
+	if (ev->kernel.recovered)
+		ibve_json_uint(j, "recovered_us", ev->kernel.recovered_us);
+}
+
+/* A duration of US microseconds in ms: "0.8 ms", "795 ms". */
+static void ms_text(struct ibve_buf *b, uint64_t us)
+{
+	if (us < 10000)
+		ibve_buf_printf(b, "%.1f ms", (double)us / 1000);
+	else
+		ibve_buf_printf(b, "%" PRIu64 " ms", us / 1000);
+}
+
+static void after_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ms_text(b, ev->kernel.after_us);
+	ibve_buf_puts(b, " after ");
+	ibve_buf_text_str(b, ev->kernel.after);
+	ibve_buf_putc(b, ' ');
+	ibve_buf_text_str(b, ev->device);
+	if (ev->kernel.after_port)
+		ibve_buf_printf(b, "/%u", ev->kernel.after_port);
+	if (ev->kernel.recovered) {
+		ibve_buf_puts(b, ", the port had recovered ");
+		ms_text(b, ev->kernel.recovered_us);
+		ibve_buf_puts(b, " after it");
+	}
+}
+
+static int after_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
+		       int key, char *err, size_t errlen)
+{
+	enum { AFTER, PORT, US, RECOVERED };
+	uint64_t u;
+	int r = ibve_get_opt_str(o, key + AFTER, ev->kernel.after,
+				 sizeof(ev->kernel.after), ev, IBVE_FIELD_AFTER,
+				 err, errlen);
+
+	if (r || !(ev->fields & IBVE_FIELD_AFTER))
+		return r;
+	if (ibve_get_uint(o, key + PORT, UINT32_MAX, &u, err, errlen) < 0 ||
+	    ibve_get_uint(o, key + US, UINT64_MAX, &ev->kernel.after_us, err,
+			  errlen) < 0)
+		return -EINVAL;
+	ev->kernel.after_port = (uint32_t)u;
+	r = ibve_get_uint(o, key + RECOVERED, UINT64_MAX,
+			  &ev->kernel.recovered_us, err, errlen);
+	ev->kernel.recovered = r > 0;
+	return r < 0 ? r : 0;
+}
+
+/* In the record's order, among every source's rows. */
+static const struct ibve_fieldspec fields[] = {
+	/* text: beside the QP number (the common qp_num row) */
+	{ .keys = "qp_type",
+	  .order = 20,
+	  .flag = IBVE_FIELD_QP_TYPE,
+	  .json = qp_type_json,
+	  .parse = qp_type_parse },
+	/* comm and cgroup mean nothing without a pid */
+	{ .keys = "pid comm cgroup",
+	  .order = 50,
+	  .flag = IBVE_FIELD_OWNER,
+	  .json = owner_json,
+	  .text = owner_text,
+	  .parse = owner_parse },
+	IBVE_FIELD("kernel", 60, FT_STR, kernel.consumer, IBVE_FIELD_KERNEL,
+		   "kernel ", NULL),
+	{ .keys = "after after_port after_us recovered_us",
+	  .order = 70,
+	  .flag = IBVE_FIELD_AFTER,
+	  .json = after_json,
+	  .text = after_text,
+	  .parse = after_parse },
+};
+
 /*
  * The kernel source's records carry the verbs rows (.also: what the
  * owner's own queue would say); this row is its own.
@@ -1056,10 +1249,22 @@ static const struct ibve_event_desc rows[] = {
 	    "Look at the records before it for the storm's cause."),
 };
 
+static const struct ibve_source_option options[] = {
+	{ "all-processes", 'A',
+	  "also every process's QP, CQ, SRQ and WQ events, with\nthe owner (eBPF in the kernel; needs root or CAP_BPF,\nCAP_PERFMON and CAP_SYS_ADMIN)",
+	  0 },
+};
+
 const struct ibve_source_ops ibve_source_kernel = {
 	.name = "kernel",
 	.records = IBVE_SOURCE_KERNEL,
+	OPTIONS(options),
+	.on_demand = true,
 	ROWS(rows),
+	.owner_flag = IBVE_FIELD_OWNER,
+	.owner_pid = offsetof(struct ibve_event, kernel.pid),
+	.owner_comm = offsetof(struct ibve_event, kernel.comm),
+	FIELDS(fields),
 	.also = &ibve_source_devices,
 	.order = 25,
 	.create = create,

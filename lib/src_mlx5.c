@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "devices.h"
+#include "fields.h"
 
 #ifdef IBVE_HAVE_MLX5
 #include "dl_mlx5.h"
@@ -492,10 +493,82 @@ static const struct ibve_event_desc rows[] = {
 	    "storm and at the watcher's load."),
 };
 
+/* --- its records' field: the raw entry, decoded --------------------------- */
+
+static int mlx5_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		      char *err, size_t errlen)
+{
+	struct ibve_event line;
+	struct ibve_jval v;
+	uint8_t eqe[64];
+	const char *s;
+	bool same;
+	int r = ibve_get_str(o, key, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	/* The entry itself says what happened: decode it here. */
+	if (ibve_hex_bytes(s, eqe, sizeof(eqe)))
+		FAIL("\"eqe\" is not 64 bytes of hex");
+	memcpy(&line, ev, sizeof(line));
+	ibve_mlx5_decode(ev, eqe, sizeof(eqe));
+	/*
+	 * The event the entry says, against what the line says beside it
+	 * (LINE, its identity as parsed; no name: nothing said). A name this
+	 * version does not know cannot be compared: the entry decides.
+	 */
+	if (!line.name[0])
+		return 0;
+	if (line.desc)
+		same = line.desc->source == IBVE_SOURCE_MLX5 &&
+		       line.desc->code == ev->code;
+	else if (strncmp(line.name, "UNKNOWN(", 8) == 0)
+		same = line.code == ev->code;
+	else
+		return 0;
+	if (same)
+		return 0;
+	o->get(o, K_EVENT, &v);
+	if (v.type == J_STRING)
+		FAIL("\"event\" %s disagrees with its \"eqe\" (%s)", line.name,
+		     ev->name);
+	FAIL("\"code\" %d disagrees with its \"eqe\" (%s)", line.code,
+	     ev->name);
+}
+
+/* The raw entry last, among every source's rows; it says what it is. */
+static const struct ibve_fieldspec fields[] = {
+	{ .keys = "eqe",
+	  .order = 160,
+	  .flag = IBVE_FIELD_MLX5,
+	  .identity = true,
+	  .json = ibve_mlx5_json,
+	  .text = ibve_mlx5_details,
+	  .parse = mlx5_parse },
+};
+
+/* PORT_CHANGE repeats the verbs port events: other, not link up. */
+static const struct ibve_kind_of kind_of[] = {
+	{ 0x08, IBVE_KIND_FATAL }, /* INTERNAL_ERROR */
+	{ IBVE_MLX5_PORT_MODULE, IBVE_KIND_MODULE },
+	{ IBVE_MLX5_TEMP_WARN, IBVE_KIND_TEMP },
+};
+
+/* Without it, DEVX events are used where a device has them, silently
+ * not elsewhere. */
+static const struct ibve_source_option options[] = {
+	{ "mlx5", 0,
+	  "require mlx5 DEVX device events (cables, temperature);\nwithout it they are used wherever a device has them",
+	  IBVE_SRC_REQUIRED },
+};
+
 const struct ibve_source_ops ibve_source_mlx5 = {
 	.name = "mlx5",
 	.records = IBVE_SOURCE_MLX5,
+	OPTIONS(options),
 	ROWS(rows),
+	KINDS(kind_of),
+	FIELDS(fields),
 	.order = 12,
 	.create = create,
 	.start = start,

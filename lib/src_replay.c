@@ -378,6 +378,7 @@ static int empty(const void *arg)
 const struct ibve_source_ops ibve_source_replay = {
 	.name = "replay",
 	.records = -1,
+	.on_demand = true, /* a command's -r, never a live source */
 	.order = 50,
 	.create = create,
 	.start = start,

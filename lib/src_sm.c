@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dl_umad.h"
+#include "fields.h"
 #include "ports.h"
 #include "sm.h"
 #include "source.h"
@@ -254,7 +255,7 @@ static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	char st[96];
 
 	if (!p->peer_tid || p->peer_tid != (uint32_t)d->tid ||
-	    p->peer_node != (d->kind == IBVE_SM_MAD_NODE_RESP))
+	    p->peer_node != (d->what == IBVE_SM_MAD_NODE_RESP))
 		return;
 	if (d->status) {
 		ibve_sm_status_str(d->status, st, sizeof(st));
@@ -284,7 +285,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 
 	if (umad_status(buf) || !ibve_sm_mad_decode(mad, (size_t)len, &d))
 		return; /* a Set the kernel gave up on: the timer resends */
-	switch (d.kind) {
+	switch (d.what) {
 	case IBVE_SM_MAD_SMP_GET:
 		if (p->smi_agent < 0)
 			return;
@@ -617,7 +618,8 @@ static int create(void **out, const struct ibve_source_opts *o,
 	pthread_cond_init(&sm->answered, NULL);
 	sm->issm = issm && strcmp(issm, "1") == 0;
 	sm->required = o->flags & IBVE_SRC_REQUIRED;
-	sm->refresh_s = o->refresh ? o->refresh : REFRESH_S;
+	sm->refresh_s = o->refresh ? o->refresh
+		       : ibve_env_seconds("IBVEVENT_SM_REFRESH") ?: REFRESH_S;
 	return ibve_names_copy(&sm->names, o);
 }
 
@@ -982,11 +984,98 @@ static const struct ibve_event_desc rows[] = {
 	    "group."),
 };
 
+/* --- its records' fields: the notice's GID, issuer and producer ---------- */
+
+static void put_gid(struct ibve_buf *b, const uint8_t *gid)
+{
+	for (int i = 0; i < 16; i += 2)
+		ibve_buf_printf(b, "%s%02x%02x", i ? ":" : "", gid[i],
+				gid[i + 1]);
+}
+
+static void sm_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	char gid[40];
+	struct ibve_buf g = { gid, sizeof(gid), 0 };
+
+	/* a name of its own making, through the writer (the journal's too) */
+	put_gid(&g, ev->sm.gid);
+	ibve_json_name_n(j, "gid", gid, g.len);
+	ibve_json_uint(j, "issuer_lid", ev->sm.issuer_lid);
+	ibve_json_uint(j, "producer_type", ev->sm.producer_type);
+}
+
+static void sm_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	ibve_buf_puts(b, "gid ");
+	put_gid(b, ev->sm.gid);
+	ibve_buf_printf(b, ", issuer lid %u", ev->sm.issuer_lid);
+}
+
+static int parse_gid(const char *s, uint8_t *gid)
+{
+	char hex[33];
+	size_t n = 0;
+
+	for (; *s && n < 32; s++)
+		if (*s != ':')
+			hex[n++] = *s;
+	if (*s || n != 32)
+		return -EINVAL;
+	hex[n] = '\0';
+	return ibve_hex_bytes(hex, gid, 16);
+}
+
+static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		    char *err, size_t errlen)
+{
+	enum { GID, ISSUER, PRODUCER };
+	const char *s;
+	uint64_t u;
+	int r = ibve_get_str(o, key + GID, &s, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (parse_gid(s, ev->sm.gid))
+		FAIL("\"gid\" is not a GID");
+	ev->fields |= IBVE_FIELD_SM;
+	/* absent: 0, as the parser found the record */
+	if (ibve_get_uint(o, key + ISSUER, UINT16_MAX, &u, err, errlen) < 0)
+		return -EINVAL;
+	ev->sm.issuer_lid = (uint16_t)u;
+	r = ibve_get_uint(o, key + PRODUCER, 0xffffff, &u, err, errlen);
+	ev->sm.producer_type = (uint32_t)u;
+	return r < 0 ? r : 0;
+}
+
+/* In the record's order, among every source's rows. */
+static const struct ibve_fieldspec fields[] = {
+	/* issuer_lid and producer_type mean nothing without a gid */
+	{ .keys = "gid issuer_lid producer_type",
+	  .order = 140,
+	  .flag = IBVE_FIELD_SM,
+	  .json = sm_json,
+	  .text = sm_text,
+	  .parse = sm_parse },
+};
+
+static const struct ibve_source_option options[] = {
+	{ "sm", 0,
+	  "also the subnet's events from the subnet manager on\nInfiniBand ports: GID in/out of service, multicast\ngroups created/deleted (needs the umad device)",
+	  IBVE_SRC_REQUIRED },
+};
+
 const struct ibve_source_ops ibve_source_sm = {
 	.name = "sm",
 	.records = IBVE_SOURCE_SM,
+	OPTIONS(options),
+	.on_demand = true,
 	ROWS(rows),
-	.rank = 1, /* its rows after the others */
+	FIELDS(fields),
+	/* about other ports, seen from this one */
+	.kind = IBVE_KIND_SUBNET,
+	.names_devices = true, /* ibsim's umad devices have no verbs one */
+	.rank = 1,	       /* its rows after the others */
 	.order = 10,
 	.create = create,
 	.start = start,

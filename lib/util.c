@@ -170,3 +170,23 @@ IBVE_EXPORT int ibve_guid_parse(const char *s, uint64_t *guid)
 	*guid = v;
 	return 0;
 }
+
+unsigned int ibve_env_seconds(const char *name)
+{
+	const char *env = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	return errno || *end || v > 86400 ? 0 : (unsigned int)v;
+}
+
+bool ibve_env_is(const char *name, const char *value)
+{
+	const char *env = getenv(name);
+
+	return env && strcmp(env, value) == 0;
+}

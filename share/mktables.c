@@ -240,6 +240,23 @@ static void terms(void)
 	}
 }
 
+/* The sources' options, as a command line spells them: "-A --all-processes". */
+static void source_options(void)
+{
+	const struct ibve_source_option *o;
+	const char *src;
+	char buf[64];
+
+	for (size_t i = 0; (o = ibve_source_option_at(i, &src)); i++) {
+		if (o->letter) {
+			snprintf(buf, sizeof(buf), "-%c", o->letter);
+			add(buf);
+		}
+		snprintf(buf, sizeof(buf), "--%s", o->name);
+		add(buf);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fill)(void);
@@ -252,6 +269,7 @@ static const struct {
 	{ "qp_types", qp_named },
 	{ "qp_numbered", qp_numbered },
 	{ "terms", terms },
+	{ "source_options", source_options },
 };
 
 static bool fill(const char *name, size_t len)
@@ -386,15 +404,45 @@ static void row_rules(FILE *f, const char *indent)
 
 static int put_line(FILE *f, const char *line);
 
+/* Key K's property from its row alone (no line of event.keys): the
+ * row's one line of documentation and its type; NULL: it has none. */
+static char *row_property(int k)
+{
+	const struct ibve_frow *r = ibve_field_of_key(k);
+	const struct ibve_fieldspec *f = r ? r->spec : NULL;
+	char buf[1024];
+
+	if (!f || !f->doc)
+		return NULL;
+	if (f->type == FT_STR)
+		snprintf(
+			buf, sizeof(buf),
+			"%s {\"description\": \"%s\", \"type\": \"string\", \"maxLength\": %zu}\n",
+			ibve_keys[k].name, f->doc, f->size - 1);
+	else if (f->type != FT_OWN)
+		snprintf(
+			buf, sizeof(buf),
+			"%s {\"description\": \"%s\", \"type\": \"integer\", \"minimum\": 0, \"maximum\": %llu}\n",
+			ibve_keys[k].name, f->doc,
+			f->type == FT_U32 ? 4294967295ull
+					  : 18446744073709551615ull);
+	else
+		snprintf(buf, sizeof(buf), "%s {\"description\": \"%s\"}\n",
+			 ibve_keys[k].name, f->doc);
+	return strdup(buf);
+}
+
 /*
  * The properties: one per key of the library's key table, in its order,
- * with their prose from event.keys beside the template ("KEY JSON" lines);
- * the keys not in the table (the mlx5 decoder's) where that file has them.
+ * with their prose from event.keys beside the template ("KEY JSON" lines)
+ * or, for a key it has no line for, from its field row; the keys not in
+ * the table (the mlx5 decoder's) where that file has them.
  */
 static int properties(FILE *f, const char *indent)
 {
-	char path[4096], *line[128] = { 0 }, buf[8192];
-	size_t n = 0, next = 0;
+	char path[4096], *line[128] = { 0 }, *out[256], buf[8192];
+	bool mine[256] = { false };
+	size_t n = 0, next = 0, nout = 0;
 	FILE *in;
 	int rc = 0;
 
@@ -407,14 +455,16 @@ static int properties(FILE *f, const char *indent)
 		if (buf[0] != '#' && buf[0] != '\n')
 			line[n++] = strdup(buf);
 	fclose(in);
-	for (int k = 0; k <= K_COUNT && !rc; k++) {
-		size_t j = n, len = k < K_COUNT ? ibve_keys[k].len : 0;
+	ibve_fields_ready();
+	for (int k = 0; k <= ibve_nkeys && !rc; k++) {
+		size_t j = n, len = k < ibve_nkeys ? ibve_keys[k].len : 0;
+		char *own = NULL;
 
-		for (size_t i = 0; k < K_COUNT && i < n; i++)
+		for (size_t i = 0; k < ibve_nkeys && i < n; i++)
 			if (strncmp(line[i], ibve_keys[k].name, len) == 0 &&
 			    line[i][len] == ' ')
 				j = i;
-		if (k < K_COUNT && j == n) {
+		if (k < ibve_nkeys && j == n && !(own = row_property(k))) {
 			fprintf(stderr, "%s: no line for key %s\n", path,
 				ibve_keys[k].name);
 			rc = 1;
@@ -423,15 +473,24 @@ static int properties(FILE *f, const char *indent)
 				path, ibve_keys[k].name);
 			rc = 1;
 		}
-		for (; !rc && next < n && next <= j; next++) {
-			char *sp = strchr(line[next], ' ');
-
-			snprintf(buf, sizeof(buf), "%s\"%.*s\": %s", indent,
-				 (int)(sp - line[next]), line[next], sp + 1);
-			buf[strlen(buf) - 1] = next + 1 < n ? ',' : '\0';
-			rc = put_line(f, buf);
+		for (; !rc && !own && next < n && next <= j; next++)
+			out[nout++] = line[next];
+		if (own) {
+			mine[nout] = true;
+			out[nout++] = own;
 		}
 	}
+	for (size_t i = 0; !rc && i < nout; i++) {
+		char *sp = strchr(out[i], ' ');
+
+		snprintf(buf, sizeof(buf), "%s\"%.*s\": %s", indent,
+			 (int)(sp - out[i]), out[i], sp + 1);
+		buf[strlen(buf) - 1] = i + 1 < nout ? ',' : '\0';
+		rc = put_line(f, buf);
+	}
+	for (size_t i = 0; i < nout; i++)
+		if (mine[i])
+			free(out[i]);
 	for (size_t i = 0; i < n; i++)
 		free(line[i]);
 	return rc;
@@ -483,6 +542,27 @@ static int region(FILE *f, const char *spec)
 	const struct ibve_event_desc *d;
 	size_t col;
 
+	if (strncmp(spec, "source-options", 14) == 0) {
+		/* which option asks for which source, with its help */
+		const struct ibve_source_option *o;
+		const char *src;
+
+		fputs(".Bl -tag -width Ds -compact\n", f);
+		for (size_t i = 0; (o = ibve_source_option_at(i, &src)); i++) {
+			if (o->letter)
+				fprintf(f, ".It Fl %c , \\-", o->letter);
+			else
+				fputs(".It Fl \\-", f);
+			for (const char *c = o->name; *c; c++)
+				fprintf(f, *c == '-' ? "\\-" : "%c", *c);
+			fprintf(f, "\nsource\n.Cm %s :\n", src);
+			for (const char *c = o->help; *c; c++)
+				fputc(*c == '\n' ? ' ' : *c, f);
+			fputc('\n', f);
+		}
+		fputs(".El\n", f);
+		return 0;
+	}
 	if (strncmp(spec, "journal-ids", 11) == 0) {
 		/* the MESSAGE_IDs of the sources whose man page this is */
 		for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)

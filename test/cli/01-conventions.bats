@@ -26,10 +26,14 @@ man_options() {
 		awk '{ print "-" $1 }' | sort -u
 }
 
-# Options the completion function _CMD offers for "-".
+# Options the completion function _CMD offers for "-" (its words, with the
+# file's variables, such as the sources' options, expanded).
 completion_options() {
-	sed -n "/^_$1()/,/^} &&/p" "$TOP/completions/ibvevent" | tr '\n\t' '  ' |
-		sed -n "s/.*compgen -W '\(-[^']*\)'.*/\1/p" | tr ' ' '\n' | grep . | sort -u
+	local words
+	words=$(sed -n "/^_$1()/,/^} &&/p" "$TOP/completions/ibvevent" | tr '\n\t' '  ' |
+		sed -n "s/.*compgen -W [\"']\(-[^\"']*\)[\"'].*/\1/p")
+	# shellcheck disable=SC1091 # the completion's variables
+	(. "$TOP/completions/ibvevent" && eval "printf '%s\n' $words") | grep . | sort -u
 }
 
 man_page() {

@@ -81,9 +81,10 @@ jqk() {
 	assert_failure 2
 	run --separate-stderr ibv_eventwatch -A -r "$K"
 	assert_failure 2
-	[ "$(head -n 1 <<<"$stderr")" = "ibv_eventwatch: --all-processes is for watching devices, not with --list or --replay" ]
+	[ "$(head -n 1 <<<"$stderr")" = "ibv_eventwatch: --all-processes is for watching devices, not with --replay" ]
 	run --separate-stderr ibv_eventwatch -A -l
 	assert_failure 2
+	[ "$(head -n 1 <<<"$stderr")" = "ibv_eventwatch: --all-processes is for watching devices, not with --list" ]
 }
 
 @test "metrics of the kernel records: per event and class, no process labels" {

@@ -19,7 +19,7 @@ table_rows() {
 	grep -oE '^\s&ibve_source_[a-z0-9]+' "$TOP/lib/sources.c" | while read -r f; do
 		f=$TOP/lib/src_${f#&ibve_source_}.c
 		rank=$(grep -oE '^\s\.rank = [0-9]+' "$f" || echo 0)
-		src=$(grep -oE '^\s\.kind = "[a-z0-9]+"' "$f" ||
+		src=$(grep -oE '^\s\.called = "[a-z0-9]+"' "$f" ||
 			grep -oE '^\s\.name = "[a-z0-9]+"' "$f")
 		src=${src#*\"}
 		sed -n '/^static const struct ibve_event_desc rows\[\] = {/,/^};/p' "$f" |

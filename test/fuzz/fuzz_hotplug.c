@@ -49,14 +49,14 @@ static void uevent(const uint8_t *data, size_t len)
 	memcpy(buf, data, len);
 	buf[len] = '\0';
 	if (ibve_hp_uevent_parse(buf, len, &m)) {
-		if (m.kind != IBVE_HP_ADDED && m.kind != IBVE_HP_REMOVED)
+		if (m.what != IBVE_HP_ADDED && m.what != IBVE_HP_REMOVED)
 			fail("a uevent adds or removes", m.chardev, "");
 		if (strncmp(m.chardev, "uverbs", 6) != 0 ||
 		    !memchr(m.chardev, '\0', sizeof(m.chardev)))
 			fail("a uevent names a uverbs node", m.chardev, "");
 		ibve_hp_event_device(&ev, "rxe0", 0xf8d24cfffed49ed8ull,
 				     m.chardev,
-				     m.kind == IBVE_HP_ADDED
+				     m.what == IBVE_HP_ADDED
 					     ? IBVE_HOTPLUG_DEVICE_ADDED
 					     : IBVE_HOTPLUG_DEVICE_REMOVED);
 		round_trip(&ev);
@@ -82,12 +82,12 @@ static void monitor(const uint8_t *data, size_t len)
 
 		if (!mon[i].has_dev)
 			fail("a monitor message names a device", "", "");
-		switch (mon[i].kind) {
+		switch (mon[i].what) {
 		case IBVE_HP_ADDED:
 		case IBVE_HP_REMOVED:
 			ibve_hp_event_device(
 				&ev, "rxe0", 0, "",
-				mon[i].kind == IBVE_HP_ADDED
+				mon[i].what == IBVE_HP_ADDED
 					? IBVE_HOTPLUG_DEVICE_ADDED
 					: IBVE_HOTPLUG_DEVICE_REMOVED);
 			break;
@@ -95,10 +95,10 @@ static void monitor(const uint8_t *data, size_t len)
 		case IBVE_HP_NETDEV_DETACH:
 			ibve_hp_event_netdev(
 				&ev, "rxe0", 0, mon[i].port, mon[i].ndev_index,
-				"", mon[i].kind == IBVE_HP_NETDEV_ATTACH);
+				"", mon[i].what == IBVE_HP_NETDEV_ATTACH);
 			break;
 		default:
-			fail("a monitor message's kind", "", "");
+			fail("a monitor message's event", "", "");
 		}
 		round_trip(&ev);
 	}

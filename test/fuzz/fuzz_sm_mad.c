@@ -58,17 +58,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ibve_sm_status_str(d.status, st, sizeof(st));
 	/* what the receiver does: a zeroed buffer, the MAD at its start */
 	memcpy(mad, data, size);
-	switch (d.kind) {
+	switch (d.what) {
 	case IBVE_SM_MAD_SMP_GET:
 		ibve_sm_smp_answer(mad, 0x0123456789abcdefull);
 		if (!ibve_sm_mad_decode(mad, IBVE_MAD_SIZE, &again) ||
-		    again.kind != IBVE_SM_MAD_OTHER)
+		    again.what != IBVE_SM_MAD_OTHER)
 			fail("an SMP answer is no request", "", "");
 		break;
 	case IBVE_SM_MAD_REPORT:
 		ibve_sm_report_resp(mad);
 		if (!ibve_sm_mad_decode(mad, IBVE_MAD_SIZE, &again) ||
-		    again.kind != IBVE_SM_MAD_OTHER || again.tid != d.tid ||
+		    again.what != IBVE_SM_MAD_OTHER || again.tid != d.tid ||
 		    again.status)
 			fail("a ReportResp is no Report, same TID, status 0",
 			     "", "");

@@ -115,7 +115,7 @@ static void rebuild_mlx5(const struct ibve_event *r, struct ibve_event *l)
 static void rebuild_sm(const struct ibve_event *r, struct ibve_event *l)
 {
 	struct ibve_sm_mad mad = {
-		.kind = IBVE_SM_MAD_REPORT,
+		.what = IBVE_SM_MAD_REPORT,
 		.trap = (uint16_t)r->code,
 		.producer = r->sm.producer_type,
 		.issuer_lid = r->sm.issuer_lid,

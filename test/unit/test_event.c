@@ -270,7 +270,11 @@ static void table_of(const struct ibve_source_ops *const *list, int source,
 		size_t rows = 0;
 		int r;
 
-		ibve_event_sources = list;
+		size_t k = 0;
+
+		for (; list[k]; k++) /* the list as the registered one */
+			ibve_sources[k] = list[k];
+		ibve_sources[k] = NULL;
 		r = ibve_pipeline_new(&p);
 		while (ibve_event_desc_at(rows))
 			rows++;

@@ -78,12 +78,12 @@ static void test_netdev(void)
 
 	netdev_msg(&m, EV_NETDEV_DET);
 	ok(ibve_hp_monitor_parse(&m.h, &mon), "NETDEV_DETACH is read");
-	ok(mon.kind == IBVE_HP_NETDEV_DETACH && mon.dev_index == 7 &&
+	ok(mon.what == IBVE_HP_NETDEV_DETACH && mon.dev_index == 7 &&
 		   mon.port == 1 && mon.ndev_index == 42,
 	   "  a detach of netdev 42 from port 1 of device 7");
 	netdev_msg(&m, EV_NETDEV_ATT);
 	ok(ibve_hp_monitor_parse(&m.h, &mon) &&
-		   mon.kind == IBVE_HP_NETDEV_ATTACH && mon.ndev_index == 42,
+		   mon.what == IBVE_HP_NETDEV_ATTACH && mon.ndev_index == 42,
 	   "NETDEV_ATTACH likewise");
 }
 
@@ -96,13 +96,13 @@ static void test_device(void)
 	u8_attr(&m, A_EVENT_TYPE, EV_REGISTER);
 	u32_attr(&m, A_DEV_INDEX, 3);
 	attr(&m, A_DEV_NAME, "mlx5_0", 7);
-	ok(ibve_hp_monitor_parse(&m.h, &mon) && mon.kind == IBVE_HP_ADDED &&
+	ok(ibve_hp_monitor_parse(&m.h, &mon) && mon.what == IBVE_HP_ADDED &&
 		   mon.dev_index == 3,
 	   "REGISTER: device 3 was added");
 	start(&m, MONITOR);
 	u32_attr(&m, A_EVENT_TYPE, EV_UNREGISTER); /* as a u32, too */
 	u32_attr(&m, A_DEV_INDEX, 3);
-	ok(ibve_hp_monitor_parse(&m.h, &mon) && mon.kind == IBVE_HP_REMOVED,
+	ok(ibve_hp_monitor_parse(&m.h, &mon) && mon.what == IBVE_HP_REMOVED,
 	   "UNREGISTER, its type as a u32");
 }
 

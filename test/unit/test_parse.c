@@ -23,16 +23,24 @@ static struct json_tokener *tok;
  */
 static void writer_order(void)
 {
-	bool rows = (int)ibve_fields[0].key == K_FIXED;
+	bool rows;
 
+	ibve_fields_ready();
+	rows = ibve_fields[0].key == K_FIXED;
 	for (size_t i = 1; i < ibve_nfields; i++)
-		rows = rows && ibve_fields[i].key > ibve_fields[i - 1].key;
-	ok(rows, "the field rows begin at the first field key, in key order");
+		rows = rows &&
+		       ibve_fields[i].key == ibve_fields[i - 1].key +
+						     ibve_fields[i - 1].nkeys &&
+		       ibve_fields[i].spec->order >=
+			       ibve_fields[i - 1].spec->order;
+	ok(rows && ibve_fields[ibve_nfields - 1].key +
+				   ibve_fields[ibve_nfields - 1].nkeys ==
+			   ibve_nkeys,
+	   "the field rows begin at the first field key, in key order");
 	for (size_t i = 0; i < ibve_nfields; i++) {
-		int end = i + 1 < ibve_nfields ? ibve_fields[i + 1].key
-					       : K_COUNT;
+		int end = ibve_fields[i].key + ibve_fields[i].nkeys;
 		struct ibve_event ev = { .code = 1,
-					 .fields = ibve_fields[i].flag };
+					 .fields = ibve_fields[i].spec->flag };
 		char line[4096], order[512] = "";
 		struct json_object *o;
 		int next = 0;
@@ -49,15 +57,15 @@ static void writer_order(void)
 			int key = 0;
 
 			(void)v;
-			while (key < K_COUNT && strcmp(ibve_keys[key].name, k))
+			while (key < ibve_nkeys &&
+			       strcmp(ibve_keys[key].name, k))
 				key++;
-			if (key == K_COUNT)
+			if (key == ibve_nkeys)
 				continue; /* written, not read: mlx5's decoding */
 			snprintf(order + strlen(order),
 				 sizeof(order) - strlen(order), " %s", k);
 			good = good && key >= next &&
-			       (key < K_FIXED ||
-				key >= (int)ibve_fields[i].key) &&
+			       (key < K_FIXED || key >= ibve_fields[i].key) &&
 			       key < end && (next >= K_FIXED || key == next);
 			next = key + 1;
 		}

@@ -567,9 +567,46 @@ static void test_peer(void)
 	ibve_ports_free(t);
 }
 
+/* The logs' metrics have room for every log sink a pipeline takes: the
+ * one past is refused, not cut from them. */
+static void test_log_sinks(void)
+{
+	struct ibve_pipeline *p;
+	struct ibve_ports *t;
+	struct ibve_sink *s;
+	char m[65536];
+	int r = 0, n = 0;
+
+	if (ibve_pipeline_new(&p) || ibve_ports_new(&t, 0))
+		return;
+	ok(ibve_sink_metrics(&s, t, NULL, NULL) == 0 &&
+		   ibve_pipeline_add_sink(p, s, 0) == 0,
+	   "a port table's sink");
+	while (!r && n < 20 && ibve_sink_syslog(&s, "test", 0) == 0)
+		if (!(r = ibve_pipeline_add_sink(p, s, 0)))
+			n++;
+	ok(n == 8 && r == -ENOSPC &&
+		   strstr(ibve_errmsg(), "syslog: more than 8 log sinks"),
+	   "eight log sinks, the ninth refused: %s", ibve_errmsg());
+	ibve_pipeline_add_source(p, "replay",
+				 &(struct ibve_source_opts){
+					 .sz = sizeof(struct ibve_source_opts),
+					 .path = "/dev/null" });
+	ibve_pipeline_start(p);
+	ibve_pipeline_run(p, &(struct ibve_run_opts){
+				     .sz = sizeof(struct ibve_run_opts) });
+	ibve_metrics_format(t, m, sizeof(m));
+	ok(strstr(m, "ibvevent_log_send_failures_total{sink=\"syslog\"}") &&
+		   t->w.nlogs == 8,
+	   "each has its series (%zu)", t->w.nlogs);
+	ibve_pipeline_free(p);
+	ibve_ports_free(t);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
+	test_log_sinks();
 	test_health();
 	test_counter_advance();
 	test_check();

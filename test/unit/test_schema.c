@@ -256,7 +256,7 @@ static void hotplug_rows(void)
 static void sm_rows(void)
 {
 	for (uint16_t trap = 63; trap <= 68; trap++) {
-		struct ibve_sm_mad r = { .kind = IBVE_SM_MAD_REPORT,
+		struct ibve_sm_mad r = { .what = IBVE_SM_MAD_REPORT,
 					 .trap = trap,
 					 .producer = 4,
 					 .issuer_lid = 2,
@@ -441,7 +441,8 @@ static void test_keys(struct json_object *schema)
 		(void)v;
 		set_add(&p, k);
 	}
-	for (int i = 0; i < K_COUNT; i++)
+	ibve_fields_ready();
+	for (int i = 0; i < ibve_nkeys; i++)
 		set_add(&known, ibve_keys[i].name);
 	for (size_t i = 0; i < keys.n; i++)
 		set_add(&known, keys.v[i]);

@@ -71,7 +71,7 @@ static void test_inform_resp(void)
 	mad[56 + 26] = 0;
 	mad[56 + 27] = 66;
 	ok(ibve_sm_mad_decode(mad, 92, &d), "GetResp(InformInfo) of 92 bytes");
-	is_int(d.kind, IBVE_SM_MAD_INFORM_RESP, "kind: an answered Set");
+	is_int(d.what, IBVE_SM_MAD_INFORM_RESP, "type: an answered Set");
 	is_int(d.trap, 66, "trap 66");
 	is_int(d.subscribe, 1, "subscribed");
 	is_int(d.tid & 0xffffffff, 0x12345678, "TID low half");
@@ -123,7 +123,7 @@ static void test_report(void)
 
 	notice(65);
 	ok(ibve_sm_mad_decode(mad, 256, &d), "Report(Notice) decodes");
-	is_int(d.kind, IBVE_SM_MAD_REPORT, "kind: a Report");
+	is_int(d.what, IBVE_SM_MAD_REPORT, "type: a Report");
 	is_int(d.trap, 65, "trap 65");
 	is_int(d.generic, 1, "generic");
 	is_int(d.type, 4, "type 4, informational");
@@ -131,7 +131,7 @@ static void test_report(void)
 	is_int(d.issuer_lid, 1, "issuer LID 1");
 	is_int(d.gid[0], 0xfe, "GID from Notice byte 16 (DataDetails 6)");
 	is_int(d.gid[15], 0x33, "GID's last byte from Notice byte 31");
-	ok(ibve_sm_mad_decode(mad, 56 + 32, &d) && d.kind == IBVE_SM_MAD_REPORT,
+	ok(ibve_sm_mad_decode(mad, 56 + 32, &d) && d.what == IBVE_SM_MAD_REPORT,
 	   "a Report that ends after the GID still decodes");
 	ok(!ibve_sm_mad_decode(mad, 56 + 31, &d),
 	   "a Report cut inside the GID is rejected");
@@ -181,7 +181,7 @@ static void test_smp(void)
 	uint64_t guid_be = htobe64(0x0002c90300112233ull);
 
 	header(0x81, 0x01, 0x0020, 0);
-	ok(ibve_sm_mad_decode(mad, 256, &d) && d.kind == IBVE_SM_MAD_SMP_GET,
+	ok(ibve_sm_mad_decode(mad, 256, &d) && d.what == IBVE_SM_MAD_SMP_GET,
 	   "directed-route SMP Get");
 	ibve_sm_smp_answer(mad, guid_be);
 	is_int(mad[3], 0x81, "answered with GetResp");
@@ -196,7 +196,7 @@ static void test_smp(void)
 	       "any other attribute: unsupported, no D bit (LID routed)");
 
 	header(0x04, 0x01, 0x0001, 0);
-	ok(ibve_sm_mad_decode(mad, 256, &d) && d.kind == IBVE_SM_MAD_OTHER,
+	ok(ibve_sm_mad_decode(mad, 256, &d) && d.what == IBVE_SM_MAD_OTHER,
 	   "another class is not ours");
 	mad[0] = 2;
 	ok(!ibve_sm_mad_decode(mad, 256, &d), "base version 2 is rejected");
@@ -207,7 +207,7 @@ static void test_smp(void)
 static bool repeat(struct ibve_sm_seen *seen, uint32_t tid, uint16_t trap,
 		   uint8_t g, long ms)
 {
-	struct ibve_sm_mad r = { .kind = IBVE_SM_MAD_REPORT,
+	struct ibve_sm_mad r = { .what = IBVE_SM_MAD_REPORT,
 				 .tid = 0xabcd000000000000ull | tid,
 				 .trap = trap };
 	struct timespec at = { 1000 + ms / 1000, (ms % 1000) * 1000000 };

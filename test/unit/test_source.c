@@ -11,12 +11,17 @@
  * of the tree, as make check-unit does.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 
+#include "common.h"
+#include "fields.h"
+#include "journal.h"
 #include "source.h"
 #include "tap.h"
 
@@ -41,6 +46,39 @@ static const struct ibve_event_desc synthetic_rows[] = {
 	    "c7b7716645fd49fba3493a5ecf686954",
 	    "an alarm of the synthetic source",
 	    "Nothing to do: the unit tests made it too."),
+};
+
+/*
+ * Its one field: the alarm's level, in the record's per-source area, with a
+ * flag bit the library does not use.
+ */
+struct synthetic_fields {
+	uint32_t level;
+};
+#define SYN_FIELD_LEVEL (1u << 20)
+
+static const struct ibve_fieldspec synthetic_fields[] = {
+	{ .keys = "syn_level",
+	  .order = 155,
+	  .flag = SYN_FIELD_LEVEL,
+	  .type = FT_U32,
+	  .off = offsetof(struct ibve_event, area),
+	  .size = 4,
+	  .words = "level %" PRIu64,
+	  .doc = "Source synthetic: the alarm's level." },
+};
+
+/* Its alarms count as a kind of their own in the port table. */
+static const struct ibve_kind_info synthetic_kinds[] = {
+	{ "synthetic_alarm", "SYN", 4 },
+};
+static const struct ibve_kind_of synthetic_kind_of[] = {
+	{ SYN_ALARM, IBVE_KIND_OWN(0) },
+};
+
+/* Asked for by an option of its own, not there otherwise. */
+static const struct ibve_source_option synthetic_options[] = {
+	{ "synthetic", 0, "also the synthetic events of the unit tests", 0 },
 };
 
 struct synthetic {
@@ -95,6 +133,10 @@ static bool syn_ready(void *arg, uint32_t cookie)
 		ev->port = 1;
 		ibve_event_set_code(ev, SOURCE_SYNTHETIC,
 				    synthetic_rows[i].code);
+		if (synthetic_rows[i].code == SYN_ALARM) {
+			((struct synthetic_fields *)ev->area)->level = 7;
+			ev->fields |= SYN_FIELD_LEVEL;
+		}
 	}
 	s->h.done(s->h.ctx, s);
 	return false;
@@ -113,6 +155,12 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.name = "synthetic",
 	.records = SOURCE_SYNTHETIC,
 	ROWS(synthetic_rows),
+	KINDS(synthetic_kind_of),
+	.kinds = synthetic_kinds,
+	.nkinds = ARRAY_SIZE(synthetic_kinds),
+	FIELDS(synthetic_fields),
+	OPTIONS(synthetic_options),
+	.on_demand = true,
 	.rank = 2, /* its rows after the library's */
 	.order = 30,
 	.create = syn_create,
@@ -122,21 +170,16 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	.destroy = syn_destroy,
 };
 
-/* --- its registration: lib/sources.c's list and one line ------------------ */
+/* --- its registration: one call, before any table is made ------------------ */
 
-extern const struct ibve_source_ops ibve_source_mlx5, ibve_source_sm,
-	ibve_source_hotplug, ibve_source_kernel, ibve_source_replay;
-
-const struct ibve_source_ops *const ibve_sources[] = {
-	&ibve_source_devices,
-	&ibve_source_mlx5,
-	&ibve_source_sm,
-	&ibve_source_hotplug,
-	&ibve_source_kernel,
-	&ibve_source_replay,
-	&ibve_source_synthetic, /* the line */
-	NULL,
-};
+static void test_register(void)
+{
+	ok(ibve_register_source(&ibve_source_synthetic) == 0,
+	   "the source registers through the seam");
+	ok(ibve_register_source(&ibve_source_synthetic) == -EEXIST &&
+		   strstr(ibve_errmsg(), "\"syn_level\" is another field's"),
+	   "a second time its key is taken: %s", ibve_errmsg());
+}
 
 /* --- what the library makes of it ----------------------------------------- */
 
@@ -159,8 +202,9 @@ static void test_table(void)
 	ok(!ibve_event_desc_find(SOURCE_SYNTHETIC, 3), "no row: no code 3");
 	while ((d = ibve_event_desc_at(n)))
 		last = d, n++;
-	for (const struct ibve_source_ops *const *o = ibve_event_sources; *o;
-	     o++)
+	for (const struct ibve_source_ops *const *o =
+		     (const struct ibve_source_ops *const *)ibve_sources;
+	     *o; o++)
 		rows += (*o)->nrows;
 	/* the table has room for 255: a row past it would go unseen */
 	is_int(n, rows, "every source's rows are in the table");
@@ -170,6 +214,64 @@ static void test_table(void)
 	ok(ibve_term_suggest("SYNTHETIC_ALRM", out, sizeof(out)) &&
 		   strcmp(out, "SYNTHETIC_ALARM") == 0,
 	   "a misspelt name of it is suggested");
+}
+
+/* Its field, in each form a record takes, from EV and its JSON. */
+static void test_field(const struct ibve_event *ev, const char *json)
+{
+	struct ibve_journal_entry e = { 0 };
+	struct ibve_event back;
+	char text[512];
+	bool found = false;
+
+	ok(strstr(json, ",\"syn_level\":7}"), "its field is in the JSON");
+	ibve_event_format_text(ev, text, sizeof(text), 0);
+	ok(strstr(text, "(level 7)"), "and in the text: %.*s",
+	   (int)strcspn(text, "\n"), text);
+	ok(ibve_event_parse_json(json, strlen(json), &back) == 0 &&
+		   back.fields == SYN_FIELD_LEVEL &&
+		   ((struct synthetic_fields *)back.area)->level == 7,
+	   "a replay reads it back");
+	snprintf(text, sizeof(text),
+		 "{\"time\":\"2026-03-02T08:15:00Z\",\"device\":\"syn0\","
+		 "\"port\":1,\"event\":\"PORT_ERR\",\"syn_level\":7}");
+	ok(ibve_event_parse_json(text, strlen(text), &back) == 0 &&
+		   !(back.fields & SYN_FIELD_LEVEL),
+	   "but not on another source's record (its room is theirs)");
+	if (ok(ibve_journal_entry_build(&e, ev, "test") == 0,
+	       "a journal entry is made"))
+		for (size_t i = 0; i < e.n; i++)
+			found |= e.iov[i].iov_len == 16 &&
+				 !memcmp(e.iov[i].iov_base, "RDMA_SYN_LEVEL=7",
+					 16);
+	ok(found, "with the field RDMA_SYN_LEVEL=7");
+	ibve_journal_entry_free(&e);
+}
+
+/* Its kind: after the library's, and counted in the port table. */
+static void test_kind(const struct ibve_event *evs, size_t n)
+{
+	const struct ibve_kind_info *k = ibve_kind_info(IBVE_KIND_OTHER + 1);
+	const struct ibve_port_row *row;
+	struct ibve_ports *t;
+
+	ok(k && strcmp(k->name, "synthetic_alarm") == 0 &&
+		   strcmp(k->title, "SYN") == 0 && k->width == 4 &&
+		   !ibve_kind_info(IBVE_KIND_OTHER + 2),
+	   "its kind is the next after the library's");
+	ok(ibve_event_kind(&evs[1]) == IBVE_KIND_OTHER + 1 &&
+		   ibve_event_kind(&evs[0]) == IBVE_KIND_OTHER,
+	   "its alarm counts as it, its tick as other");
+	if (ibve_ports_new(&t, 0))
+		return;
+	for (size_t i = 0; i < n; i++)
+		ibve_ports_event(t, &evs[i]);
+	row = ibve_ports_count(t) == 1 ? ibve_ports_at(t, 0) : NULL;
+	ok(row && row->counts[IBVE_KIND_OTHER + 1] == 1 &&
+		   row->counts[IBVE_KIND_OTHER] == 1 &&
+		   ibve_ports_summary(t)->kinds[IBVE_KIND_OTHER + 1] == 1,
+	   "the port table counts it in its own column");
+	ibve_ports_free(t);
 }
 
 /* The records a pipeline of the source alone gives a reader. */
@@ -205,8 +307,74 @@ static void test_pipeline(void)
 			   strstr(json, "\"event\":\"SYNTHETIC_ALARM\""),
 		   "with their rows' names and severities: %.*s",
 		   (int)strcspn(json, "\n"), json);
+		test_field(&evs[1], json);
+		test_kind(evs, 2);
 	}
 	ibve_pipeline_free(p);
+}
+
+/* --- its option ------------------------------------------------------------ */
+
+/* What a command with the sources' options prints for --help. */
+static char *help_text(void)
+{
+	static const struct cmd_opt opts[] = { CMD_SHARED(CMD_OPT_SOURCES) };
+	struct cmd_shared sh = { 0 };
+	struct cmd_spec spec = { "[OPTIONS]", "A test.\n", opts, 1,
+				 NULL,	      NULL,	   &sh };
+	char *text = calloc(1, 8192);
+	int fd[2], status;
+	pid_t pid;
+
+	if (!text || pipe(fd))
+		return text;
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		const char *arg;
+
+		dup2(fd[1], 1);
+		cmd_prog = "test";
+		cmd_getopt(&spec, 2, (char *[]){ "test", "--help", NULL },
+			   &arg);
+		_exit(9); /* --help exits */
+	}
+	close(fd[1]);
+	for (size_t n = 0, r;
+	     (r = (size_t)read(fd[0], text + n, 8191 - n)) && r != (size_t)-1;)
+		n += r;
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	return text;
+}
+
+static void test_option(void)
+{
+	const struct ibve_source_option *o = NULL;
+	const char *src = NULL;
+	struct ibve_source_opts so = { .sz = sizeof(so) };
+	struct ibve_pipeline *p = NULL;
+	char *help = help_text();
+	size_t i = 0;
+
+	while ((o = ibve_source_option_at(i, &src)) && strcmp(src, "synthetic"))
+		i++;
+	ok(o && strcmp(o->name, "synthetic") == 0,
+	   "its option is among the sources' (the %zu-th)", i);
+	ok(help && strstr(help, "\n      --synthetic        also the synthetic "
+				"events of the unit tests\n"),
+	   "a command's --help lists it");
+	/* added: adding it again says so; not asked for, it was not */
+	ok(ibve_pipeline_new(&p) == 0 &&
+		   ibve_pipeline_add_live(p, &so, 1ull << i) == 0 &&
+		   ibve_pipeline_add_source(p, "synthetic", NULL) == -EEXIST,
+	   "asked for, the live sources include it");
+	ibve_pipeline_free(p);
+	ok(ibve_pipeline_new(&p) == 0 &&
+		   ibve_pipeline_add_live(p, &so, 0) == 0 &&
+		   ibve_pipeline_add_source(p, "synthetic", NULL) == 0,
+	   "not asked for, they do not");
+	ibve_pipeline_free(p);
+	free(help);
 }
 
 /* --- what the generator makes of it --------------------------------------- */
@@ -284,6 +452,12 @@ static void test_tables(void)
 		   strstr(schema,
 			  "\"$comment\": \"synthetic SYNTHETIC_ALARM (2).\""),
 	   "the schema has the source's names and a rule for each row");
+	ok(schema &&
+		   strstr(schema,
+			  "\"syn_level\": {\"description\": \"Source synthetic: "
+			  "the alarm's level.\", \"type\": \"integer\", "
+			  "\"minimum\": 0, \"maximum\": 4294967295},\n"),
+	   "and its field's property, from its row");
 	terms_of(completion, &m);
 	terms_of(shipped, &h);
 	ok(strstr(made, "\nSYNTHETIC_TICK\nSYNTHETIC_ALARM\n") &&
@@ -309,6 +483,11 @@ static void test_tables(void)
 		   strstr(man, ".Pq Cm verbs , hotplug , mlx5 , sm , kernel , "
 			       "synthetic ,\n"),
 	   "the man page's tables have its MESSAGE_IDs and its source");
+	ok(completion && strstr(completion, " --synthetic'\n"),
+	   "the completion offers its option");
+	ok(man && strstr(man, ".It Fl \\-synthetic\nsource\n.Cm synthetic :\n"
+			      "also the synthetic events of the unit tests\n"),
+	   "the man page's table of the sources' options has it");
 	ok(catalog && strstr(catalog, "-- c7b7716645fd49fba3493a5ecf686954\n"
 				      "Subject: RDMA SYNTHETIC_ALARM on"),
 	   "the journal catalog has an entry for each row");
@@ -321,8 +500,10 @@ static void test_tables(void)
 
 int main(void)
 {
+	test_register();
 	test_table();
 	test_pipeline();
+	test_option();
 	test_tables();
 	return done_testing();
 }
