@@ -175,6 +175,8 @@ struct top_column {
 };
 extern const struct top_column top_columns[COL_COUNT];
 extern const struct top_column top_pcolumns[PCOL_COUNT];
+/* Column COL of the port view (a kind's from the library's kinds). */
+const struct top_column *top_column(int col);
 
 /* top_view.c */
 int top_field_cmp(struct top_field f, const void *a, const void *b);
