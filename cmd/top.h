@@ -219,8 +219,8 @@ size_t top_layout(const struct view *v, int width, struct top_span *s,
 		  int *right);
 /* The sort column, scrolled into view on WIDTH columns. */
 void top_show_sort(struct view *v, int width);
-/* A snapshot for batch mode on standard output; false with errno. */
-bool top_print(struct view *v);
+/* A snapshot for batch mode on standard output; 0 or -errno. */
+int top_print(struct view *v);
 
 /*
  * The ERROR COUNTERS MOVED cell of P, for the table and the screen alike:

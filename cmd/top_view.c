@@ -388,21 +388,16 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 	return ibve_buf_end(&b);
 }
 
-bool top_print(struct view *v)
+int top_print(struct view *v)
 {
 	size_t n;
 
 	top_order(v);
 	n = ibve_buf_grow(&v->out, &v->out_size,
 			  v->json ? top_format_json : format_text, v);
-	if (n == (size_t)-1) {
-		errno = ENOMEM;
-		return false;
-	}
-	if (fwrite(v->out, 1, n, stdout) != n || fflush(stdout)) {
-		if (!errno)
-			errno = EIO;
-		return false;
-	}
-	return true;
+	if (n == (size_t)-1)
+		return -ENOMEM;
+	if (fwrite(v->out, 1, n, stdout) != n || fflush(stdout))
+		return errno ? -errno : -EIO;
+	return 0;
 }
