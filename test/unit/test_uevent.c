@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 #include "hotplug.h"
-#include "internal.h"
 #include "tap.h"
+#include "util.h"
 
 #define DIR "test/uevents/"
 
