@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "event.h"
 #include "fields.h"
 #include "source.h"
 
