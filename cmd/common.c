@@ -247,10 +247,11 @@ void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes,
 
 int cmd_exclude(struct ibve_pipeline *p, const struct cmd_shared *s)
 {
-	for (size_t i = 0; i < s->nexclude; i++)
-		if (ibve_pipeline_exclude_device(p, s->exclude[i]))
-			return -1;
-	return 0;
+	int r = 0;
+
+	for (size_t i = 0; !r && i < s->nexclude; i++)
+		r = ibve_pipeline_exclude_device(p, s->exclude[i]);
+	return r;
 }
 
 void cmd_usage_error(const char *fmt, ...)

@@ -22,6 +22,14 @@ enum cmd_exit {
 	EXIT_BAD_INPUT = 4, /* malformed replay input, good lines kept */
 };
 
+/*
+ * The errors of cmd/, as the library's: 0, or a negative errno with the
+ * reason in ibve_errmsg() for the caller to say; or CMD_SAID, when the
+ * function has said why itself (on standard error, or in a report it
+ * fills) and the caller only passes it on.
+ */
+#define CMD_SAID (-1)
+
 /* The program's name, for every message. */
 extern const char *cmd_prog;
 

@@ -120,10 +120,8 @@ static int refresh_view(struct top *t, const struct timespec *at)
 	ibve_ports_sample(v->ports, at);
 	top_procs_sample(&v->procs, at);
 	v->refreshes++;
-	if (v->batch && !top_print(v)) {
-		t->error = errno;
+	if (v->batch && (t->error = -top_print(v)))
 		return STOP_FAIL;
-	}
 	if (!v->batch && !v->paused)
 		top_draw(v);
 	return v->iterations && v->refreshes >= v->iterations ? STOP_QUIT : 0;

@@ -191,20 +191,20 @@ static int run_srq_limit(struct inj *j)
 	const unsigned int sends = SRQ_WQES - SRQ_LIMIT + 1;
 
 	if (inj_setup(j, NULL, SRQ_WQES) || inj_post_recvs(j, SRQ_WQES))
-		return -1;
+		return CMD_SAID;
 	j->match_handle = j->srq->handle;
 	for (unsigned long round = 1; round <= j->r->expected; round++) {
 		struct ibv_srq_attr a = { .srq_limit = SRQ_LIMIT };
 		int err;
 
 		if (round > 1 && inj_post_recvs(j, sends))
-			return -1; /* back to full */
+			return CMD_SAID; /* back to full */
 		err = ibv_modify_srq(j->srq, &a, IBV_SRQ_LIMIT);
 		if (err)
 			return inj_fail(j, "ibv_modify_srq(IBV_SRQ_LIMIT)",
 					err);
 		if (inj_post_sends(j, sends, false) || await(j, round))
-			return -1;
+			return CMD_SAID;
 	}
 	return 0;
 }
@@ -229,7 +229,7 @@ static int recreate_overflow_pair(struct inj *j, unsigned int depth)
 	if (inj_make_qp(j, &j->a, j->tiny, depth, false) ||
 	    inj_connect_qp(j, j->a, j->b->qp_num) ||
 	    inj_connect_qp(j, j->b, j->a->qp_num))
-		return -1;
+		return CMD_SAID;
 	j->match_handle = j->tiny->handle;
 	return 0;
 }
@@ -256,7 +256,7 @@ static int run_cq_overflow(struct inj *j)
 				: 1;
 	depth = cap + batch;
 	if (inj_setup(j, j->tiny, depth))
-		return -1;
+		return CMD_SAID;
 	j->match_handle = j->tiny->handle;
 
 	while (r->received < r->expected) {
@@ -268,7 +268,7 @@ static int run_cq_overflow(struct inj *j)
 
 		if (inj_post_sends(j, cap + m, true) ||
 		    await(j, r->received + m))
-			return -1;
+			return CMD_SAID;
 		/* Empty the CQ for the next round. */
 		while (ibv_poll_cq(j->tiny, ARRAY_SIZE(wc), wc) > 0)
 			;
@@ -276,7 +276,7 @@ static int run_cq_overflow(struct inj *j)
 		    (ibv_query_qp(j->a, &qa, IBV_QP_STATE, &qia) ||
 		     qa.qp_state != IBV_QPS_RTS) &&
 		    recreate_overflow_pair(j, depth))
-			return -1;
+			return CMD_SAID;
 	}
 	return 0;
 }
@@ -295,7 +295,7 @@ static int run_qp_state(struct inj *j)
 
 	if (inj_setup(j, NULL, SRQ_WQES) || inj_post_recvs(j, SRQ_WQES) ||
 	    (sqd && inj_post_sends(j, 4, false)))
-		return -1;
+		return CMD_SAID;
 	qp = sqd ? j->a : j->b;
 	j->by_qpn = true;
 	j->match_qpn = qp->qp_num;

@@ -9,6 +9,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "common.h"
 #include "ibvevent.h"
 
 struct ibve_scenario {
@@ -96,7 +97,7 @@ struct inj {
 	int max_qp_wr;
 };
 
-/* The run ends with STATUS, and why: -1. */
+/* The run ends with STATUS, and why (in the report): CMD_SAID. */
 int inj_say(struct inj *j, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A setup failure: name the verb and the cause. */

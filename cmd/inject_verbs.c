@@ -25,7 +25,7 @@ int inj_say(struct inj *j, int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(j->r->error, sizeof(j->r->error), fmt, ap);
 	va_end(ap);
-	return -1;
+	return CMD_SAID;
 }
 
 int inj_fail(struct inj *j, const char *verb, int err)
@@ -133,7 +133,7 @@ int inj_open(struct inj *j)
 				da.phys_port_cnt);
 			ibv_close_device(ctx);
 			ibv_free_device_list(list);
-			return -1;
+			return CMD_SAID;
 		}
 		if (p > da.phys_port_cnt) {
 			ibv_close_device(ctx);
@@ -247,7 +247,7 @@ int inj_setup(struct inj *j, struct ibv_cq *a_send_cq, uint32_t a_depth)
 	if (!j->ch)
 		return inj_fail(j, "ibv_create_comp_channel", errno);
 	if (inj_nonblock(j, j->ch->fd))
-		return -1;
+		return CMD_SAID;
 	j->cq = ibv_create_cq(j->ctx, BIG_CQ, NULL, j->ch, 0);
 	if (!j->cq)
 		return inj_fail(j, "ibv_create_cq", errno);
@@ -261,7 +261,7 @@ int inj_setup(struct inj *j, struct ibv_cq *a_send_cq, uint32_t a_depth)
 	    inj_make_qp(j, &j->b, j->cq, 1, true) ||
 	    inj_connect_qp(j, j->a, j->b->qp_num) ||
 	    inj_connect_qp(j, j->b, j->a->qp_num))
-		return -1;
+		return CMD_SAID;
 	return 0;
 }
 

@@ -175,6 +175,8 @@ struct top_column {
 };
 extern const struct top_column top_columns[COL_COUNT];
 extern const struct top_column top_pcolumns[PCOL_COUNT];
+/* Column COL of the port view (a kind's from the library's kinds). */
+const struct top_column *top_column(int col);
 
 /* top_view.c */
 int top_field_cmp(struct top_field f, const void *a, const void *b);
@@ -217,8 +219,8 @@ size_t top_layout(const struct view *v, int width, struct top_span *s,
 		  int *right);
 /* The sort column, scrolled into view on WIDTH columns. */
 void top_show_sort(struct view *v, int width);
-/* A snapshot for batch mode on standard output; false with errno. */
-bool top_print(struct view *v);
+/* A snapshot for batch mode on standard output; 0 or -errno. */
+int top_print(struct view *v);
 
 /*
  * The ERROR COUNTERS MOVED cell of P, for the table and the screen alike:

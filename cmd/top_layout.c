@@ -54,7 +54,7 @@ size_t top_screen_cols(const struct view *v, int *cols)
 
 const char *top_table_title(const struct view *v, int col)
 {
-	return (v->procs_view ? top_pcolumns : top_columns)[col].title;
+	return v->procs_view ? top_pcolumns[col].title : top_column(col)->title;
 }
 
 size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
@@ -74,8 +74,8 @@ size_t top_table_cell(const struct view *v, size_t row, int col, char *buf,
  */
 static int top_table_width(const struct view *v, int col)
 {
-	const struct top_column *c =
-		&(v->procs_view ? top_pcolumns : top_columns)[col];
+	const struct top_column *c = v->procs_view ? &top_pcolumns[col]
+						   : top_column(col);
 	bool own = !v->procs_view && (col == COL_COUNTERS || col == COL_PEER);
 	size_t w = own || !c->width ? strlen(c->title) : (size_t)abs(c->width);
 	size_t max = !own ? 64 : col == COL_COUNTERS ? 80 : 32;

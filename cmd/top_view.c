@@ -15,7 +15,6 @@
 #include "top.h"
 
 #define PORT(type, member) TOP_FIELD(struct ibve_port_row, type, member)
-#define COUNT(kind)	   PORT(U64, counts[kind])
 
 const struct top_column top_columns[COL_COUNT] = {
 	[COL_DEVICE] = { "DEVICE", -10 },
@@ -28,18 +27,8 @@ const struct top_column top_columns[COL_COUNT] = {
 	[COL_PEER] = { "PEER", -22 }, /* a GUID and its port */
 	[COL_DOWN_SINCE] = { "DOWN SINCE", 10, { PORT(DBL, since_age) } },
 	[COL_FLAPS] = { "FLAPS", 5, { PORT(UINT, flaps_window) } },
-	[COL_DOWN] = { "DOWN", 5, { COUNT(IBVE_KIND_LINK_DOWN) } },
-	[COL_UP] = { "UP", 5, { COUNT(IBVE_KIND_LINK_UP) } },
-	[COL_LID] = { "LID", 4, { COUNT(IBVE_KIND_LID) } },
-	[COL_PKEY] = { "PKEY", 4, { COUNT(IBVE_KIND_PKEY) } },
-	[COL_SM] = { "SM", 4, { COUNT(IBVE_KIND_SM) } },
-	[COL_GID] = { "GID", 4, { COUNT(IBVE_KIND_GID) } },
-	[COL_REREG] = { "REREG", 5, { COUNT(IBVE_KIND_REREG) } },
-	[COL_FATAL] = { "FATAL", 5, { COUNT(IBVE_KIND_FATAL) } },
-	[COL_MODULE] = { "MODULE", 6, { COUNT(IBVE_KIND_MODULE) } },
-	[COL_TEMP] = { "TEMP", 4, { COUNT(IBVE_KIND_TEMP) } },
-	[COL_SUBNET] = { "SUBNET", 6, { COUNT(IBVE_KIND_SUBNET) } },
-	[COL_OTHER] = { "OTHER", 5, { COUNT(IBVE_KIND_OTHER) } },
+	/* the kinds': their titles and widths are the library's table's */
+	[COL_DOWN... COL_OTHER] = { NULL, 0 },
 	[COL_TOTAL] = { "TOTAL", 6, { PORT(U64, total) } },
 	[COL_PER_MIN] = { "EV/MIN", 6, { PORT(UINT, per_minute) } },
 	[COL_LAST] = { "LAST EVENT", -19, { PORT(STR, last_event) } },
@@ -102,6 +91,22 @@ _Static_assert(COL_OTHER - COL_DOWN == IBVE_KIND_OTHER, "a kind's column");
 int top_col_kind(enum top_col col)
 {
 	return col >= COL_DOWN && col <= COL_OTHER ? (int)(col - COL_DOWN) : -1;
+}
+
+const struct top_column *top_column(int col)
+{
+	static struct top_column kinds[IBVE_KIND_OTHER + 1];
+	int k = top_col_kind(col);
+
+	if (k < 0)
+		return &top_columns[col];
+	kinds[k] = (struct top_column){
+		ibve_kind_info((unsigned int)k)->title,
+		ibve_kind_info((unsigned int)k)->width,
+		{ F_U64, offsetof(struct ibve_port_row, counts) +
+				 (size_t)k * sizeof(uint64_t) }
+	};
+	return &kinds[k];
 }
 
 /* MODULE, TEMP and SUBNET only once such events exist; PEER once a
@@ -252,7 +257,7 @@ size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 		put_moved(&b, p);
 		break;
 	default:
-		top_field_put(&b, top_columns[col].f, p);
+		top_field_put(&b, top_column(col)->f, p);
 		break;
 	}
 	return ibve_buf_end(&b);
@@ -283,7 +288,7 @@ static int compare(const struct ibve_port_row *a, const struct ibve_port_row *b,
 		/* rows with no event at all come after the oldest */
 		c = cmp_u64(!a->total, !b->total);
 	else
-		c = top_field_cmp(top_columns[col].f, a, b);
+		c = top_field_cmp(top_column(col)->f, a, b);
 	if (c)
 		return c;
 	c = strcmp(a->device, b->device);
@@ -354,8 +359,8 @@ static void put_row(struct ibve_buf *b, const struct ibve_port_row *p,
 			top_cell(p, (enum top_col)c, cell, sizeof(cell));
 		if (c)
 			ibve_buf_putc(b, ' ');
-		top_put_cell(b, p ? cell : top_columns[c].title,
-			     c == COL_COUNT - 1 ? 0 : top_columns[c].width,
+		top_put_cell(b, p ? cell : top_column(c)->title,
+			     c == COL_COUNT - 1 ? 0 : top_column(c)->width,
 			     false);
 	}
 	ibve_buf_putc(b, '\n');
@@ -383,21 +388,16 @@ static size_t format_text(const void *arg, char *buf, size_t size)
 	return ibve_buf_end(&b);
 }
 
-bool top_print(struct view *v)
+int top_print(struct view *v)
 {
 	size_t n;
 
 	top_order(v);
 	n = ibve_buf_grow(&v->out, &v->out_size,
 			  v->json ? top_format_json : format_text, v);
-	if (n == (size_t)-1) {
-		errno = ENOMEM;
-		return false;
-	}
-	if (fwrite(v->out, 1, n, stdout) != n || fflush(stdout)) {
-		if (!errno)
-			errno = EIO;
-		return false;
-	}
-	return true;
+	if (n == (size_t)-1)
+		return -ENOMEM;
+	if (fwrite(v->out, 1, n, stdout) != n || fflush(stdout))
+		return errno ? -errno : -EIO;
+	return 0;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "internal.h"
+#include "util.h"
 
 void ibve_buf_printf(struct ibve_buf *b, const char *fmt, ...)
 {

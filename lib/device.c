@@ -9,7 +9,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "source.h"
+#include "buf.h"
+#include "host.h"
+#include "providers.h"
 
 static const char *const port_states[] = {
 	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
@@ -207,15 +209,6 @@ static void query_device(struct ibv_device *dev, struct ibve_device_info *d)
 	query_gids(ctx, d);
 out:
 	ibv_close_device(ctx);
-}
-
-int ibve_device_list_error(int err)
-{
-	if (err == -ENOSYS)
-		return ibve_error(ENOSYS,
-				  "no RDMA devices found: the kernel offers no "
-				  "RDMA to user space (is ib_uverbs loaded?)");
-	return ibve_error(err, "listing RDMA devices: %s", strerror(-err));
 }
 
 IBVE_EXPORT int ibve_device_unknown(const char *name)

@@ -8,7 +8,7 @@
 #ifndef IBVE_DEVICES_H
 #define IBVE_DEVICES_H
 
-#include "source.h"
+#include "host.h"
 
 struct ibv_context;
 struct ibv_device;
@@ -97,5 +97,27 @@ size_t ibve_devices_names(const struct ibve_devset *devices, const char **out,
 /* The open slot of DEVICE, or NULL. */
 struct ibve_slot *ibve_devices_find(struct ibve_devset *devices,
 				    const char *device);
+
+struct ibv_async_event;
+
+/*
+ * ibve_event_from_verbs() into a record the pipeline made: already zeroed,
+ * its time and device name set (a storm is not zeroed and timed twice).
+ */
+void ibve_event_fill_verbs(struct ibve_event *ev,
+			   const struct ibv_async_event *ae,
+			   uint64_t node_guid);
+
+/* rdma-core 62's IBV_EVENT_DEVICE_SPEED_CHANGE, unknown to Debian 12's. */
+#define IBVE_VERBS_DEVICE_SPEED_CHANGE 20
+
+/*
+ * The rates of N ports before (OLD) and after (NOW), "" unknown: the ports
+ * whose rate changed go into EV (IBVE_FIELD_RATES, when any did).
+ */
+void ibve_rates_diff(struct ibve_event *ev, const char (*old)[28],
+		     const char (*now)[28], uint32_t n);
+/* PORT_ACTIVE at NOW after a PORT_ERR at DOWN_AT: the down time on EV. */
+void ibve_event_set_down(struct ibve_event *ev, const struct timespec *down_at);
 
 #endif

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "dl.h"
+#include "util.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 

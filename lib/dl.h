@@ -17,7 +17,7 @@
 #ifndef IBVE_DL_H
 #define IBVE_DL_H
 
-#include "internal.h"
+#include "util.h"
 
 struct ibve_dl {
 	const char *soname;

@@ -3,7 +3,7 @@
  * The library's optional libraries (dl.h): their tables, filled by the
  * loader the first time a source or the JSON reader needs one.
  */
-#include "internal.h"
+#include "util.h"
 #include "dl_jsonc.h"
 #include "dl_umad.h"
 #ifdef IBVE_HAVE_LLDPCTL

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "event.h"
 #include "source.h"
 
 static const char *const class_names[] = {

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "fields.h"
 #include "source.h"
 

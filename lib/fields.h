@@ -9,7 +9,10 @@
 #ifndef IBVE_FIELDS_H
 #define IBVE_FIELDS_H
 
-#include "internal.h"
+#include "util.h"
+
+struct ibve_buf;
+struct ibve_json;
 
 /*
  * The keys every record has, in the order the writer puts them, and the
@@ -227,5 +230,18 @@ struct ibve_source_ops;
 int ibve_fields_admit(const struct ibve_source_ops *o);
 /* The row of key id KEY, or NULL (a fixed key). */
 const struct ibve_frow *ibve_field_of_key(int key);
+
+/* The object or detail of EV, as text shows it: " (qp 0x000011, ...)". */
+void ibve_buf_event_details(struct ibve_buf *b, const struct ibve_event *ev);
+/* A summary's words, "storm: x12,345 in 1.0 s", for text and syslog. */
+void ibve_buf_summary(struct ibve_buf *b, const struct ibve_event *ev);
+/* The text of EV: its summary's words, else its explanation (format.c). */
+void ibve_buf_event_text(struct ibve_buf *b, const struct ibve_event *ev);
+/* Its optional fields as JSON members. */
+void ibve_json_event_fields(struct ibve_json *j, const struct ibve_event *ev);
+/* EV's members as the journal's fields, each after a NUL (buf.h;
+ * format.c). */
+size_t ibve_event_format_fields(const struct ibve_event *ev, char *buf,
+				size_t size);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "event.h"
+#include "filter.h"
 #include "source.h"
 
 enum term_type { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "internal.h"
+#include "buf.h"
+#include "fields.h"
 
 /* Year, month and day of day Z since 1970-01-01 (proleptic Gregorian). */
 static void civil_from_days(int64_t z, int64_t *y, unsigned int *m,

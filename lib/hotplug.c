@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "hotplug.h"
-#include "internal.h"
+#include "util.h"
 
 /*
  * RDMA netlink numbers, fixed ABI (include/uapi/rdma/rdma_netlink.h): the

@@ -26,7 +26,9 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
+#include "buf.h"
 #include "dl.h"
+#include "fields.h"
 #include "journal.h"
 #include "sink.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/uio.h>
 
-#include "internal.h"
+#include "util.h"
 
 /* journald's socket for native entries, where sd_journal_sendv() sends. */
 #define IBVE_JOURNAL_SOCKET "/run/systemd/journal/socket"

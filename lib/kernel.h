@@ -8,7 +8,7 @@
 
 #include <linux/types.h>
 
-#include "internal.h"
+#include "util.h"
 #include "bpf/kevent.h"
 
 /*

@@ -12,7 +12,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "util.h"
 
 struct fd_entry {
 	int fd;

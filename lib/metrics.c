@@ -14,6 +14,7 @@
 
 #include "dl_jsonc.h"
 
+#include "buf.h"
 #include "ports.h"
 
 /* NAME="V", with \, " and newline escaped; ",NAME" after the first. */

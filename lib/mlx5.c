@@ -9,7 +9,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "buf.h"
+#include "mlx5.h"
 
 #define EQE_TYPE     1
 #define EQE_SUB_TYPE 3

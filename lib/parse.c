@@ -24,6 +24,8 @@
 
 #include "dl_jsonc.h"
 
+#include "buf.h"
+#include "event.h"
 #include "fields.h"
 #include "parse.h"
 

@@ -16,9 +16,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "devices.h"
+#include "filter.h"
 #include "ports.h"
 #include "sink.h"
+#include "source.h"
 #include "storm.h"
 
 struct inst {

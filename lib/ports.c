@@ -21,6 +21,7 @@
 
 #include "ports.h"
 #include "source.h"
+#include "sysfs.h"
 
 /* enum ibv_port_state, without pulling in verbs.h */
 #define PORT_DOWN   1

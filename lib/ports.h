@@ -3,7 +3,7 @@
 #ifndef IBVE_PORTS_H
 #define IBVE_PORTS_H
 
-#include "source.h"
+#include "util.h"
 
 #define IBVE_RECENT  512 /* records kept for the event log */
 #define IBVE_BUCKETS 60	 /* one per second: events per minute */
@@ -138,5 +138,7 @@ bool ibve_peer_take(struct ibve_peer *known, struct ibve_peer *cur,
 struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 				      uint32_t port, const char *event,
 				      enum ibve_severity sev);
+/* Whether a port counter of that name counts errors (dashboard). */
+bool ibve_is_error_counter(const char *name);
 
 #endif

@@ -22,7 +22,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "event.h"
 #include "fields.h"
+#include "filter.h"
 #include "parse.h"
 
 /* What one pass found: the string values of the keys that say who. */

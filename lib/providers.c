@@ -37,7 +37,8 @@
 #include <infiniband/verbs.h>
 
 #include "hotplug.h"
-#include "internal.h"
+#include "providers.h"
+#include "sysfs.h"
 
 /* Provider names (/etc/libibverbs.d) by the kernel's driver id. */
 static const char *const provider_of[] = {
@@ -258,4 +259,13 @@ struct ibv_device **ibve_get_device_list(int *n)
 {
 	load();
 	return ibv_get_device_list(n);
+}
+
+int ibve_device_list_error(int err)
+{
+	if (err == -ENOSYS)
+		return ibve_error(ENOSYS,
+				  "no RDMA devices found: the kernel offers no "
+				  "RDMA to user space (is ib_uverbs loaded?)");
+	return ibve_error(err, "listing RDMA devices: %s", strerror(-err));
 }

@@ -3,7 +3,7 @@
 #ifndef IBVE_SINK_H
 #define IBVE_SINK_H
 
-#include "internal.h"
+#include "util.h"
 
 struct ibve_sink_ops {
 	/* One record; 0, or -errno (reason in ibve_errmsg()) stops the run. */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "ports.h"
 #include "sink.h"
 

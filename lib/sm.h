@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "internal.h"
+#include "util.h"
 
 #define IBVE_MAD_SIZE  256
 #define IBVE_SA_QKEY   0x80010000u /* the well-known Q_Key of the GSI */

@@ -21,10 +21,14 @@
 
 #include <infiniband/verbs.h>
 
+#include "buf.h"
 #include "devices.h"
 #include "dl_jsonc.h"
 #include "fields.h"
 #include "hotplug.h"
+#include "providers.h"
+#include "source.h"
+#include "sysfs.h"
 
 #define C_LAZY UINT32_MAX /* the cookie of lazy_fd */
 

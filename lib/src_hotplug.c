@@ -20,6 +20,7 @@
 
 #include "devices.h"
 #include "hotplug.h"
+#include "source.h"
 
 #define AWAIT_MAX   8 /* arrivals looked for at once */
 #define AWAIT_TRIES 7 /* 50 ms, doubling: 3.15 s in all */

@@ -22,9 +22,13 @@
 
 #include <infiniband/verbs.h>
 
+#include "buf.h"
 #include "devices.h"
 #include "fields.h"
+#include "filter.h"
 #include "kernel.h"
+#include "source.h"
+#include "sysfs.h"
 
 #ifdef IBVE_HAVE_BPF
 #include "dl_bpf.h"

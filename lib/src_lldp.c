@@ -29,6 +29,7 @@
 #ifdef IBVE_HAVE_LLDPCTL
 #include "dl_lldpctl.h"
 #endif
+#include "host.h"
 #include "ports.h"
 #include "source.h"
 

@@ -17,6 +17,8 @@
 
 #include "devices.h"
 #include "fields.h"
+#include "mlx5.h"
+#include "source.h"
 
 #ifdef IBVE_HAVE_MLX5
 #include "dl_mlx5.h"

@@ -18,6 +18,7 @@
 
 #include <sys/timerfd.h>
 
+#include "host.h"
 #include "parse.h"
 #include "source.h"
 

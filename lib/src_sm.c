@@ -40,11 +40,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "dl_umad.h"
 #include "fields.h"
+#include "host.h"
 #include "ports.h"
 #include "sm.h"
 #include "source.h"
+#include "sysfs.h"
 
 enum { C_QUEUE, C_TIMER };
 

@@ -6,7 +6,7 @@
 #ifndef IBVE_STORM_H
 #define IBVE_STORM_H
 
-#include "internal.h"
+#include "util.h"
 
 struct ibve_storm;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sysfs.h"
 
 int ibve_sysfs_read(const char *path, char *buf, size_t size)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source.h"
+#include "host.h"
 
 static _Thread_local char errmsg[512];
 

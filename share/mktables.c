@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "event.h"
 #include "fields.h"
 #include "source.h"
 
@@ -451,10 +452,17 @@ static int properties(FILE *f, const char *indent)
 		perror(path);
 		return 1;
 	}
-	while (n < ARRAY_SIZE(line) && fgets(buf, sizeof(buf), in))
-		if (buf[0] != '#' && buf[0] != '\n')
+	while (fgets(buf, sizeof(buf), in))
+		if (buf[0] != '#' && buf[0] != '\n' && n < ARRAY_SIZE(line))
 			line[n++] = strdup(buf);
+		else if (buf[0] != '#' && buf[0] != '\n')
+			rc = 1; /* never a property left out */
 	fclose(in);
+	if (rc) {
+		fprintf(stderr, "%s: more than %zu properties\n", path,
+			ARRAY_SIZE(line));
+		return rc;
+	}
 	ibve_fields_ready();
 	for (int k = 0; k <= ibve_nkeys && !rc; k++) {
 		size_t j = n, len = k < ibve_nkeys ? ibve_keys[k].len : 0;

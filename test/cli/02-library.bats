@@ -52,6 +52,110 @@ LIB=$BUILD/lib/libibvevent.so.0
 	refute_output --partial 'contains a loop'
 }
 
+# Each header of lib/ and the sources of lib/, cmd/, cmd/web/ that read it,
+# directly or through other headers, found as the compiler finds a quoted
+# name: in the including file's directory, then in those its object is
+# compiled with (the commands': lib, cmd/web). "HEADER SOURCE..." a line.
+includers() {
+	(cd "$TOP" && awk '
+	FNR == 1 { have[FILENAME] = 1; files[++n] = FILENAME }
+	/^[ \t]*#[ \t]*include[ \t]*"/ {
+		split($0, q, "\""); inc[FILENAME] = inc[FILENAME] " " q[2]
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			if (files[i] !~ /\.c$/)
+				continue
+			path = files[i] ~ /^cmd\/[^\/]*$/ ? "include lib cmd/web" : "include"
+			delete seen; qn = 1; queue[1] = files[i]
+			for (k = 1; k <= qn; k++) {
+				f = queue[k]; dir = f; sub(/\/[^\/]*$/, "", dir)
+				m = split(inc[f], names, " ")
+				for (j = 1; j <= m; j++) {
+					nd = split(dir " " path, dirs, " ")
+					for (d = 1; d <= nd; d++) {
+						p = dirs[d] "/" names[j]
+						if (!(p in have))
+							continue
+						if (!(p in seen)) { seen[p] = 1; queue[++qn] = p }
+						break
+					}
+				}
+			}
+			for (p in seen)
+				if (p ~ /^lib\/.*\.h$/)
+					users[p] = users[p] " " files[i]
+		}
+		for (i = 1; i <= n; i++)
+			if (files[i] ~ /^lib\/.*\.h$/)
+				print files[i] users[files[i]]
+	}' lib/*.[ch] lib/bpf/*.[ch] include/*.h cmd/*.[ch] cmd/web/*.[ch])
+}
+
+@test "no header of the library is read by more than 15 sources but util.h, and buf.h only by its writers" {
+	run -0 includers
+	inc=$output
+	awk '{ print NF - 1, $1 }' <<<"$inc" # the counts, when it fails
+	# most files read util.h through another header: the count sees them
+	[ "$(awk '$1 == "lib/util.h" { print NF - 1 }' <<<"$inc")" -gt 15 ]
+	over=$(awk 'NF - 1 > 15 && $1 != "lib/util.h" && $1 != "lib/buf.h"' <<<"$inc")
+	[ -z "$over" ] || { echo "read by more than 15: $over"; false; }
+	# buf.h: the buffers and the JSON writer, linked into the commands as
+	# buf.o too: read only by the files that write through it, none
+	# reached through a header
+	buf=$(awk '$1 == "lib/buf.h"' <<<"$inc")
+	[ -n "${buf#lib/buf.h}" ]
+	for f in ${buf#lib/buf.h}; do
+		grep -qE 'ibve_(buf|json)_|struct ibve_(buf|json) ' "$TOP/$f" ||
+			{ echo "$f reads buf.h and writes nothing through it"; false; }
+	done
+	run -1 grep -l '#include "buf.h"' "$TOP"/lib/*.h "$TOP"/cmd/*.h "$TOP"/cmd/web/*.h
+}
+
+@test "touching a header of the library rebuilds only the sources that include it" {
+	# make's own graph of this build, with the dependency files the
+	# compiler wrote (B as the build was made with)
+	b=$(head -1 "$BUILD/obj/lib/buf.d")
+	b=${b%%/obj/lib/buf.o:*}
+	make -C "$TOP" -qp B="$b" "$b/obj/lib/buf.o" >"$BATS_TEST_TMPDIR/db" ||
+		[ $? -eq 1 ] # 1: not up to date, still printed
+	# what a header's change remakes, through generated files too (the
+	# kernel source's skeleton): the objects of lib/, cmd/, cmd/web/
+	made=$(awk -v b="$b/" '
+	index($0, b) == 1 && /^[^ #%]+: / {
+		t = substr($1, 1, length($1) - 1); sub(/ \|.*/, "")
+		for (i = 2; i <= NF; i++) rev[$i] = rev[$i] " " t
+	}
+	END {
+		while (("cd '"$TOP"' && ls lib/*.h lib/bpf/*.h" | getline h) > 0) {
+			delete seen; qn = 1; queue[1] = h; out = h
+			for (k = 1; k <= qn; k++) {
+				m = split(rev[queue[k]], ts, " ")
+				for (j = 1; j <= m; j++) {
+					if (ts[j] in seen) continue
+					seen[ts[j]] = 1; queue[++qn] = ts[j]
+					o = ts[j]
+					if (sub("^" b "obj/", "", o) && sub(/\.o$/, ".c", o))
+						out = out " " o
+				}
+			}
+			print out
+		}
+	}' "$BATS_TEST_TMPDIR/db")
+	run -0 includers
+	# each remade source includes the header; every file of lib/ reads
+	# util.h, and make knows it (it reads the dependency files)
+	while read -r h srcs; do
+		inc=" $(awk -v h="$h" '$1 == h { $1 = ""; print }' <<<"$output") "
+		for s in $srcs; do
+			[[ $inc == *" $s "* ]] ||
+				{ echo "touching $h rebuilds $s, which does not include it"; false; }
+		done
+	done <<<"$made"
+	diff <(awk '$1 == "lib/util.h" { $1 = ""; print }' <<<"$made" | tr ' ' '\n' | sort) \
+		<(awk '$1 == "lib/util.h" { $1 = ""; print }' <<<"$output" | tr ' ' '\n' | sort)
+}
+
 @test "the exporter's archive sees the public API alone, and defines none of the library's symbols" {
 	web=("$BUILD"/obj/cmd/web/*.o)
 	[ "${#web[@]}" -ge 4 ]

@@ -14,9 +14,10 @@
 
 #include <infiniband/verbs.h>
 
+#include "devices.h"
 #include "hotplug.h"
-#include "internal.h"
 #include "kernel.h"
+#include "mlx5.h"
 #include "sm.h"
 #include "tap.h"
 

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 
+#include "event.h"
 #include "journal.h"
 #include "tap.h"
 

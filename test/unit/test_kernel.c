@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
 #include "tap.h"
+#include "util.h"
 
 static const char *job(const char *path)
 {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "mlx5.h"
 #include "tap.h"
 
 /* The source's buffer: the 8-byte cookie header, then a 64-byte entry. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "ibvevent.h"
-#include "internal.h"
 #include "ports.h"
 #include "tap.h"
 

@@ -20,9 +20,11 @@
 #include <infiniband/verbs.h>
 #include <json-c/json.h>
 
+#include "devices.h"
 #include "fields.h"
 #include "hotplug.h"
 #include "kernel.h"
+#include "mlx5.h"
 #include "sm.h"
 #include "tap.h"
 

@@ -276,7 +276,7 @@ static void test_peer(void)
 	mad[56 + 3] = 2;    /* ToPort */
 	mad[56 + 5] = 0x04; /* ToLID */
 	ok(ibve_sm_mad_decode(mad, 64, &link), "GetResp(LinkRecord), 64 bytes");
-	is_int(link.kind, IBVE_SM_MAD_LINK_RESP, "kind: a link");
+	is_int(link.what, IBVE_SM_MAD_LINK_RESP, "what: a link");
 	is_int(link.to_lid, 4, "ToLID 4");
 	is_int(link.to_port, 2, "ToPort 2");
 	ok(!ibve_sm_mad_decode(mad, 63, &link), "a byte short: rejected");
@@ -295,7 +295,7 @@ static void test_peer(void)
 	memcpy(mad + 56 + 44, "SwitchL\tB", 9);
 	ok(ibve_sm_mad_decode(mad, 164, &node),
 	   "GetResp(NodeRecord), 164 bytes");
-	is_int(node.kind, IBVE_SM_MAD_NODE_RESP, "kind: a node");
+	is_int(node.what, IBVE_SM_MAD_NODE_RESP, "what: a node");
 	is_int(node.node_type, 2, "NodeType switch");
 	ok(node.node_guid == 0x0002c907ull, "NodeGUID 0x2c907 (%llx)",
 	   (unsigned long long)node.node_guid);

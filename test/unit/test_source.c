@@ -19,8 +19,11 @@
 #include <sys/eventfd.h>
 #include <sys/wait.h>
 
+#include "buf.h"
 #include "common.h"
+#include "event.h"
 #include "fields.h"
+#include "host.h"
 #include "journal.h"
 #include "source.h"
 #include "tap.h"

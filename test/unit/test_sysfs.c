@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "sysfs.h"
 #include "tap.h"
 
 static void test_ib_active(void)

@@ -63,7 +63,7 @@ static const char *printed(struct view *v)
 	fflush(stdout);
 	if (!f || saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0)
 		return "";
-	if (!top_print(v))
+	if (top_print(v))
 		s[0] = '\0';
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
@@ -254,6 +254,13 @@ static void test_columns(void)
 	ok(!top_col_visible(&v, COL_MODULE), "after a reset, it goes");
 	ok(!top_col_visible(&v, COL_COUNT), "no column past the last");
 	is_str(top_columns[COL_ADDRESS].title, "LID/GID", "a title");
+	is_str(top_column(COL_MODULE)->title, "MODULE",
+	       "a kind's title, from the library's kinds");
+	ok(top_column(COL_OTHER)->width ==
+			   ibve_kind_info(IBVE_KIND_OTHER)->width &&
+		   top_column(COL_DOWN)->f.off ==
+			   offsetof(struct ibve_port_row, counts),
+	   "its width, and its count the kind's");
 	teardown(&v);
 }
 

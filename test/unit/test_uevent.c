@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 #include "hotplug.h"
-#include "internal.h"
 #include "tap.h"
+#include "util.h"
 
 #define DIR "test/uevents/"
 
@@ -61,14 +61,14 @@ static void test_stored(void)
 	for (size_t k = 0; k < ARRAY_SIZE(kernels); k++) {
 		snprintf(name, sizeof(name), "%s-uverbs1-add", kernels[k]);
 		if (load(&u, name)) {
-			ok(parse(&u, &m) && m.kind == IBVE_HP_ADDED,
+			ok(parse(&u, &m) && m.what == IBVE_HP_ADDED,
 			   "%s: an arrival", name);
 			is_str(m.chardev, "uverbs1", "%s: its node", name);
 			is_str(m.device, "", "%s: no device name", name);
 		}
 		snprintf(name, sizeof(name), "%s-uverbs1-remove", kernels[k]);
 		if (load(&u, name)) {
-			ok(parse(&u, &m) && m.kind == IBVE_HP_REMOVED,
+			ok(parse(&u, &m) && m.what == IBVE_HP_REMOVED,
 			   "%s: a removal", name);
 			is_str(m.chardev, "uverbs1", "%s: its node", name);
 		}
@@ -183,7 +183,7 @@ static void test_malformed(void)
 		   strcmp(m.chardev, "uverbs7") == 0,
 	   "a DEVPATH without '/': the node is all of it");
 	ok(parse_text("remove@x||SEQNUM=9||ACTION=remove|" V_PATH V_SUBS, &m) &&
-		   m.kind == IBVE_HP_REMOVED &&
+		   m.what == IBVE_HP_REMOVED &&
 		   strcmp(m.chardev, "uverbs1") == 0,
 	   "empty fields between keys are skipped");
 	ok(parse_text("add@x|ACTION=add|DEVPATH=/d/uverbs"
