@@ -288,7 +288,8 @@ static void track_event(struct ibve_devset *s, struct ibve_slot *d,
 {
 	struct ibve_port_track *t;
 
-	if (ev->source != IBVE_SOURCE_VERBS)
+	/* an affiliated event is about an object, not a port or the device */
+	if (ev->source != IBVE_SOURCE_VERBS || ev->affiliated)
 		return;
 	if (d->ports_pending) /* an event before the timer: now, then */
 		track_ports(s, d);
