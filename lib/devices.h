@@ -15,10 +15,12 @@ struct ibv_device;
 
 #define IBVE_HOOKS_MAX 2
 
-/* What the source keeps of each port: for PORT_ACTIVE and speed changes. */
+/* What the source keeps of each port: for PORT_ACTIVE and speed changes,
+ * and the netdev its port events name. */
 struct ibve_port_track {
 	char rate[28];		 /* as last read; "" unknown */
 	struct timespec down_at; /* its PORT_ERR; 0: not known to be down */
+	int ndev_fd;		 /* its GID 0's netdev attribute, open; -1 */
 };
 
 /* An open device (or one closed after DEVICE_FATAL, ctx NULL). */
@@ -63,6 +65,7 @@ struct ibve_devset {
 	bool wait;    /* IBVE_SRC_WAIT: none is not a failure */
 	int lazy_fd;  /* a timerfd: the ports' rates, read after start-up */
 	bool lazy_watched;
+	int ifsock; /* for SIOCGIFINDEX: a netdev's index; -1 */
 };
 
 /* Add hooks before the devices source starts; the hook's id, or -errno. */

@@ -215,22 +215,38 @@ IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
 	return i < nrows ? &table[i] : NULL;
 }
 
+/* Whether (SOURCE, CODE) has a place in the index. */
+static bool indexable(enum ibve_source source, int code)
+{
+	return (unsigned int)source < NSOURCES &&
+	       (unsigned int)code < CODE_SLOTS;
+}
+
+/*
+ * The row of (SOURCE, CODE) in the index, or NULL: every record's way,
+ * inline where a record is made (no call, no frame).
+ */
+static inline const struct ibve_event_desc *indexed(enum ibve_source source,
+						    int code)
+{
+	uint8_t row;
+
+	table_build();
+	row = indexable(source, code) ? code_index[source][code] : 0;
+	return row ? &table[row - 1] : NULL;
+}
+
 IBVE_EXPORT const struct ibve_event_desc *
 ibve_event_desc_find(enum ibve_source source, int code)
 {
+	const struct ibve_event_desc *d = indexed(source, code);
 	const struct ibve_source_ops *o;
 
-	table_build();
-	if ((unsigned int)source < NSOURCES && code >= 0 && code < CODE_SLOTS) {
-		uint8_t row = code_index[source][code];
-
-		if (row) /* every record: nothing else on this path */
-			return &table[row - 1];
-	} else {
-		for (size_t i = 0; i < nrows; i++)
-			if (table[i].source == source && table[i].code == code)
-				return &table[i];
-	}
+	if (d)
+		return d;
+	for (size_t i = 0; !indexable(source, code) && i < nrows; i++)
+		if (table[i].source == source && table[i].code == code)
+			return &table[i];
 	/* a source whose records carry another's rows (the kernel: verbs) */
 	o = ibve_source_of(source);
 	return o && o->also ? ibve_event_desc_find(o->also->records, code)
@@ -469,9 +485,9 @@ void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 IBVE_EXPORT void ibve_event_set_code(struct ibve_event *ev,
 				     enum ibve_source source, int code)
 {
-	const struct ibve_event_desc *d = ibve_event_desc_find(source, code);
+	const struct ibve_event_desc *d = indexed(source, code);
 
-	if (!d) {
+	if (!d && !(d = ibve_event_desc_find(source, code))) {
 		ibve_event_set_unknown(ev, source, code);
 		return;
 	}

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 
 #include <infiniband/verbs.h>
@@ -126,7 +128,7 @@ static int create(void **out, const struct ibve_source_opts *o,
 	if (!s)
 		return ibve_error(ENOMEM, "out of memory");
 	s->h = *h;
-	s->lazy_fd = -1;
+	s->lazy_fd = s->ifsock = -1;
 	if (o->context) {
 		s->borrowed = o->context;
 		if (o->ndevices)
@@ -169,23 +171,52 @@ static void read_rate(const struct ibve_slot *d, uint32_t port, char *rate)
 		rate[0] = '\0';
 }
 
-/* What is kept of D's ports: how many, their rates. */
-static void track_ports(struct ibve_slot *d)
+static void untrack_ports(struct ibve_slot *d)
+{
+	for (uint32_t i = 0; i < d->nports; i++)
+		if (d->ports[i].ndev_fd >= 0)
+			close(d->ports[i].ndev_fd);
+	free(d->ports);
+	d->ports = NULL;
+	d->nports = 0;
+}
+
+/* The socket read_port() asks a netdev's index on, kept open; -1. */
+static int ifsock(struct ibve_devset *s)
+{
+	if (s->ifsock < 0)
+		s->ifsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	return s->ifsock;
+}
+
+/*
+ * What is kept of D's ports: how many, their rates, and each one's netdev
+ * attribute held open (GID 0, a RoCE port's default GID, is always its
+ * netdev's; an InfiniBand port's has none), so that a port event reads it
+ * again with a pread, on its way to its line (bench/ part 8).
+ */
+static void track_ports(struct ibve_devset *s, struct ibve_slot *d)
 {
 	uint32_t n = 0;
 	struct ibv_device_attr a;
 
-	free(d->ports);
-	d->ports = NULL;
-	d->nports = 0;
+	untrack_ports(d);
 	d->ports_pending = false;
 	if (ibv_query_device(d->ctx, &a) == 0)
 		n = a.phys_port_cnt;
 	if (!n || n > PORTS_MAX || !(d->ports = calloc(n, sizeof(*d->ports))))
 		return;
 	d->nports = n;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		char path[512];
+
 		read_rate(d, i + 1, d->ports[i].rate);
+		snprintf(path, sizeof(path),
+			 IBVE_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0", d->name,
+			 i + 1);
+		d->ports[i].ndev_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	ifsock(s);
 }
 
 /*
@@ -202,7 +233,7 @@ static void later(struct ibve_devset *s, struct ibve_slot *d)
 					    TFD_CLOEXEC | TFD_NONBLOCK);
 	if (s->lazy_fd < 0 ||
 	    (!s->lazy_watched && s->h.watch(s->h.ctx, s->lazy_fd, s, C_LAZY))) {
-		track_ports(d); /* now, then */
+		track_ports(s, d); /* now, then */
 		return;
 	}
 	s->lazy_watched = true;
@@ -225,7 +256,7 @@ static void lazy(struct ibve_devset *s)
 		struct ibve_slot *d = s->slots[i];
 
 		if (d->used && d->ctx && d->ports_pending)
-			track_ports(d);
+			track_ports(s, d);
 	}
 }
 
@@ -233,43 +264,54 @@ static void lazy(struct ibve_devset *s)
  * A port event reads its port once for every sink: its attributes when a
  * port table wants them, which the record carries to it, and the network
  * device of a RoCE or iWARP port (with its index, which JSON carries with
- * it): the name an operator knows.
+ * it): the name an operator knows. The netdev is read now, as the event
+ * comes (it may have been renamed), through the descriptor held for it.
  */
-static void read_port(const struct ibve_devset *s, const struct ibve_slot *d,
-		      struct ibve_event *ev)
+static void read_port(struct ibve_devset *s, const struct ibve_slot *d,
+		      const struct ibve_port_track *t, struct ibve_event *ev)
 {
+	struct ifreq ifr;
+	ssize_t n = -1;
 	char dir[256];
 
-	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", d->name,
-		 ev->port);
-	if (s->h.attrs(s->h.ctx) &&
-	    ibve_sysfs_port_dir(dir, &ev->verbs.attrs) == 0)
-		ev->fields |= IBVE_FIELD_ATTRS;
-	if (strcmp(ev->verbs.attrs.link_layer, "InfiniBand") == 0 ||
-	    ibve_sysfs_port_netdev(dir, ev->netdev, sizeof(ev->netdev)))
-		return;
-	ev->netdev_index = if_nametoindex(ev->netdev);
-	if (ev->netdev_index)
-		ev->fields |= IBVE_FIELD_NETDEV;
-	else /* in another network namespace, or gone */
+	if (s->h.attrs(s->h.ctx)) {
+		snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", d->name,
+			 ev->port);
+		if (ibve_sysfs_port_dir(dir, &ev->verbs.attrs) == 0)
+			ev->fields |= IBVE_FIELD_ATTRS;
+	}
+	_Static_assert(sizeof(ifr.ifr_name) == sizeof(ev->netdev), "one size");
+	if (t->ndev_fd >= 0)
+		n = pread(t->ndev_fd, ev->netdev, sizeof(ev->netdev) - 1, 0);
+	while (n > 0 && (ev->netdev[n - 1] == '\n' || ev->netdev[n - 1] == ' '))
+		n--;
+	ev->netdev[n > 0 ? n : 0] = '\0';
+	memcpy(ifr.ifr_name, ev->netdev, sizeof(ifr.ifr_name));
+	if (n <= 0 || ioctl(ifsock(s), SIOCGIFINDEX, &ifr)) {
+		/* none, or in another network namespace, or gone */
 		ev->netdev[0] = '\0';
+		return;
+	}
+	ev->netdev_index = (uint32_t)ifr.ifr_ifindex;
+	ev->fields |= IBVE_FIELD_NETDEV;
 }
 
 /* What a port or device event says of D's ports, and they of it. */
-static void track_event(const struct ibve_devset *s, struct ibve_slot *d,
+static void track_event(struct ibve_devset *s, struct ibve_slot *d,
 			struct ibve_event *ev)
 {
 	struct ibve_port_track *t;
 
-	if (ev->source != IBVE_SOURCE_VERBS)
+	/* an affiliated event is about an object, not a port or the device */
+	if (ev->source != IBVE_SOURCE_VERBS || ev->affiliated)
 		return;
 	if (d->ports_pending) /* an event before the timer: now, then */
-		track_ports(d);
+		track_ports(s, d);
 	if (!d->nports)
 		return;
 	t = ev->port && ev->port <= d->nports ? &d->ports[ev->port - 1] : NULL;
 	if (ev->cls == IBVE_CLASS_PORT && t)
-		read_port(s, d, ev);
+		read_port(s, d, t, ev);
 	if (ev->code == IBV_EVENT_PORT_ERR && t) {
 		if (!t->down_at.tv_sec && !t->down_at.tv_nsec)
 			t->down_at = ev->time;
@@ -312,7 +354,7 @@ static struct ibve_slot *new_slot(struct ibve_devset *s)
 			return NULL;
 		s->nslots++;
 	}
-	free(s->slots[i]->ports);
+	untrack_ports(s->slots[i]);
 	memset(s->slots[i], 0, sizeof(*s->slots[i]));
 	s->slots[i]->index = i;
 	return s->slots[i];
@@ -343,6 +385,7 @@ static void release(struct ibve_devset *s, struct ibve_slot *d)
 		if (s->hooks[k].detach)
 			s->hooks[k].detach(s->hooks[k].arg, (int)k, d);
 	s->h.unwatch(s->h.ctx, d->ctx->async_fd);
+	untrack_ports(d);
 	if (!d->borrowed)
 		ibv_close_device(d->ctx);
 	d->ctx = NULL;
@@ -621,11 +664,13 @@ static void destroy(void *arg)
 	for (size_t i = 0; i < s->nslots; i++) {
 		if (s->slots[i]->used)
 			release(s, s->slots[i]);
-		free(s->slots[i]->ports);
+		untrack_ports(s->slots[i]);
 		free(s->slots[i]);
 	}
 	if (s->lazy_fd >= 0)
 		close(s->lazy_fd);
+	if (s->ifsock >= 0)
+		close(s->ifsock);
 	free(s->slots);
 	free(s->watch.v);
 	free(s);

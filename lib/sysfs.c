@@ -82,21 +82,6 @@ int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a)
 	return 0;
 }
 
-int ibve_sysfs_port_netdev(const char *dir, char *buf, size_t size)
-{
-	char path[300];
-	int r;
-
-	/* GID 0 is the default GID of a RoCE port: always its netdev's */
-	snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/0", dir);
-	r = ibve_sysfs_read(path, buf, size);
-	if (!r && !buf[0])
-		r = -ENODATA;
-	if (r)
-		buf[0] = '\0';
-	return r;
-}
-
 uint64_t ibve_sysfs_node_guid(const char *device)
 {
 	char path[256], v[64];

@@ -13,12 +13,6 @@ int ibve_sysfs_port(const char *device, uint32_t port,
 		    struct ibve_port_attrs *a);
 /* The same from a port's directory DIR (IBVE_SYSFS/DEV/ports/N). */
 int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a);
-/*
- * The network device of the RoCE or iWARP port whose directory is DIR
- * (its default GID's), into BUF; -errno and "" when there is none
- * (InfiniBand).
- */
-int ibve_sysfs_port_netdev(const char *dir, char *buf, size_t size);
 /* The node GUID of DEVICE from sysfs, 0 when it cannot be read. */
 uint64_t ibve_sysfs_node_guid(const char *device);
 

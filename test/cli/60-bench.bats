@@ -50,8 +50,12 @@ load ../test_helper
 	assert_line --regexp "^\| [0-9]+, one with an LLDP peer \| $num \| $num \| $num \|$"
 	assert_line --regexp "^\| lldpd's socket, connect to close, ms \| $num \|$"
 	assert_line '| requests to lldpd | 2 |'
+	# a lone verbs event, ours beside ibv_asyncwatch's, and the calls made
+	assert_line --regexp "^\| ibv_eventwatch -d rxe0 \| [0-9]+ \| [0-9]+-[0-9]+ \| [0-9]+ \|$"
+	assert_line --regexp "^\| ibv_asyncwatch -d rxe0 \(anchor\) \| [0-9]+ \| [0-9]+-[0-9]+ \| [0-9]+ \|$"
+	assert_line --regexp "^([a-z_0-9]+, )*write\.$"
 	# every goal is judged, one way or the other
-	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 8 ]
+	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 9 ]
 	# and the figures above are numbers, not empty cells
 	run grep -E '[^|] \|  *\|' "$out"
 	assert_failure

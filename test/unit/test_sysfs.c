@@ -48,18 +48,6 @@ static void test_roce(void)
 	       "  its address is its first GID, as IPv6, not its LID");
 }
 
-static void test_netdev(void)
-{
-	char nd[IBVE_IFNAME_MAX] = "x";
-
-	is_int(ibve_sysfs_port_netdev("test/sysfs/roce-port1", nd, sizeof(nd)),
-	       0, "a RoCE port has a netdev");
-	is_str(nd, "enp65s0f0", "  its default GID's, without the newline");
-	is_int(ibve_sysfs_port_netdev("test/sysfs/ib-port1", nd, sizeof(nd)),
-	       -ENOENT, "an InfiniBand port has none");
-	is_str(nd, "", "  and nothing is made up");
-}
-
 static void test_missing(void)
 {
 	struct ibve_port_attrs a = { 0 };
@@ -74,7 +62,6 @@ int main(void)
 	test_ib_active();
 	test_ib_down();
 	test_roce();
-	test_netdev();
 	test_missing();
 	return done_testing();
 }
