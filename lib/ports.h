@@ -137,6 +137,13 @@ size_t ibve_counters_find(const char *dir, struct ibve_counter **v);
  */
 size_t ibve_counters_read(const char *dir, struct ibve_counter *v, size_t n,
 			  double dt, bool first, unsigned int *resets);
+/*
+ * EV a COUNTERS_MOVED record of the N counters V's moves (their deltas),
+ * the IBVE_COUNTERS_KEPT largest kept, over SAMPLE_US; SINCE: while the
+ * port was down, else before its down (src_counters.c).
+ */
+void ibve_counters_moved(struct ibve_event *ev, const struct ibve_counter *v,
+			 size_t n, bool since, uint64_t sample_us);
 
 /*
  * A port's peer looked up again (NEXT) becomes CUR; KNOWN keeps the last

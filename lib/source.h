@@ -126,6 +126,9 @@ struct ibve_source_ops {
 	} * kind_of;
 	size_t nkind_of;
 	int kind;
+	/* The severities its records may have beside their rows' (a mask of
+	 * 1 << severity: a counters record that moved is a warning). */
+	unsigned int severities;
 	const struct ibve_kind_info *kinds;
 	size_t nkinds;
 	/* The options that ask for it, or set its flags; added only when
