@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * The "counters" source: the error counters (ibve_is_error_counter()) of
- * every watched port, sampled right after the pipeline starts, at each
- * port record of the port (observe()), and every SAMPLE_S while it runs:
- * one wake-up a minute, never more. When a record says a port went down
- * (verbs PORT_ERR, netdev NETDEV_DOWN or CARRIER_LOST, DEVICE_REMOVED),
- * the port is read at once and COUNTERS_MOVED "before" says which
- * counters moved since the sample before (none: an empty object, so that
- * it is known they were looked at); at its PORT_ACTIVE, "since" says
- * which moved while it was down. A port whose counters cannot be read
- * (its device gone) gets no record. Records are made while another's
- * record passes, so they wait for the timer's next tick, set to now.
- * Added whenever the autopsy source is, whose evidence they are.
+ * every watched port, sampled when it starts (sysfs alone: no device is
+ * opened), at each record of the port (observe()), and every SAMPLE_S
+ * while it runs: one wake-up a minute, never more. When a record says a
+ * port went down (verbs PORT_ERR, netdev NETDEV_DOWN or CARRIER_LOST,
+ * DEVICE_REMOVED), the port is read at once and COUNTERS_MOVED "before"
+ * says which counters moved since the sample before (none: an empty
+ * object, so that it is known they were looked at); at its PORT_ACTIVE,
+ * "since" says which moved while it was down. A port whose counters cannot
+ * be read (its device gone) gets no record. Records are made while
+ * another's record passes, so they wait for the timer's next tick, set to
+ * now. Added whenever the autopsy source is, whose evidence they are.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -45,7 +45,6 @@ struct counters {
 	struct ibve_host h;
 	struct ibve_devset *devs;
 	int fd;
-	bool listed;
 	struct cport *ports;
 	size_t nports;
 	struct ibve_event *pend; /* made, not yet emitted */
@@ -73,20 +72,6 @@ static void arm(struct counters *s, bool now)
 				  .it_interval = { SAMPLE_S, 0 } };
 
 	timerfd_settime(s->fd, 0, &its, NULL);
-}
-
-/* Its first tick lists the ports, after the "watching" line. */
-static int start(void *arg)
-{
-	struct counters *s = arg;
-
-	s->devs = s->h.devset(s->h.ctx);
-	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (s->fd < 0)
-		return ibve_error(errno, "error counters: timerfd: %s",
-				  strerror(errno));
-	arm(s, true);
-	return s->h.watch(s->h.ctx, s->fd, s, 0);
 }
 
 static void port_dir(char *dir, size_t size, const char *device, uint32_t port)
@@ -172,8 +157,6 @@ static void look(struct counters *s, struct cport *p, int change)
 	char dir[160];
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	for (size_t i = 0; i < p->n && !down; i++)
-		p->c[i].delta = 0;
 	port_dir(dir, sizeof(dir), p->device, p->port);
 	if (!ibve_counters_read(dir, p->c, p->n, 0, false, NULL))
 		return; /* gone: nothing was looked at */
@@ -181,8 +164,11 @@ static void look(struct counters *s, struct cport *p, int change)
 		queue(s, p, &was, &now, down);
 		p->down = !down;
 	}
-	if (!down || !p->down)
-		p->at = now;
+	if (down && p->down)
+		return; /* what moves while down adds up */
+	p->at = now;
+	for (size_t i = 0; i < p->n; i++)
+		p->c[i].delta = 0;
 }
 
 static struct cport *find(struct counters *s, const char *device, uint32_t port)
@@ -241,8 +227,31 @@ static void drop_device(struct counters *s, const char *device)
 	s->nports = k;
 }
 
-/* The first tick lists the ports; with records waiting, a tick emits
- * them; otherwise it is the slow sample of every port. */
+/* The open devices' ports read, the timer set. */
+static int start(void *arg)
+{
+	struct counters *s = arg;
+	size_t n;
+	const char **names;
+
+	s->devs = s->h.devset(s->h.ctx);
+	n = s->devs ? ibve_devices_names(s->devs, NULL, 0) : 0;
+	if (!(names = calloc(n + 1, sizeof(*names))))
+		return ibve_error(ENOMEM, "out of memory");
+	n = s->devs ? ibve_devices_names(s->devs, names, n) : 0;
+	for (size_t i = 0; i < n; i++)
+		add_device(s, names[i]);
+	free(names);
+	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (s->fd < 0)
+		return ibve_error(errno, "error counters: timerfd: %s",
+				  strerror(errno));
+	arm(s, false);
+	return s->h.watch(s->h.ctx, s->fd, s, 0);
+}
+
+/* A tick with records waiting emits them; else it is the slow sample of
+ * every port. */
 static bool ready(void *arg, uint32_t cookie)
 {
 	struct counters *s = arg;
@@ -251,19 +260,8 @@ static bool ready(void *arg, uint32_t cookie)
 	(void)cookie;
 	if (read(s->fd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return false;
-	if (!s->listed && s->devs) {
-		size_t n = ibve_devices_names(s->devs, NULL, 0);
-		const char **names = calloc(n + 1, sizeof(*names));
-
-		n = names ? ibve_devices_names(s->devs, names, n) : 0;
-		for (size_t i = 0; i < n; i++)
-			add_device(s, names[i]);
-		free(names);
-	} else if (!s->npend) {
-		for (size_t i = 0; i < s->nports; i++)
-			look(s, &s->ports[i], 0);
-	}
-	s->listed = true;
+	for (size_t i = 0; i < s->nports && !s->npend; i++)
+		look(s, &s->ports[i], 0);
 	for (size_t i = 0; i < s->npend; i++)
 		s->h.put(s->h.ctx, &s->pend[i]);
 	s->npend = 0;
@@ -289,7 +287,7 @@ static void observe(void *arg, const struct ibve_event *ev)
 	struct counters *s = arg;
 	int c;
 
-	if (!s->listed || ev->source == IBVE_SOURCE_COUNTERS ||
+	if (ev->source == IBVE_SOURCE_COUNTERS ||
 	    (ev->cls != IBVE_CLASS_PORT && ev->cls != IBVE_CLASS_DEVICE))
 		return;
 	c = change(ev);
