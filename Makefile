@@ -473,12 +473,20 @@ $(B)/helpers/seccomp-errno: test/seccomp-errno.c
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
+# A helper of test/rxe: the sources named, and no other, on the library
+# (for a source no option asks for yet).
+$(B)/helpers/sources: test/sources.c $(LIB_SO) include/ibvevent.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ \
+		-L$(B)/lib -libvevent -Wl,-rpath,'$$ORIGIN/../lib' $(LIB_LIBS)
+
 # The guest collects into the results directory; the host validates.
 # RXE_TESTS: the files to run (all of test/rxe); VM_PART names a second
 # report directory when a suite is split between two guests.
 RXE_TESTS ?= test/rxe
 VM_TAP = $(abspath $(B)/tap/rxe-$(KERNEL)$(VM_PART))
-check-vm: all $(B)/helpers/seccomp-errno
+check-vm: all $(B)/helpers/seccomp-errno $(B)/helpers/sources
 	@rm -rf $(VM_TAP)/json-lines && mkdir -p $(VM_TAP)
 	@rc=0; BUILD=$(abspath $(B)) IBVEVENT_COLLECT=$(VM_TAP)/json-lines \
 		VM_ENV="BUILD IBVEVENT_COLLECT $(VM_ENV)" VM_TIMEOUT=$(VM_SUITE_TIMEOUT) \

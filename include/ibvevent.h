@@ -66,6 +66,8 @@ enum ibve_source {
 	 * records carry the verbs event codes and names, plus the owner.
 	 */
 	IBVE_SOURCE_KERNEL,
+	/* A port's error counters around its downs (with the autopsy). */
+	IBVE_SOURCE_COUNTERS = 6,
 };
 
 enum ibve_class {
@@ -178,6 +180,8 @@ enum ibve_field {
 	IBVE_FIELD_SUMMARY = 1u << 14, /* summary: a storm's summary */
 	IBVE_FIELD_PEER = 1u << 15,    /* verbs.peer */
 	IBVE_FIELD_ATTRS = 1u << 16,   /* verbs.attrs (not written out) */
+	/* counters: phase, counters, counters_more, sample_us */
+	IBVE_FIELD_COUNTERS = 1u << 17,
 };
 
 struct ibve_mlx5_fields {
@@ -310,6 +314,26 @@ struct ibve_verbs_fields {
 };
 
 /*
+ * A counters record's: the port's error counters (sysfs counters/ and
+ * hw_counters/) that moved between two samples, the largest moves first.
+ */
+#define IBVE_COUNTERS_KEPT 8
+
+struct ibve_counters_fields {
+	uint64_t sample_us; /* between the two samples */
+	uint32_t more;	    /* counters that moved beyond those kept */
+	uint8_t n;	    /* those kept */
+	/* false, "before": from the last sample to the port's down; true,
+	 * "since": from the down to its PORT_ACTIVE */
+	bool since;
+	struct ibve_counter_move {
+		uint64_t delta;
+		char name[47]; /* "symbol_error" */
+		bool hw;       /* of hw_counters/ */
+	} moved[IBVE_COUNTERS_KEPT];
+};
+
+/*
  * A summary record (IBVE_FIELD_SUMMARY) stands for COUNT events of one
  * key (event, device, port and, for affiliated events, the owner) that
  * came in a storm: the record is the first of them, its time the end of
@@ -361,6 +385,7 @@ struct ibve_event {
 		struct ibve_sm_fields sm;	  /* IBVE_FIELD_SM */
 		struct ibve_kernel_fields kernel; /* OWNER, KERNEL, AFTER... */
 		struct ibve_verbs_fields verbs;	  /* DOWN, RATES */
+		struct ibve_counters_fields counters; /* COUNTERS */
 		unsigned char area[IBVE_EVENT_AREA];
 	};
 	struct ibve_summary summary; /* IBVE_FIELD_SUMMARY */

@@ -52,7 +52,6 @@ IBVE_EXPORT int ibve_ports_new(struct ibve_ports **out, unsigned int flags)
 static void free_row(struct ibve_row *r)
 {
 	free(r->counters);
-	free(r->base);
 }
 
 IBVE_EXPORT void ibve_ports_free(struct ibve_ports *t)
@@ -298,16 +297,18 @@ bool ibve_is_error_counter(const char *name)
 	return false;
 }
 
-/* The error counters of R's counters (or HW, hw_counters) directory. */
-static void counter_dir(struct ibve_row *r, bool hw)
+/* The error counters of port directory DIR's counters/ (HW: hw_counters/),
+ * added to *V (*N of them). */
+static void counter_dir(const char *dir, bool hw, struct ibve_counter **v,
+			size_t *n)
 {
-	char dir[512];
+	char path[512];
 	struct dirent *e;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u/%s", r->pub.device,
-		 r->pub.port, hw ? "hw_counters" : "counters");
-	d = opendir(dir);
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 hw ? "hw_counters" : "counters");
+	d = opendir(path);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -316,12 +317,11 @@ static void counter_dir(struct ibve_row *r, bool hw)
 		if (e->d_name[0] == '.' || !ibve_is_error_counter(e->d_name) ||
 		    strlen(e->d_name) >= sizeof(c->name))
 			continue;
-		c = realloc(r->counters,
-			    (r->pub.counter_count + 1) * sizeof(*c));
+		c = realloc(*v, (*n + 1) * sizeof(*c));
 		if (!c)
 			break;
-		r->counters = c;
-		c = &c[r->pub.counter_count++];
+		*v = c;
+		c = &c[(*n)++];
 		memset(c, 0, sizeof(*c));
 		ibve_strcpy(c->name, e->d_name, sizeof(c->name));
 		c->hw = hw;
@@ -336,55 +336,67 @@ static int name_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+size_t ibve_counters_find(const char *dir, struct ibve_counter **v)
+{
+	size_t n = 0;
+
+	*v = NULL;
+	counter_dir(dir, false, v, &n);
+	counter_dir(dir, true, v, &n);
+	if (n)
+		qsort(*v, n, sizeof(**v), name_order);
+	return n;
+}
+
+size_t ibve_counters_read(const char *dir, struct ibve_counter *v, size_t n,
+			  double dt, bool first, unsigned int *resets)
+{
+	size_t got = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ibve_counter *c = &v[i];
+		char path[512], s[64];
+		uint64_t now, before = c->delta;
+
+		snprintf(path, sizeof(path), "%s/%s/%s", dir,
+			 c->hw ? "hw_counters" : "counters", c->name);
+		if (ibve_sysfs_read(path, s, sizeof(s)))
+			continue;
+		got++;
+		now = strtoull(s, NULL, 0);
+		if (first)
+			c->value = now;
+		/* never a negative delta: backwards is a reset */
+		if (ibve_counter_advance(c->value, now, &c->delta) && resets)
+			(*resets)++;
+		c->changed = now != c->value;
+		c->rate = dt > 0 ? (double)(c->delta - before) / dt : 0;
+		c->value = now;
+	}
+	return got;
+}
+
 /*
- * Read every counter of R. FIRST takes the values as the base; later
- * reads give the delta since the base and the rate over DT seconds.
+ * Read every counter of R. FIRST: which counters it has, found once (the
+ * row is new), their values the base; later reads give the delta since the
+ * base and the rate over DT seconds.
  */
 static void read_counters(struct ibve_row *r, double dt, bool first)
 {
 	struct ibve_port_row *p = &r->pub;
+	char dir[512];
 
-	p->moved = 0;
-	for (size_t i = 0; i < p->counter_count; i++) {
-		struct ibve_counter *c = &r->counters[i];
-		char path[512], v[64];
-		uint64_t now;
-
-		snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u/%s/%s",
-			 p->device, p->port, c->hw ? "hw_counters" : "counters",
-			 c->name);
-		if (ibve_sysfs_read(path, v, sizeof(v)) == 0) {
-			uint64_t before;
-
-			now = strtoull(v, NULL, 0);
-			if (first)
-				r->base[i] = c->value = now;
-			before = c->delta;
-			/* never a negative delta: backwards is a reset */
-			if (ibve_counter_advance(c->value, now, &c->delta))
-				p->counter_resets++;
-			c->changed = now != c->value;
-			c->rate = dt > 0 ? (double)(c->delta - before) / dt : 0;
-			c->value = now;
-		}
-		if (c->delta)
-			p->moved++;
+	snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u", p->device,
+		 p->port);
+	if (first) {
+		p->counter_count = ibve_counters_find(dir, &r->counters);
+		p->counters = r->counters;
 	}
-}
-
-/* Which counters a port has: found once, when the row is made. */
-static void find_counters(struct ibve_row *r)
-{
-	counter_dir(r, false);
-	counter_dir(r, true);
-	if (r->pub.counter_count)
-		qsort(r->counters, r->pub.counter_count, sizeof(*r->counters),
-		      name_order);
-	r->base = calloc(r->pub.counter_count + 1, sizeof(*r->base));
-	if (!r->base)
-		r->pub.counter_count = 0;
-	r->pub.counters = r->counters;
-	read_counters(r, 0, true);
+	ibve_counters_read(dir, r->counters, p->counter_count, dt, first,
+			   &p->counter_resets);
+	p->moved = 0;
+	for (size_t i = 0; i < p->counter_count; i++)
+		p->moved += r->counters[i].delta != 0;
 }
 
 /* Live: a row for each port sysfs lists of DEVICE. */
@@ -414,7 +426,7 @@ static int read_ports(struct ibve_ports *t, const char *device)
 		read_attrs(r, NULL, &now);
 		restore(t, r, &now);
 		if (t->flags & IBVE_PORTS_COUNTERS)
-			find_counters(r);
+			read_counters(r, 0, true);
 	}
 	closedir(d);
 	return 0;
@@ -799,7 +811,6 @@ IBVE_EXPORT void ibve_ports_reset(struct ibve_ports *t)
 		r->flap_n = 0;
 		p->flaps = p->flaps_window = 0;
 		for (size_t c = 0; c < p->counter_count; c++) {
-			r->base[c] = r->counters[c].value;
 			r->counters[c].delta = 0;
 			r->counters[c].changed = false;
 		}

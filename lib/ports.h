@@ -30,7 +30,6 @@ struct ibve_row {
 	int64_t bucket_sec[IBVE_BUCKETS];
 	uint32_t bucket_n[IBVE_BUCKETS];
 	struct ibve_counter *counters;
-	uint64_t *base; /* counter values at start or reset */
 };
 
 /* A port's health from a state file, for its row when it comes. */
@@ -124,6 +123,27 @@ void ibve_boot_id(char *buf, size_t size);
 /* Add to CUR the move of a counter from PREV to NOW: a counter that went
  * backwards was reset (NOW counts from 0); true then. */
 bool ibve_counter_advance(uint64_t prev, uint64_t now, uint64_t *cur);
+/*
+ * The error counters (ibve_is_error_counter()) of the port directory DIR
+ * (IBVE_SYSFS/DEV/ports/N): counters/ and hw_counters/, by name, into *V
+ * (NULL: none), not read yet; how many.
+ */
+size_t ibve_counters_find(const char *dir, struct ibve_counter **v);
+/*
+ * Read the N counters V of DIR: each one's move since its last read added
+ * to its delta (ibve_counter_advance(), a reset counted in *RESETS), its
+ * rate that move over DT seconds (0: none); FIRST: the values alone. How
+ * many could be read.
+ */
+size_t ibve_counters_read(const char *dir, struct ibve_counter *v, size_t n,
+			  double dt, bool first, unsigned int *resets);
+/*
+ * EV a COUNTERS_MOVED record of the N counters V's moves (their deltas),
+ * the IBVE_COUNTERS_KEPT largest kept, over SAMPLE_US; SINCE: while the
+ * port was down, else before its down (src_counters.c).
+ */
+void ibve_counters_moved(struct ibve_event *ev, const struct ibve_counter *v,
+			 size_t n, bool since, uint64_t sample_us);
 
 /*
  * A port's peer looked up again (NEXT) becomes CUR; KNOWN keeps the last

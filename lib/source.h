@@ -52,6 +52,9 @@ struct ibve_source_ops {
 	} * kind_of;
 	size_t nkind_of;
 	int kind;
+	/* The severities its records may have beside their rows' (a mask of
+	 * 1 << severity: a counters record that moved is a warning). */
+	unsigned int severities;
 	const struct ibve_kind_info *kinds;
 	size_t nkinds;
 	/* The options that ask for it, or set its flags; added only when
@@ -59,6 +62,8 @@ struct ibve_source_ops {
 	const struct ibve_source_option *options;
 	size_t noptions;
 	bool on_demand;
+	/* Added whenever the source called WITH is (evidence it observes). */
+	const char *with;
 	/*
 	 * Its records' owner, which --pid and --comm match (filter.c): when
 	 * OWNER_FLAG is set, the pid (uint32_t) and the comm (char[16]) at

@@ -355,8 +355,10 @@ static void row_rules(FILE *f, const char *indent)
 
 	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
 		bool mlx5 = d->source == IBVE_SOURCE_MLX5 && d->code < 256;
-		unsigned int sev = mlx5 ? mlx5_severities(d->code)
-					: 1u << d->severity;
+		const struct ibve_source_ops *o = ibve_source_of(d->source);
+		unsigned int sev =
+			(mlx5 ? mlx5_severities(d->code) : 1u << d->severity) |
+			(o ? o->severities : 0);
 		char src[64] = "", list[96] = "";
 		int n = 0;
 
