@@ -209,6 +209,19 @@ const struct ibve_source_ops *ibve_source_of(int source)
 	return (unsigned int)source < SOURCE_MAX ? source_by[source] : NULL;
 }
 
+/* EV's owner, where its source keeps it (filter.c: --pid, --comm). */
+bool ibve_event_owner(const struct ibve_event *ev, const void **pid,
+		      const char **comm)
+{
+	const struct ibve_source_ops *o = ibve_source_of(ev->source);
+
+	if (!o || !(ev->fields & o->owner_flag))
+		return false;
+	*pid = (const char *)ev + o->owner_pid;
+	*comm = (const char *)ev + o->owner_comm;
+	return true;
+}
+
 IBVE_EXPORT const struct ibve_event_desc *ibve_event_desc_at(size_t i)
 {
 	table_build();

@@ -20,6 +20,12 @@ extern const struct ibve_event_desc ibve_unknown_desc;
 void ibve_event_set_unknown(struct ibve_event *ev, enum ibve_source source,
 			    int code);
 /*
+ * EV's owner (pid and comm, where its source keeps them), or false: its
+ * source says it has none.
+ */
+bool ibve_event_owner(const struct ibve_event *ev, const void **pid,
+		      const char **comm);
+/*
  * For a filter term WORD that names nothing: the event name, class, source
  * or severity (after "severity>=" and the like, that bound with the
  * nearest level) it is nearest, in OUT; false when none is near.

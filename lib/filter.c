@@ -13,7 +13,6 @@
 
 #include "event.h"
 #include "filter.h"
-#include "source.h"
 
 enum term_type { T_EVENT, T_NAME, T_CLASS, T_SOURCE, T_SEVERITY };
 
@@ -273,20 +272,18 @@ static bool port_match(const struct ibve_filter *f, uint32_t port)
 static bool owner_match(const struct ibve_filter *f,
 			const struct ibve_event *ev)
 {
-	const struct ibve_source_ops *o;
 	bool pid = !f->npids, comm = !f->ncomms;
+	const void *owner_pid;
+	const char *owner_comm;
 
 	if (pid && comm)
 		return true;
-	o = ibve_source_of(ev->source);
-	if (!o || !(ev->fields & o->owner_flag))
+	if (!ibve_event_owner(ev, &owner_pid, &owner_comm))
 		return false;
 	for (size_t i = 0; i < f->npids && !pid; i++)
-		pid = !memcmp(&f->pids[i], (const char *)ev + o->owner_pid,
-			      sizeof(f->pids[i]));
+		pid = !memcmp(&f->pids[i], owner_pid, sizeof(f->pids[i]));
 	for (size_t i = 0; i < f->ncomms && !comm; i++)
-		comm = strcmp(f->comms[i], (const char *)ev + o->owner_comm) ==
-		       0;
+		comm = strcmp(f->comms[i], owner_comm) == 0;
 	return pid && comm;
 }
 
