@@ -735,8 +735,9 @@ const struct ibve_source_option *ibve_source_option_at(size_t i,
 						       const char **source);
 /*
  * Add the sources of live devices: every source that needs no asking, and
- * the sources of the options ASKED has (bit I: option I), each with O and
- * the flags of its options asked for. 0 or -errno.
+ * the sources of the options ASKED has (bit I: option I) with those that
+ * come with them (the autopsy's evidence), each with O and the flags of
+ * its options asked for. 0 or -errno.
  */
 int ibve_pipeline_add_live(struct ibve_pipeline *p,
 			   const struct ibve_source_opts *o, uint64_t asked);
