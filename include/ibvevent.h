@@ -66,6 +66,11 @@ enum ibve_source {
 	 * records carry the verbs event codes and names, plus the owner.
 	 */
 	IBVE_SOURCE_KERNEL,
+	/*
+	 * Why a port went down (--autopsy): a verdict from the records of
+	 * the other sources around the down, and a record when it is back.
+	 */
+	IBVE_SOURCE_AUTOPSY = 7,
 };
 
 enum ibve_class {

@@ -126,6 +126,9 @@ struct ibve_source_ops {
 	} * kind_of;
 	size_t nkind_of;
 	int kind;
+	/* The severities its records may have beside their rows' (a mask of
+	 * 1 << severity: a counters record that moved is a warning). */
+	unsigned int severities;
 	const struct ibve_kind_info *kinds;
 	size_t nkinds;
 	/* The options that ask for it, or set its flags; added only when
@@ -209,5 +212,18 @@ const struct ibve_source_ops *ibve_source_of(int source);
 /* 0, or -E2BIG when their rows make no table (why: ibve_errmsg()). */
 int ibve_event_table_check(void);
 extern const struct ibve_source_ops ibve_source_devices;
+
+/*
+ * The autopsy's causes (src_autopsy.c), in the order they are tried, the
+ * last (unknown) decided by nothing; NAME NULL ends them. The man page's
+ * table and the schema's names are made of them (share/mktables.c).
+ */
+struct ibve_cause {
+	const char *name;
+	unsigned int facts; /* what the evidence must say (src_autopsy.c) */
+	enum ibve_severity severity;
+	const char *decided_by, *action;
+};
+extern const struct ibve_cause ibve_causes[];
 
 #endif

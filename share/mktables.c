@@ -257,6 +257,21 @@ static void source_options(void)
 	}
 }
 
+/* The link autopsy's causes, in the order they are tried; those whose
+ * verdict is a warning. */
+static void causes(void)
+{
+	for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+		add(c->name);
+}
+
+static void warning_causes(void)
+{
+	for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+		if (c->severity == IBVE_SEVERITY_WARNING)
+			add(c->name);
+}
+
 static const struct {
 	const char *name;
 	void (*fill)(void);
@@ -270,6 +285,8 @@ static const struct {
 	{ "qp_numbered", qp_numbered },
 	{ "terms", terms },
 	{ "source_options", source_options },
+	{ "causes", causes },
+	{ "warning_causes", warning_causes },
 };
 
 static bool fill(const char *name, size_t len)
@@ -354,8 +371,10 @@ static void row_rules(FILE *f, const char *indent)
 
 	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++) {
 		bool mlx5 = d->source == IBVE_SOURCE_MLX5 && d->code < 256;
-		unsigned int sev = mlx5 ? mlx5_severities(d->code)
-					: 1u << d->severity;
+		const struct ibve_source_ops *o = ibve_source_of(d->source);
+		unsigned int sev =
+			(mlx5 ? mlx5_severities(d->code) : 1u << d->severity) |
+			(o ? o->severities : 0);
 		char src[64] = "", list[96] = "";
 		int n = 0;
 
@@ -572,6 +591,17 @@ static int region(FILE *f, const char *spec)
 					d->message_id);
 		fprintf(f, ".It Dv UNKNOWN(n) Ta Li %s\n",
 			ibve_unknown_desc.message_id);
+		return 0;
+	}
+	if (strncmp(spec, "causes", 6) == 0) {
+		/* the autopsy's table: cause, what decides it, the action */
+		fputs(".Bl -tag -width Ds\n", f);
+		for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+			fprintf(f,
+				".It Cm %s Pq %s\nDecided by %s.\nAction: %s.\n",
+				c->name, ibve_severity_name(c->severity),
+				c->decided_by, c->action);
+		fputs(".El\n", f);
 		return 0;
 	}
 	if (!fill(spec, (size_t)(sp - spec)) || !strstr(fmt, "%s")) {
