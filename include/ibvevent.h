@@ -463,10 +463,9 @@ void ibve_filter_free(struct ibve_filter *f);
  * Add a comma-separated list of terms to the include (EXCLUDE false) or
  * exclude set, all or nothing. A term is an event name (any case,
  * IBV_EVENT_ prefix optional, or UNKNOWN(N)), a class (device, port, qp,
- * cq, srq, wq, unknown), a source (verbs, hotplug, mlx5, sm, kernel) or a
- * severity
- * threshold (severity>=warning, severity=error, severity<=info; also
- * >=warning). -EINVAL names the bad term in ibve_errmsg().
+ * cq, srq, wq, unknown), a source (ibve_source_name(): verbs, ...) or a
+ * severity threshold (severity>=warning, severity=error, severity<=info;
+ * also >=warning). -EINVAL names the bad term in ibve_errmsg().
  */
 int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 			  bool exclude);

@@ -131,7 +131,6 @@ struct port {
 	uint32_t port;
 	bool down; /* since its PORT_DOWN_CAUSE's case opened, until active */
 	bool open; /* a window is open: rec is being made */
-	bool counted, moved; /* the counters said what moved; an error one */
 	unsigned int facts;
 	struct timespec due, down_at;
 	char rate[28]; /* live: before the down */
@@ -226,25 +225,22 @@ static void netdev(struct port *p, const struct ibve_event *ev,
 /* "counters":{NAME:DELTA,...} of the phase P's case waits for. */
 static void counters(struct port *p, const char *json)
 {
-	bool back = p->rec.code == BACK;
+	bool back = p->rec.code == BACK, moved = false;
 	const char *c = strstr(json, "\"counters\":{");
 	char phase[16], more[24];
 
 	if (!c || !member(json, "phase", phase, sizeof(phase)) ||
 	    strcmp(phase, back ? "since" : "before"))
 		return;
-	p->counted = true;
 	for (c += 12; *c == '"';) {
 		size_t n = strcspn(++c, "\"");
 		char name[64];
-		bool signal = false;
 
 		snprintf(name, sizeof(name), "%.*s", (int)n, c);
 		c += n + 2; /* the quote, the colon */
-		for (size_t i = 0; i < ARRAY_SIZE(signal_counters); i++)
-			signal |= !strcmp(name, signal_counters[i]);
-		p->moved |= signal && !back;
-		p->facts |= signal && !back ? F_SIGNAL : 0;
+		for (size_t i = 0; !back && i < ARRAY_SIZE(signal_counters);
+		     i++)
+			moved |= !strcmp(name, signal_counters[i]);
 		add(p, "%s +%.*s %s", name, (int)strcspn(c, ",}"), c,
 		    back ? "while down" : "before");
 		c += strcspn(c, ",}");
@@ -252,6 +248,10 @@ static void counters(struct port *p, const char *json)
 	}
 	if (member(json, "counters_more", more, sizeof(more)))
 		add(p, "+%s more counters", more);
+	if (moved)
+		p->facts |= F_SIGNAL;
+	else if (!back)
+		add(p, "no local error counter moved");
 }
 
 static void mlx5(struct port *p, const struct ibve_event *ev)
@@ -404,8 +404,6 @@ static void close_case(struct autopsy *a, struct port *p,
 
 	p->open = false;
 	if (p->rec.code == CAUSE) {
-		if (p->counted && !p->moved)
-			add(p, "no local error counter moved");
 		while (ibve_causes[c].facts &&
 		       !(ibve_causes[c].facts & p->facts))
 			c++;
@@ -451,7 +449,6 @@ static void open_case(struct autopsy *a, struct port *p,
 	rec->fields = FIELD;
 	p->open = true;
 	p->facts = 0;
-	p->counted = p->moved = false;
 	p->due = ev->time;
 	ibve_ts_add_ms(&p->due, WINDOW_MS);
 	if (code == BACK) {
