@@ -217,7 +217,7 @@ static void netdev(struct port *p, const struct ibve_event *ev,
 		if (!strcmp(state, reasons[i].name))
 			p->facts |= reasons[i].fact;
 	if (member(json, "ext_substate", sub, sizeof(sub)))
-		add(p, "firmware: %s, %s", state, sub);
+		add(p, "firmware: %s/%s", state, sub);
 	else
 		add(p, "firmware: %s", state);
 }

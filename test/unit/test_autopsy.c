@@ -300,6 +300,12 @@ static const struct ibve_event *verdict(const struct got *g)
 #define MODULE(st, err) EQE("16", "000000" st "0000" err "00" Z8 Z8 Z8 Z8 Z8 Z8)
 #define TEMP_WARN	EQE("17", Z8 Z8 "0000000000000001" Z8 Z8 Z8 Z8)
 #define EQE_TYPE(t)	EQE(t, Z8 Z8 Z8 Z8 Z8 Z8 Z8 Z8)
+/* The firmware's reason STATE (NAME): the LINKSTATE_GET reply of eth0, and
+ * its name as the netdev source writes it */
+#define LINKSTATE(state, name)                                              \
+	",\"linkstate\":\"060100001800018008000100040000000900020065746830" \
+	"00000000050002000000000005000500" state                            \
+	"000000\",\"ext_state\":\"" name "\""
 #define MOVED(phase, c) ",\"phase\":\"" phase "\",\"counters\":{" c "}"
 #define PEER                                                         \
 	",\"peer\":{\"kind\":\"lldp\",\"state\":\"known\",\"name\":" \
@@ -342,7 +348,7 @@ static const struct {
 	  "cable_or_module",
 	  "mlx5 TEMP_WARN: sensors ASIC" },
 	{ "the firmware's reason no_cable",
-	  { "0 netdev CARRIER_LOST" NETDEV("eth0") ",\"ext_state\":\"no_cable\"",
+	  { "0 netdev CARRIER_LOST" NETDEV("eth0") LINKSTATE("04", "no_cable"),
 	    "1 verbs PORT_ERR",
 	    "2 counters COUNTERS_MOVED" MOVED("before", "") },
 	  "cable_or_module",
@@ -352,7 +358,7 @@ static const struct {
 	  "thermal_or_power",
 	  "mlx5 PORT_MODULE: module 0 cable error: high temperature" },
 	{ "overheat, with symbol errors: thermal first",
-	  { "0 netdev CARRIER_LOST" NETDEV("eth0") ",\"ext_state\":\"overheat\"",
+	  { "0 netdev CARRIER_LOST" NETDEV("eth0") LINKSTATE("09", "overheat"),
 	    "2 counters COUNTERS_MOVED" MOVED("before", "\"symbol_error\":5") },
 	  "thermal_or_power",
 	  "firmware: overheat" },
@@ -369,8 +375,8 @@ static const struct {
 	  "signal_integrity",
 	  "netdev eth0 carrier lost, netdev up" },
 	{ "the firmware's reason bad_signal_integrity",
-	  { "0 netdev CARRIER_LOST" NETDEV("eth0") ",\"ext_state\":"
-						   "\"bad_signal_integrity\"" },
+	  { "0 netdev CARRIER_LOST" NETDEV("eth0")
+		    LINKSTATE("03", "bad_signal_integrity") },
 	  "signal_integrity",
 	  "firmware: bad_signal_integrity" },
 	{ "the carrier lost, no error counter moved",
