@@ -381,9 +381,14 @@ int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 	o.sz = sizeof(o);
 	o.devices = s->names;
 	o.ndevices = s->nnames;
-	if (s->replay) {
+	if (s->replay) { /* with the autopsy of its records, asked for */
+		int r;
+
 		o.path = s->replay;
-		return ibve_pipeline_add_source(p, "replay", &o);
+		r = ibve_pipeline_add_source(p, "replay", &o);
+		if (!r && cmd_asked(s, "autopsy"))
+			r = ibve_pipeline_add_source(p, "autopsy", &o);
+		return r;
 	}
 	return ibve_pipeline_add_live(p, &o, s->asked);
 }

@@ -115,9 +115,9 @@ uint64_t cmd_asked(const struct cmd_shared *s, const char *source);
 void cmd_shared_check(const struct cmd_shared *s, bool other, const char *modes,
 		      const char *keep);
 /*
- * Add to P the sources of S: the capture of -r with O's step and flags,
- * or those of live devices (-d: those), with what the sources' options
- * asked for. 0 or -errno.
+ * Add to P the sources of S: the capture of -r with O's step and flags
+ * (and --autopsy, of its records), or those of live devices (-d: those),
+ * with what the sources' options asked for. 0 or -errno.
  */
 int cmd_add_sources(struct ibve_pipeline *p, const struct cmd_shared *s,
 		    struct ibve_source_opts o);

@@ -108,7 +108,7 @@ static void parse(struct top *t, int argc, char **argv)
 		cmd_usage_error("-j needs -b (JSON is for batch mode)");
 	if (v->follow && !v->replay_path)
 		cmd_usage_error("--follow needs -r");
-	cmd_shared_check(&t->c, v->replay_path, "-r", NULL);
+	cmd_shared_check(&t->c, v->replay_path, "-r", "autopsy");
 	v->color = cmd_color(t->c.no_color, false);
 }
 

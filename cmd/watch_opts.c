@@ -286,7 +286,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 	if (w->web_config && !w->listen)
 		cmd_usage_error("--web-config goes with --metrics-listen");
 	/* --list --sm: each port's peer too */
-	cmd_shared_check(&w->c, w->c.replay, "--replay", NULL);
+	cmd_shared_check(&w->c, w->c.replay, "--replay", "autopsy");
 	cmd_shared_check(&w->c, w->list, "--list", "sm");
 	/* not an error: a filter may be kept for when -A is added */
 	if (w->owners && !cmd_asked(&w->c, "kernel") && !w->c.replay &&

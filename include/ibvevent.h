@@ -68,6 +68,11 @@ enum ibve_source {
 	IBVE_SOURCE_KERNEL,
 	/* A port's error counters around its downs (with the autopsy). */
 	IBVE_SOURCE_COUNTERS = 6,
+	/*
+	 * Why a port went down (--autopsy): a verdict from the records of
+	 * the other sources around the down, and a record when it is back.
+	 */
+	IBVE_SOURCE_AUTOPSY = 7,
 };
 
 enum ibve_class {
@@ -483,10 +488,9 @@ void ibve_filter_free(struct ibve_filter *f);
  * Add a comma-separated list of terms to the include (EXCLUDE false) or
  * exclude set, all or nothing. A term is an event name (any case,
  * IBV_EVENT_ prefix optional, or UNKNOWN(N)), a class (device, port, qp,
- * cq, srq, wq, unknown), a source (verbs, hotplug, mlx5, sm, kernel) or a
- * severity
- * threshold (severity>=warning, severity=error, severity<=info; also
- * >=warning). -EINVAL names the bad term in ibve_errmsg().
+ * cq, srq, wq, unknown), a source (ibve_source_name(): verbs, ...) or a
+ * severity threshold (severity>=warning, severity=error, severity<=info;
+ * also >=warning). -EINVAL names the bad term in ibve_errmsg().
  */
 int ibve_filter_add_terms(struct ibve_filter *f, const char *list,
 			  bool exclude);
@@ -760,8 +764,9 @@ const struct ibve_source_option *ibve_source_option_at(size_t i,
 						       const char **source);
 /*
  * Add the sources of live devices: every source that needs no asking, and
- * the sources of the options ASKED has (bit I: option I), each with O and
- * the flags of its options asked for. 0 or -errno.
+ * the sources of the options ASKED has (bit I: option I) with those that
+ * come with them (the autopsy's evidence), each with O and the flags of
+ * its options asked for. 0 or -errno.
  */
 int ibve_pipeline_add_live(struct ibve_pipeline *p,
 			   const struct ibve_source_opts *o, uint64_t asked);

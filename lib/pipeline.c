@@ -553,26 +553,44 @@ ibve_source_option_at(size_t i, const char **source)
 	return NULL;
 }
 
+/* Whether source K is on: it needs no asking, or ASKED has one of its
+ * options (bit I: option I); the flags those add to *FLAGS. */
+static bool asked_for(size_t k, uint64_t asked, unsigned int *flags)
+{
+	const struct ibve_source_ops *s = ibve_sources[k];
+	bool on = !s->on_demand;
+	size_t at = 0;
+
+	for (size_t i = 0; i < k; i++)
+		at += ibve_sources[i]->noptions;
+	for (size_t i = 0; i < s->noptions; i++, at++)
+		if (at < 64 && asked >> at & 1) {
+			*flags |= s->options[i].flags;
+			on = true;
+		}
+	return on;
+}
+
 IBVE_EXPORT int ibve_pipeline_add_live(struct ibve_pipeline *p,
 				       const struct ibve_source_opts *o,
 				       uint64_t asked)
 {
 	struct ibve_source_opts opts = *o;
-	size_t at = 0;
+	unsigned int none = 0;
 	int r = 0;
 
 	for (size_t k = 0; !r && ibve_sources[k]; k++) {
-		const struct ibve_source_ops *s = ibve_sources[k];
-		bool on = !s->on_demand;
+		const char *with = ibve_sources[k]->with;
+		bool on;
 
 		opts.flags = o->flags;
-		for (size_t i = 0; i < s->noptions; i++, at++)
-			if (at < 64 && asked >> at & 1) {
-				opts.flags |= s->options[i].flags;
-				on = true;
-			}
+		on = asked_for(k, asked, &opts.flags);
+		for (size_t i = 0; with && !on && ibve_sources[i]; i++)
+			on = !strcmp(ibve_sources[i]->name, with) &&
+			     asked_for(i, asked, &none);
 		if (on)
-			r = ibve_pipeline_add_source(p, s->name, &opts);
+			r = ibve_pipeline_add_source(p, ibve_sources[k]->name,
+						     &opts);
 	}
 	return r;
 }
@@ -820,21 +838,22 @@ static int sink_out(const struct ibve_event *ev, void *arg)
 	return s->ops->write(s, ev);
 }
 
-/* One record through the sinks and the stop conditions. */
+/*
+ * One record through the sinks and the stop conditions, then to the
+ * sources that observe it: one may emit (the autopsy) and so move the
+ * queue EV is in; EV is not read after them.
+ */
 static int pass(struct ibve_pipeline *p, struct ibve_event *ev)
 {
 	bool shown = !p->filter || ibve_filter_match(p->filter, ev);
-	int r;
+	int r = 0;
 
 	if (p->nexclude && host_excluded(p, ev->device))
 		return 0; /* a replay's, or a source's that sees every device */
 	for (size_t i = 0; i < p->nin; i++)
 		if (p->in[i].ops->annotate && p->in[i].started)
 			p->in[i].ops->annotate(p->in[i].src, ev);
-	for (size_t i = 0; i < p->nin; i++)
-		if (p->in[i].ops->observe && p->in[i].started)
-			p->in[i].ops->observe(p->in[i].src, ev);
-	for (size_t i = 0; i < p->nsinks; i++) {
+	for (size_t i = 0; i < p->nsinks && !r; i++) {
 		if (!shown && !(p->sinks[i].flags & IBVE_SINK_ALL))
 			continue;
 		/* in a run, a sink of summaries gets them from its summariser */
@@ -843,18 +862,21 @@ static int pass(struct ibve_pipeline *p, struct ibve_event *ev)
 					    p->sinks[i].sink);
 		else
 			r = p->sinks[i].sink->ops->write(p->sinks[i].sink, ev);
-		if (r)
-			return r;
 	}
-	if (!shown || !p->run)
-		return 0;
+	if (r)
+		return r;
 	/* events, not records: a replayed summary counts what it stands for */
-	p->matched += ibve_event_count(ev);
-	if (p->run->expect && ibve_filter_match(p->run->expect, ev))
-		return IBVE_STOP_EXPECT;
-	if (p->run->count && p->matched >= p->run->count)
-		return IBVE_STOP_COUNT;
-	return 0;
+	if (shown && p->run) {
+		p->matched += ibve_event_count(ev);
+		if (p->run->expect && ibve_filter_match(p->run->expect, ev))
+			r = IBVE_STOP_EXPECT;
+		else if (p->run->count && p->matched >= p->run->count)
+			r = IBVE_STOP_COUNT;
+	}
+	for (size_t i = 0; i < p->nin; i++)
+		if (p->in[i].ops->observe && p->in[i].started)
+			p->in[i].ops->observe(p->in[i].src, ev);
+	return r;
 }
 
 /* The oldest queued record, taken out of the queue (which must have one). */

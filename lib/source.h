@@ -139,4 +139,17 @@ const struct ibve_source_ops *ibve_source_of(int source);
 int ibve_event_table_check(void);
 extern const struct ibve_source_ops ibve_source_devices;
 
+/*
+ * The autopsy's causes (src_autopsy.c), in the order they are tried, the
+ * last (unknown) decided by nothing; NAME NULL ends them. The man page's
+ * table and the schema's names are made of them (share/mktables.c).
+ */
+struct ibve_cause {
+	const char *name;
+	unsigned int facts; /* what the evidence must say (src_autopsy.c) */
+	enum ibve_severity severity;
+	const char *decided_by, *action;
+};
+extern const struct ibve_cause ibve_causes[];
+
 #endif

@@ -19,6 +19,7 @@ extern const struct ibve_source_ops ibve_source_replay;
 extern const struct ibve_source_ops ibve_source_kernel;
 extern const struct ibve_source_ops ibve_source_lldp;
 extern const struct ibve_source_ops ibve_source_counters;
+extern const struct ibve_source_ops ibve_source_autopsy;
 
 const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1] = {
 	&ibve_source_devices,
@@ -29,6 +30,7 @@ const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1] = {
 	&ibve_source_replay,
 	&ibve_source_lldp, /* no records: adds peers to verbs ones */
 	&ibve_source_counters,
+	&ibve_source_autopsy,
 	NULL,		   /* then ibve_register_source()'s */
 };
 

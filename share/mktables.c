@@ -258,6 +258,21 @@ static void source_options(void)
 	}
 }
 
+/* The link autopsy's causes, in the order they are tried; those whose
+ * verdict is a warning. */
+static void causes(void)
+{
+	for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+		add(c->name);
+}
+
+static void warning_causes(void)
+{
+	for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+		if (c->severity == IBVE_SEVERITY_WARNING)
+			add(c->name);
+}
+
 static const struct {
 	const char *name;
 	void (*fill)(void);
@@ -271,6 +286,8 @@ static const struct {
 	{ "qp_numbered", qp_numbered },
 	{ "terms", terms },
 	{ "source_options", source_options },
+	{ "causes", causes },
+	{ "warning_causes", warning_causes },
 };
 
 static bool fill(const char *name, size_t len)
@@ -582,6 +599,17 @@ static int region(FILE *f, const char *spec)
 					d->message_id);
 		fprintf(f, ".It Dv UNKNOWN(n) Ta Li %s\n",
 			ibve_unknown_desc.message_id);
+		return 0;
+	}
+	if (strncmp(spec, "causes", 6) == 0) {
+		/* the autopsy's table: cause, what decides it, the action */
+		fputs(".Bl -tag -width Ds\n", f);
+		for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+			fprintf(f,
+				".It Cm %s Pq %s\nDecided by %s.\nAction: %s.\n",
+				c->name, ibve_severity_name(c->severity),
+				c->decided_by, c->action);
+		fputs(".El\n", f);
 		return 0;
 	}
 	if (!fill(spec, (size_t)(sp - spec)) || !strstr(fmt, "%s")) {

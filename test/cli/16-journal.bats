@@ -151,6 +151,29 @@ compare() {
 	assert_line --index 0 --regexp '^\[[0-9,]+\]$'
 }
 
+@test "--journal --autopsy: a verdict's entry has its cause, evidence and action, its catalog's MESSAGE_ID" {
+	journal_start
+	# the verdicts as JSON: what the autopsy decides is its own (no
+	# capture has it); the entries must hold every field of it
+	ibv_eventwatch -q -j -r "$CAPTURES/autopsy/mlx5.jsonl" --autopsy \
+		-e PORT_DOWN_CAUSE,PORT_BACK >"$BATS_TEST_TMPDIR/want"
+	n=$(grep -c . "$BATS_TEST_TMPDIR/want")
+	run --separate-stderr in_ns ibv_eventwatch -q -r "$CAPTURES/autopsy/mlx5.jsonl" \
+		--autopsy -e PORT_DOWN_CAUSE,PORT_BACK --journal
+	assert_success
+	assert_equal "$stderr" ''
+	entries "$BATS_TEST_TMPDIR/got" "$n"
+	run -0 compare "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" full
+	assert_output ''
+	# the first down of the capture: its module unplugged
+	run -0 jq -sr '.[0] | "\(.RDMA_CAUSE) | \(.RDMA_EVIDENCE) | \(.RDMA_ACTION) | \(.PRIORITY)"' \
+		"$BATS_TEST_TMPDIR/got"
+	assert_output 'cable_or_module | ["mlx5 PORT_MODULE: module 0 unplugged"] | reseat or replace the cable or module | 3'
+	run -0 jq -sr '[.[] | select(.RDMA_CAUSE == "administrative" or .RDMA_CAUSE == "unknown") | .PRIORITY] | unique | join(" ")' \
+		"$BATS_TEST_TMPDIR/got"
+	assert_output 4
+}
+
 @test "--journal: a storm is a summary entry a second, their counts the storm's, none dropped" {
 	journal_start
 	"$TOP/test/captures/storm.sh" >"$BATS_TEST_TMPDIR/storm.jsonl"

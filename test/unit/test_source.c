@@ -35,8 +35,8 @@ int mktables_main(int argc, char **argv);
 
 /* --- the source ---------------------------------------------------------- */
 
-/* Its records' source: the first number past the public enum. */
-#define SOURCE_SYNTHETIC (IBVE_SOURCE_KERNEL + 1)
+/* Its records' source: a number past the public enum's. */
+#define SOURCE_SYNTHETIC 20
 
 enum { SYN_TICK = 1, SYN_ALARM = 2 };
 
@@ -164,7 +164,8 @@ static const struct ibve_source_ops ibve_source_synthetic = {
 	FIELDS(synthetic_fields),
 	OPTIONS(synthetic_options),
 	.on_demand = true,
-	.rank = 2, /* its rows after the library's */
+	.with = "autopsy", /* and added with it, as its evidence is */
+	.rank = 2,	   /* its rows after the library's */
 	.order = 30,
 	.create = syn_create,
 	.start = syn_start,
@@ -377,6 +378,15 @@ static void test_option(void)
 		   ibve_pipeline_add_source(p, "synthetic", NULL) == 0,
 	   "not asked for, they do not");
 	ibve_pipeline_free(p);
+	for (i = 0;
+	     (o = ibve_source_option_at(i, &src)) && strcmp(src, "autopsy");)
+		i++;
+	ok(o && ibve_pipeline_new(&p) == 0 &&
+		   ibve_pipeline_add_live(p, &so, 1ull << i) == 0 &&
+		   ibve_pipeline_add_source(p, "autopsy", NULL) == -EEXIST &&
+		   ibve_pipeline_add_source(p, "synthetic", NULL) == -EEXIST,
+	   "the source it is with asked for (--autopsy), they include it");
+	ibve_pipeline_free(p);
 	free(help);
 }
 
@@ -483,10 +493,11 @@ static void test_tables(void)
 	ok(man &&
 		   strstr(man, ".It Dv SYNTHETIC_TICK Ta Li "
 			       "137175dc396a4dd7aba6acac90def0a1\n") &&
-		   strstr(man, ".Pq Cm verbs , hotplug , mlx5 , sm , kernel , "
-			       "synthetic ,"),
+		   strstr(man,
+			  ".Pq Cm verbs , hotplug , mlx5 , sm , kernel , ") &&
+		   strstr(man, " , autopsy , synthetic ,\n"),
 	   "the man page's tables have its MESSAGE_IDs and its source");
-	ok(completion && strstr(completion, " --synthetic'\n"),
+	ok(completion && strstr(completion, "--synthetic'\n"),
 	   "the completion offers its option");
 	ok(man && strstr(man, ".It Fl \\-synthetic\nsource\n.Cm synthetic :\n"
 			      "also the synthetic events of the unit tests\n"),
