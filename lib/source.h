@@ -133,6 +133,8 @@ struct ibve_source_ops {
 	const struct ibve_source_option *options;
 	size_t noptions;
 	bool on_demand;
+	/* Added whenever the source called WITH is (evidence it observes). */
+	const char *with;
 	/*
 	 * Its records' owner, which --pid and --comm match (filter.c): when
 	 * OWNER_FLAG is set, the pid (uint32_t) and the comm (char[16]) at
