@@ -66,6 +66,8 @@ enum ibve_source {
 	 * records carry the verbs event codes and names, plus the owner.
 	 */
 	IBVE_SOURCE_KERNEL,
+	/* the link changes of the network devices of RoCE and iWARP ports */
+	IBVE_SOURCE_NETDEV = 5,
 	/* A port's error counters around its downs (with the autopsy). */
 	IBVE_SOURCE_COUNTERS = 6,
 	/*
@@ -115,6 +117,14 @@ enum ibve_sm_code {
 	IBVE_SM_GID_OUT_OF_SERVICE = 65,
 	IBVE_SM_MCG_CREATED = 66,
 	IBVE_SM_MCG_DELETED = 67,
+};
+
+/* IBVE_SOURCE_NETDEV codes (the port's netdev: IFF_UP, IFF_LOWER_UP). */
+enum ibve_netdev_code {
+	IBVE_NETDEV_DOWN = 0,	      /* set down (IFF_UP cleared) */
+	IBVE_NETDEV_UP = 1,	      /* set up */
+	IBVE_NETDEV_CARRIER_LOST = 2, /* up, its carrier lost */
+	IBVE_NETDEV_CARRIER_UP = 3,
 };
 
 /* IBVE_SOURCE_KERNEL codes: the verbs ones, and past them our own. */
@@ -187,6 +197,8 @@ enum ibve_field {
 	IBVE_FIELD_ATTRS = 1u << 16,   /* verbs.attrs (not written out) */
 	/* counters: phase, counters, counters_more, sample_us */
 	IBVE_FIELD_COUNTERS = 1u << 17,
+	IBVE_FIELD_IFFLAGS = 1u << 18,	 /* netdev source: ifflags */
+	IBVE_FIELD_LINKSTATE = 1u << 19, /* netdev source: linkstate */
 };
 
 struct ibve_mlx5_fields {
@@ -740,6 +752,8 @@ struct ibve_source_opts {
  * events of mlx5 devices), "sm" (subnet events from the subnet
  * administrator), "kernel" (every process's affiliated events, from eBPF
  * programs on the kernel's event handlers; needs CAP_BPF and CAP_PERFMON),
+ * "netdev" (the link changes of the network devices of the RoCE and
+ * iWARP ports the "devices" source watches, from rtnetlink),
  * "replay" (a JSON Lines capture). -ENOENT for a name
  * this version does not know. Nothing is opened before ibve_pipeline_start().
  */

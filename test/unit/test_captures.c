@@ -3,7 +3,7 @@
  * Every record of the stored captures is one the live code could have
  * written: each is rebuilt from its raw facts (event number and the union
  * member of its class, the mlx5 entry, the SA notice, the hot-plug
- * message) by the same decoder the live sources use, and written again;
+ * message, a netdev's flags and the firmware's reply) by the same decoder the live sources use, and written again;
  * it must come out as the capture's own line, read and written.
  *
  * A name this version does not know (a capture from a newer version) has
@@ -18,6 +18,7 @@
 #include "hotplug.h"
 #include "kernel.h"
 #include "mlx5.h"
+#include "netdev.h"
 #include "sm.h"
 #include "tap.h"
 
@@ -27,6 +28,7 @@ static const char *const captures[] = {
 	"test/captures/sm.jsonl",
 	"test/captures/hotplug.jsonl",
 	"test/captures/kernel.jsonl",
+	"test/captures/netdev.jsonl",
 	"test/captures/fleet-node1.jsonl",
 	"test/captures/fleet-node2.jsonl",
 	"test/captures/fleet-node3.jsonl",
@@ -186,6 +188,19 @@ static void rebuild_kernel(const struct ibve_event *r, struct ibve_event *l)
 	l->fields |= r->fields & IBVE_FIELD_AFTER;
 }
 
+/* The netdev source's record of a link's flags and the firmware's reply. */
+static void rebuild_netdev(const struct ibve_event *r, struct ibve_event *l)
+{
+	const struct ibve_nd_fields *f = (const void *)r->area;
+	struct ibve_nd_link k = { .index = r->netdev_index,
+				  .flags = f->ifflags };
+
+	memset(l, 0, sizeof(*l));
+	ibve_strcpy(k.name, r->netdev, sizeof(k.name));
+	ibve_nd_record(l, r->device, r->node_guid, r->port, &k, r->code,
+		       f->reply, r->fields & IBVE_FIELD_LINKSTATE ? f->len : 0);
+}
+
 static void check_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -227,6 +242,9 @@ static void check_file(const char *path)
 			break;
 		case IBVE_SOURCE_KERNEL:
 			rebuild_kernel(&r, &l);
+			break;
+		case IBVE_SOURCE_NETDEV:
+			rebuild_netdev(&r, &l);
 			break;
 		default:
 			ok(false, "%s:%lu: no decoder for source %s", path, n,
