@@ -23,12 +23,17 @@ extern const struct ibve_source_ops ibve_source_counters;
 extern const struct ibve_source_ops ibve_source_autopsy;
 
 const struct ibve_source_ops *ibve_sources[IBVE_SOURCES_MAX + 1] = {
-	&ibve_source_devices, &ibve_source_mlx5,
-	&ibve_source_sm,      &ibve_source_hotplug,
-	&ibve_source_kernel,  &ibve_source_replay,
-	&ibve_source_lldp, /* no records: adds peers to verbs ones */
-	&ibve_source_netdev,  &ibve_source_counters,
-	&ibve_source_autopsy, NULL, /* then ibve_register_source()'s */
+	&ibve_source_devices,
+	&ibve_source_mlx5,
+	&ibve_source_sm,
+	&ibve_source_hotplug,
+	&ibve_source_kernel,
+	&ibve_source_replay,
+	&ibve_source_lldp,     /* no records: adds peers to verbs ones */
+	&ibve_source_netdev,   /* --netdev, or with the autopsy */
+	&ibve_source_counters, /* with the autopsy */
+	&ibve_source_autopsy,  /* --autopsy */
+	NULL,		       /* then ibve_register_source()'s */
 };
 
 int ibve_register_source(const struct ibve_source_ops *o)
