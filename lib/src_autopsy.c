@@ -39,10 +39,6 @@
 #define WINDOW_MS 1000
 #define RECENT	  8 /* evidence records kept for the cases opened after */
 
-/* The evidence sources' records (AUTOPSY.md): IBVE_SOURCE_NETDEV's codes
- * NETDEV_DOWN and CARRIER_LOST, IBVE_SOURCE_COUNTERS's COUNTERS_MOVED. */
-enum { NETDEV = 5, COUNTERS = 6, NETDEV_DOWN = 0, CARRIER_LOST = 2 };
-
 enum { CAUSE, BACK }; /* its codes */
 
 /* What the evidence says. */
@@ -207,11 +203,11 @@ static void netdev(struct port *p, const struct ibve_event *ev,
 	const char *name = ev->netdev[0] ? ev->netdev : "?";
 	char state[40], sub[40];
 
-	if (ev->code == NETDEV_DOWN) {
+	if (ev->code == IBVE_NETDEV_DOWN) {
 		p->facts |= F_ADMIN;
 		add(p, "netdev %s set down (IFF_UP cleared)", name);
 	}
-	if (ev->code != CARRIER_LOST)
+	if (ev->code != IBVE_NETDEV_CARRIER_LOST)
 		return;
 	p->facts |= F_CARRIER;
 	add(p, "netdev %s carrier lost, netdev up", name);
@@ -325,12 +321,13 @@ static void take(struct port *p, const struct ibve_event *ev)
 	} else if (ev->source == IBVE_SOURCE_MLX5) {
 		mlx5(p, ev);
 	}
-	if ((int)ev->source != NETDEV && (int)ev->source != COUNTERS)
+	if (ev->source != IBVE_SOURCE_NETDEV &&
+	    ev->source != IBVE_SOURCE_COUNTERS)
 		return;
 	ibve_event_format_json(ev, s, sizeof(s));
-	if ((int)ev->source == NETDEV && p->rec.code == CAUSE)
+	if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
 		netdev(p, ev, s);
-	else if ((int)ev->source == COUNTERS)
+	else if (ev->source == IBVE_SOURCE_COUNTERS)
 		counters(p, s);
 }
 
@@ -481,8 +478,9 @@ static bool downs(const struct ibve_event *ev)
 {
 	return (ev->source == IBVE_SOURCE_VERBS &&
 		ev->code == IBV_EVENT_PORT_ERR) ||
-	       ((int)ev->source == NETDEV &&
-		(ev->code == NETDEV_DOWN || ev->code == CARRIER_LOST));
+	       (ev->source == IBVE_SOURCE_NETDEV &&
+		(ev->code == IBVE_NETDEV_DOWN ||
+		 ev->code == IBVE_NETDEV_CARRIER_LOST));
 }
 
 /* Whether EV may be evidence of a case that opens after it. */
@@ -492,7 +490,7 @@ static bool kept(const struct ibve_event *ev)
 		ev->code != IBVE_MLX5_PORT_CHANGE) ||
 	       (ev->source == IBVE_SOURCE_VERBS &&
 		ev->code == IBV_EVENT_DEVICE_FATAL) ||
-	       ((int)ev->source == COUNTERS);
+	       (ev->source == IBVE_SOURCE_COUNTERS);
 }
 
 /* A port's event: its case opens, or closes as it comes back. */
