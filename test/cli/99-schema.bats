@@ -68,7 +68,7 @@ refused() {
 	refused '.code = 11' "10 was expected (at /code) [verbs/kernel PORT_ERR (10).]"
 	refused '.severity = "info"' "'error' was expected (at /severity)"
 	refused '.extra = 1' "Additional properties are not allowed ('extra' was unexpected)"
-	refused '.down_us = 5' "'PORT_ACTIVE' was expected (at /event) [down_us: PORT_ACTIVE of source verbs only.]"
+	refused '.down_us = 5' "is not valid under any of the given schemas (at /) [down_us: PORT_ACTIVE of source verbs and PORT_BACK of source autopsy only.]"
 	# a storm's summary: its count with its interval, its end with its count
 	refused '.count = 5' "'interval_us' is a dependency of 'count' (at /) [A storm's summary"
 	refused '.storm_total = 5' "'count' is a dependency of 'storm_total' (at /)"
@@ -85,7 +85,7 @@ refused() {
 	assert_success
 	refused '.netdev = "enp65s0f0"' "'netdev_index' is a dependency of 'netdev'"
 	refused '.event = "SRQ_LIMIT_REACHED" | .code = 11 | .class = "srq" | .severity = "warning" | .affiliated = true | .port = null | .netdev = "enp65s0f0" | .netdev_index = 4' \
-		"[netdev and netdev_index: NETDEV_ATTACH and NETDEV_DETACH of source hotplug, and the port events of source verbs"
+		"[netdev and netdev_index: NETDEV_ATTACH and NETDEV_DETACH of source hotplug, the port events of source verbs"
 }
 
 @test "a JSON line no schema claims fails, and so does one that is not JSON" {
