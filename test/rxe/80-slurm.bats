@@ -181,8 +181,13 @@ wait_checks() {
 	scontrol update NodeName="$NODE" State=RESUME
 	wait_node '^State=IDLE$'
 	# cannot check (the watcher's state unreadable): said, nothing
-	# drained, the port down notwithstanding
+	# drained, the port down notwithstanding. A check that began before
+	# the garbage (no state, so none asked for) may read the port after it
+	# went down, and drain: two whole checks run first, the second begun
+	# after the garbage, and every one after it.
 	echo garbage >"$STATE"
+	n=$(checks)
+	wait_checks "$n" 2
 	ip link set dummy0 down
 	wait_port_state DOWN
 	n=$(checks)
