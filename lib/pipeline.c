@@ -736,9 +736,11 @@ IBVE_EXPORT int ibve_pipeline_add_sink(struct ibve_pipeline *p,
 	for (size_t i = 0; s->log && i < p->nsinks; i++)
 		logs += !!p->sinks[i].sink->log;
 	if (logs == IBVE_WATCHER_LOGS) { /* their metrics would be cut */
-		s->ops->destroy(s);
-		return ibve_error(ENOSPC, "%s: more than %d log sinks", s->log,
-				  IBVE_WATCHER_LOGS);
+		int r = ibve_error(ENOSPC, "%s: more than %d log sinks", s->log,
+				   IBVE_WATCHER_LOGS);
+
+		s->ops->destroy(s); /* after its name is said */
+		return r;
 	}
 	v = realloc(p->sinks, (p->nsinks + 1) * sizeof(*v));
 
