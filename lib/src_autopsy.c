@@ -151,10 +151,13 @@ struct autopsy {
 /* --- evidence ------------------------------------------------------------ */
 
 /* S into F's pool, once, with RESERVE bytes left; false: no room. */
-static bool put(struct autopsy_fields *f, const char *s, size_t reserve)
+static bool put(struct autopsy_fields *f, const char *raw, size_t reserve)
 {
-	char *at = f->pool;
+	char *at = f->pool, s[POOL + 1];
 
+	/* as it is written (a byte not UTF-8 as U+FFFD), so it reads back */
+	if (!ibve_utf8_copy(s, raw, sizeof(s)))
+		return false;
 	for (unsigned int i = 0; i < f->n; i++, at += strlen(at) + 1)
 		if (!strcmp(at, s))
 			return true;
