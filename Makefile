@@ -726,7 +726,7 @@ FUZZ_TOOLS_http := $(FUZZ_TOOLS_webconfig) cmd/web/http.c
 FUZZ_TOOLS := $(FUZZ_TOOLS_http)
 FUZZ_TOOLS_CFLAGS := $(foreach l,MHD YAML CRYPT GNUTLS,$(if $($(l)_SONAME),-DIBVE_$(l)_SONAME='"$($(l)_SONAME)"'))
 
-$(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(FUZZ_TOOLS) \
+$(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(wildcard test/fuzz/*.h) $(LIB_SRCS) $(FUZZ_TOOLS) \
 		$(wildcard include/*.h lib/*.h cmd/web/*.h) \
 		$(BPF_SKEL) | $(B)/gen/ibvevent_config.h
 	@mkdir -p $(dir $@)
@@ -734,7 +734,7 @@ $(B)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIB_SRCS) $(FUZZ_TOOLS) \
 	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(DL_CFLAGS) $(FUZZ_TOOLS_CFLAGS) \
 		-Ilib -Icmd/web $(FUZZ_FLAGS) $< $(LIB_SRCS) $(FUZZ_TOOLS_$*) -o $@ $(LIB_LIBS)
 
-$(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(LIB_OBJS) \
+$(B)/fuzz-run/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/driver.c $(wildcard test/fuzz/*.h) $(LIB_OBJS) \
 		$(FUZZ_TOOLS:%.c=$(B)/obj/%.o)
 	@mkdir -p $(dir $@)
 	$(call quiet,CCLD,$@)
