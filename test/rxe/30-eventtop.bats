@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 # ibv_eventtop live on soft-RoCE: batch snapshots, real hw counters, rows
 # that come and go with the device, and the screen through tmux.
+# One kernel, the ASan guest's (make check): the dashboard draws what the
+# library's sources read, and those run on both kernels in the other files.
 
 load ../test_helper
 

@@ -4,6 +4,8 @@
 # follow link flaps, each flap's port read once for every sink (strace),
 # presence follows removal, and a real rsyslogd gets one record per event
 # with the mapped severity.
+# One kernel, the ASan guest's (make check): the sinks write what the
+# library's sources read, and those run on both kernels in the other files.
 
 load ../test_helper
 

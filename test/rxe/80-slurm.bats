@@ -12,6 +12,8 @@
 # under /run; slurmd runs on the node of node.bash, where /usr/local holds
 # what make install puts there from this build (the path of the man page's
 # example).
+# One kernel, the ASan guest's (make check): Slurm sees a port that went
+# down; the kernels' ways to take it down run on both in the other files.
 
 load ../test_helper
 load node

@@ -10,6 +10,9 @@
 # there. The configurations' keys and what the
 # journal monitor matches: test/cli/53-schedulers.bats; the Slurm program
 # under a real Slurm: 80-slurm.bats.
+# One kernel, the ASan guest's (make check): the checks read a port that
+# went down; the kernels' ways to take it down run on both in the other
+# files.
 
 load ../test_helper
 load node
