@@ -211,6 +211,21 @@ ibvevent_port_down_total{device="mlx5_3",port="1",cause="administrative"} 1'
 	ibv_eventwatch -q -r "$CAPTURES/autopsy/mlx5.jsonl" --autopsy \
 		--metrics-file "$M" --metrics-state "$S" >/dev/null
 	diff -u <(labelled_downs "$CAPTURES/autopsy/mlx5.jsonl") <(metric_downs "$M")
+	# a cause this version does not know (a newer one's) is kept as it is,
+	# a device's own (port 0) has an empty port; a line without a cause,
+	# or with a count below 0, is no state line
+	printf '%s\n' '{"device":"mlx5_9","port":0,"cause":"cosmic_rays","count":4,"last":"2026-06-02T03:00:00.000000000Z"}' >"$S"
+	ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S" >/dev/null
+	run -0 grep '^ibvevent_port_down_total' "$M"
+	assert_output 'ibvevent_port_down_total{device="mlx5_9",port="",cause="cosmic_rays"} 4'
+	for bad in '{"device":"mlx5_0","port":1,"cause":"","count":1}' \
+		'{"device":"mlx5_0","port":1,"cause":"unknown","count":-1}' \
+		'{"device":"mlx5_0","port":65536,"cause":"unknown","count":1}'; do
+		echo "$bad" >"$S"
+		run --separate-stderr ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S"
+		assert_failure 3
+		assert_equal "$stderr" "ibv_eventwatch: $S:1: not a metrics state line"
+	done
 }
 
 @test "the man page's METRICS lists every series the writer has; the docs and rules name no other" {
