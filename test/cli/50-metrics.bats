@@ -221,10 +221,11 @@ ibvevent_port_down_total{device="mlx5_3",port="1",cause="administrative"} 1'
 	for bad in '{"device":"mlx5_0","port":1,"cause":"","count":1}' \
 		'{"device":"mlx5_0","port":1,"cause":"unknown","count":-1}' \
 		'{"device":"mlx5_0","port":65536,"cause":"unknown","count":1}'; do
-		echo "$bad" >"$S"
-		run --separate-stderr ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S"
+		not_output "$S.bad"
+		echo "$bad" >"$S.bad"
+		run --separate-stderr ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S.bad"
 		assert_failure 3
-		assert_equal "$stderr" "ibv_eventwatch: $S:1: not a metrics state line"
+		assert_equal "$stderr" "ibv_eventwatch: $S.bad:1: not a metrics state line"
 	done
 }
 
