@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Prometheus metrics of a port table (ports.c): counters per device, port,
- * event and severity; last-event times; port state and attributes; device
- * presence; rendered in the text exposition format, written atomically,
+ * event and severity; port downs by cause; last-event times; port state and
+ * attributes; device presence; rendered in the text exposition format, written atomically,
  * and optionally kept across restarts.
  */
 #include <errno.h>
@@ -233,6 +233,15 @@ IBVE_EXPORT size_t ibve_metrics_format(const struct ibve_ports *m, char *buf,
 			    p->port);
 		ibve_buf_printf(&b, "} %" PRIu64 "\n", p->flaps);
 	}
+	family(&b, "ibvevent_port_down_total", "counter",
+	       "Port downs the link autopsy (--autopsy) explained (PORT_DOWN_CAUSE), by device, port (empty: the whole device) and cause; a series for each cause seen.");
+	for (size_t i = 0; i < m->ndowns; i++) {
+		const struct ibve_series *s = &m->downs[i];
+
+		port_series(&b, "ibvevent_port_down_total", s->device, s->port);
+		label(&b, ",cause", s->event);
+		ibve_buf_printf(&b, "} %" PRIu64 "\n", s->count);
+	}
 	family(&b, "ibvevent_port_last_down_duration_seconds", "gauge",
 	       "How long the port was down the last time it came back up.");
 	for (size_t i = 0; i < m->nrows; i++) {
@@ -402,8 +411,8 @@ static void format_port(struct ibve_buf *b, const struct ibve_row *r)
 }
 
 /*
- * The state: the boot it belongs to, one JSON object per counter, one per
- * port's health.
+ * The state: the boot it belongs to, one JSON object per port's health,
+ * one per counter, one per count of a port's downs by cause.
  */
 static size_t format_state(const struct ibve_ports *m, char *buf, size_t size)
 {
@@ -431,6 +440,17 @@ static size_t format_state(const struct ibve_ports *m, char *buf, size_t size)
 				",\"last\":\"%s\"}\n",
 				ibve_severity_name(s->severity), s->count,
 				when);
+	}
+	for (size_t i = 0; i < m->ndowns; i++) {
+		const struct ibve_series *s = &m->downs[i];
+
+		ibve_time_format(&s->last, when, sizeof(when));
+		ibve_buf_puts(&b, "{\"device\":");
+		ibve_buf_json_str(&b, s->device);
+		ibve_buf_printf(&b, ",\"port\":%u,\"cause\":", s->port);
+		ibve_buf_json_str(&b, s->event);
+		ibve_buf_printf(&b, ",\"count\":%" PRIu64 ",\"last\":\"%s\"}\n",
+				s->count, when);
 	}
 	return ibve_buf_end(&b);
 }
@@ -520,6 +540,32 @@ static bool load_series(struct ibve_ports *m, struct json_object *o)
 	return true;
 }
 
+/* A count of a port's downs by cause into the table; false: not one. */
+static bool load_down(struct ibve_ports *m, struct json_object *o)
+{
+	struct json_object *v;
+	const char *dev, *cause;
+	int64_t port = 0, n;
+	struct ibve_series *s;
+
+	if (!json_object_object_get_ex(o, "device", &v) ||
+	    !(dev = json_object_get_string(v)) || !*dev ||
+	    !json_object_object_get_ex(o, "cause", &v) ||
+	    !(cause = json_object_get_string(v)) || !*cause ||
+	    (json_object_object_get_ex(o, "port", &v) &&
+	     ((port = json_object_get_int64(v)) < 0 || port > UINT16_MAX)) ||
+	    !json_object_object_get_ex(o, "count", &v) ||
+	    (n = json_object_get_int64(v)) < 0)
+		return false;
+	s = ibve_ports_down(m, dev, (uint32_t)port, cause);
+	if (s) {
+		s->count += (uint64_t)n;
+		if (json_object_object_get_ex(o, "last", &v))
+			ibve_time_parse(json_object_get_string(v), &s->last);
+	}
+	return true;
+}
+
 IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -548,7 +594,9 @@ IBVE_EXPORT int ibve_metrics_load(struct ibve_ports *m, const char *path)
 			json_object_put(o);
 			continue;
 		}
-		ok = o && (json_object_object_get_ex(o, "flaps", &v)
+		ok = o && (json_object_object_get_ex(o, "cause", &v)
+				   ? load_down(m, o)
+			   : json_object_object_get_ex(o, "flaps", &v)
 				   ? load_port(m, o, same_boot)
 				   : load_series(m, o));
 		json_object_put(o);

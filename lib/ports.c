@@ -62,6 +62,7 @@ IBVE_EXPORT void ibve_ports_free(struct ibve_ports *t)
 		free_row(&t->rows[i]);
 	free(t->rows);
 	free(t->series);
+	free(t->downs);
 	free(t->devs);
 	free(t->recent);
 	free(t->saved);
@@ -479,26 +480,26 @@ static int series_cmp(const struct ibve_series *s, const char *dev,
 	return c;
 }
 
-struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
-				      uint32_t port, const char *event,
-				      enum ibve_severity sev)
+/* The series of (DEV, PORT, EVENT, SEV) in *V, of *N, made when new. */
+static struct ibve_series *series_in(struct ibve_series **v, size_t *n,
+				     size_t *cap, const char *dev,
+				     uint32_t port, const char *event,
+				     enum ibve_severity sev)
 {
-	size_t lo = 0, hi = t->nseries;
+	size_t lo = 0, hi = *n;
 	struct ibve_series *s;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (series_cmp(&t->series[mid], dev, port, event, sev) < 0)
+		if (series_cmp(&(*v)[mid], dev, port, event, sev) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < t->nseries &&
-	    series_cmp(&t->series[lo], dev, port, event, sev) == 0)
-		return &t->series[lo];
-	s = insert_at((void **)&t->series, &t->nseries, &t->series_cap,
-		      sizeof(*s), lo);
+	if (lo < *n && series_cmp(&(*v)[lo], dev, port, event, sev) == 0)
+		return &(*v)[lo];
+	s = insert_at((void **)v, n, cap, sizeof(*s), lo);
 	if (s) {
 		ibve_strcpy(s->device, dev, sizeof(s->device));
 		s->port = port;
@@ -506,6 +507,21 @@ struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 		s->severity = sev;
 	}
 	return s;
+}
+
+struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
+				      uint32_t port, const char *event,
+				      enum ibve_severity sev)
+{
+	return series_in(&t->series, &t->nseries, &t->series_cap, dev, port,
+			 event, sev);
+}
+
+struct ibve_series *ibve_ports_down(struct ibve_ports *t, const char *dev,
+				    uint32_t port, const char *cause)
+{
+	return series_in(&t->downs, &t->ndowns, &t->downs_cap, dev, port, cause,
+			 IBVE_SEVERITY_INFO);
 }
 
 /* --- records ------------------------------------------------------------ */
@@ -671,10 +687,17 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	const struct ibve_source_ops *o = ibve_source_of(ev->source);
 	const struct ibve_port_attrs *attrs =
 		ev->fields & IBVE_FIELD_ATTRS ? &ev->verbs.attrs : NULL;
+	const char *cause;
 	struct ibve_row *r;
 	bool any = false;
 
 	if (s) {
+		s->count += ibve_event_count(ev);
+		s->last = ev->time;
+	}
+	/* a verdict of why its port went down: counted by its cause too */
+	if (o && o->down_cause && (cause = o->down_cause(ev)) &&
+	    (s = ibve_ports_down(t, ev->device, ev->port, cause))) {
 		s->count += ibve_event_count(ev);
 		s->last = ev->time;
 	}

@@ -95,6 +95,9 @@ struct ibve_ports {
 	size_t nrows, rows_cap;
 	struct ibve_series *series; /* in (device, port, event, severity) */
 	size_t nseries, series_cap;
+	/* port downs by cause (.event: its name), in (device, port, cause) */
+	struct ibve_series *downs;
+	size_t ndowns, downs_cap;
 	struct ibve_dev *devs; /* in name order */
 	size_t ndevs, devs_cap;
 	struct ibve_event *recent;
@@ -158,6 +161,9 @@ bool ibve_peer_take(struct ibve_peer *known, struct ibve_peer *cur,
 struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 				      uint32_t port, const char *event,
 				      enum ibve_severity sev);
+/* The count of DEV/PORT's downs for CAUSE, made when new; NULL: no memory. */
+struct ibve_series *ibve_ports_down(struct ibve_ports *t, const char *dev,
+				    uint32_t port, const char *cause);
 /* Whether a port counter of that name counts errors (dashboard). */
 bool ibve_is_error_counter(const char *name);
 

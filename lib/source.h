@@ -74,6 +74,9 @@ struct ibve_source_ops {
 	/* In the port table: 1 when EV says its device came, -1 went, else
 	 * 0 (optional). */
 	int (*presence)(const struct ibve_event *ev);
+	/* In the port table: the cause (a name of ibve_causes) EV says its
+	 * port went down for, else NULL (optional; the autopsy's verdicts). */
+	const char *(*down_cause)(const struct ibve_event *ev);
 	/* Its records may name a device no other source opened (a fabric
 	 * simulator's): live, the port table reads its ports then. */
 	bool names_devices;

@@ -658,6 +658,14 @@ static const struct ibve_cause *cause_of(const struct ibve_event *ev)
 		       : NULL;
 }
 
+/* The name of a verdict's cause, for the port table; NULL: none said. */
+static const char *down_cause(const struct ibve_event *ev)
+{
+	const struct ibve_cause *c = cause_of(ev);
+
+	return c ? c->name : NULL;
+}
+
 /* What action cause C asks, into BUF: the far end named. */
 static const char *action(const struct ibve_event *ev,
 			  const struct ibve_cause *c, char *buf, size_t size)
@@ -807,6 +815,7 @@ const struct ibve_source_ops ibve_source_autopsy = {
 	/* a verdict of administrative or unknown: a warning */
 	.severities = 1u << IBVE_SEVERITY_WARNING,
 	.on_demand = true,
+	.down_cause = down_cause,
 	.rank = 1,
 	.order = 40, /* after the devices' */
 	.create = create,

@@ -158,6 +158,77 @@ ibvevent_port_peer_info{device="rxe0",port="1",peer_guid="00:11:22:33:44:55",pee
 	assert_success
 }
 
+# downs CAPTURE: "DEVICE CAUSE COUNT" of the capture's labelled downs.
+labelled_downs() {
+	jq -r 'select(.label) | "\(.device) \(.label)"' "$1" | sort | uniq -c |
+		awk '{ print $2, $3, $1 }'
+}
+
+# downs FILE: "DEVICE CAUSE COUNT" of FILE's ibvevent_port_down_total,
+# summed over the ports.
+metric_downs() {
+	sed -n 's/^ibvevent_port_down_total{device="\([^"]*\)",port="[0-9]*",cause="\([a-z_]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$1" |
+		awk '{ n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' | sort
+}
+
+@test "ibvevent_port_down_total: the autopsy's verdicts by device, port and cause, as labelled; kept by --metrics-state" {
+	need promtool
+	S=$BATS_TEST_TMPDIR/state
+	run -0 ibv_eventwatch -q -r "$CAPTURES/autopsy/mlx5.jsonl" --autopsy \
+		--metrics-file "$M" --metrics-state "$S"
+	run -0 grep '^ibvevent_port_down_total' "$M"
+	assert_output 'ibvevent_port_down_total{device="mlx5_0",port="1",cause="cable_or_module"} 2
+ibvevent_port_down_total{device="mlx5_0",port="1",cause="thermal_or_power"} 1
+ibvevent_port_down_total{device="mlx5_1",port="1",cause="firmware_or_driver"} 1
+ibvevent_port_down_total{device="mlx5_1",port="1",cause="thermal_or_power"} 1
+ibvevent_port_down_total{device="mlx5_1",port="2",cause="firmware_or_driver"} 1
+ibvevent_port_down_total{device="mlx5_2",port="1",cause="firmware_or_driver"} 2
+ibvevent_port_down_total{device="mlx5_2",port="1",cause="thermal_or_power"} 1
+ibvevent_port_down_total{device="mlx5_2",port="1",cause="unknown"} 1
+ibvevent_port_down_total{device="mlx5_3",port="1",cause="administrative"} 1'
+	run -0 grep '^# TYPE ibvevent_port_down_total ' "$M"
+	assert_output '# TYPE ibvevent_port_down_total counter'
+	run -0 promtool check metrics <"$M"
+	# independent of the list above: the capture's labels, counted
+	diff -u <(labelled_downs "$CAPTURES/autopsy/mlx5.jsonl") <(metric_downs "$M")
+	# without --autopsy no verdict, no series; the family is still there
+	ibv_eventwatch -q -r "$CAPTURES/autopsy/mlx5.jsonl" --metrics-file "$M" >/dev/null
+	run -1 grep '^ibvevent_port_down_total{' "$M"
+	# the state keeps them: the netdev capture's verdicts added to them
+	if ibv_eventwatch --list-events | grep -q '^CARRIER_LOST '; then
+		ibv_eventwatch -q -r "$CAPTURES/autopsy/netdev.jsonl" --autopsy \
+			--metrics-file "$M" --metrics-state "$S" >/dev/null
+		diff -u <(cat "$CAPTURES"/autopsy/{mlx5,netdev}.jsonl | labelled_downs /dev/stdin) \
+			<(metric_downs "$M")
+		assert_equal "$(metric 'ibvevent_port_down_total{device="mlx5_1",port="1",cause="link_partner"}' "$M")" 1
+	fi
+	run -0 grep -c '"cause":"administrative"' "$S"
+	run -0 "$TOP/test/schema-check" --kind metrics-state "$S"
+	# a state file of before this counter (none of its lines) is read,
+	# and its other counters too
+	grep -v '"cause"' "$S" >"$S.old"
+	mv "$S.old" "$S"
+	ibv_eventwatch -q -r "$CAPTURES/autopsy/mlx5.jsonl" --autopsy \
+		--metrics-file "$M" --metrics-state "$S" >/dev/null
+	diff -u <(labelled_downs "$CAPTURES/autopsy/mlx5.jsonl") <(metric_downs "$M")
+	# a cause this version does not know (a newer one's) is kept as it is,
+	# a device's own (port 0) has an empty port; a line without a cause,
+	# or with a count below 0, is no state line
+	printf '%s\n' '{"device":"mlx5_9","port":0,"cause":"cosmic_rays","count":4,"last":"2026-06-02T03:00:00.000000000Z"}' >"$S"
+	ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S" >/dev/null
+	run -0 grep '^ibvevent_port_down_total' "$M"
+	assert_output 'ibvevent_port_down_total{device="mlx5_9",port="",cause="cosmic_rays"} 4'
+	for bad in '{"device":"mlx5_0","port":1,"cause":"","count":1}' \
+		'{"device":"mlx5_0","port":1,"cause":"unknown","count":-1}' \
+		'{"device":"mlx5_0","port":65536,"cause":"unknown","count":1}'; do
+		not_output "$S.bad"
+		echo "$bad" >"$S.bad"
+		run --separate-stderr ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S.bad"
+		assert_failure 3
+		assert_equal "$stderr" "ibv_eventwatch: $S.bad:1: not a metrics state line"
+	done
+}
+
 @test "the man page's METRICS lists every series the writer has; the docs and rules name no other" {
 	# the writer's families, from lib/metrics.c itself
 	grep -o 'family([&]*b, "[a-z_]*"' "$TOP/lib/metrics.c" | sed 's/.*"\(.*\)"/\1/' |

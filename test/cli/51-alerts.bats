@@ -54,7 +54,7 @@ ids() {
 	need promtool
 	run promtool check rules "$RULES"
 	assert_success
-	assert_output --partial 'SUCCESS: 16 rules found'
+	assert_output --partial 'SUCCESS: 17 rules found'
 }
 
 @test "promtool test rules: each alert fires when its cause is in the replayed series, and not otherwise" {
@@ -68,6 +68,25 @@ ids() {
 	run promtool test rules "$T"
 	assert_success
 	assert_output --partial SUCCESS
+}
+
+@test "RdmaPortDownHardware: every cause of the autopsy's table but those whose verdict is a warning, and its runbook names each" {
+	# the table's causes by severity, as the man page's generated table
+	# (test/cli/03-generated.bats) has them
+	table() {
+		sed -n '/^\.Sh LINK AUTOPSY$/,/^\.Sh /s/^\.It Cm \([a-z_]*\) Pq \([a-z]*\)$/\2 \1/p' \
+			"$TOP/man/ibv_eventwatch.1"
+	}
+	[ "$(table | wc -l)" -ge 7 ] || fail "no table of causes: $(table)"
+	warnings=$(table | awk '$1 == "warning" { print $2 }' | paste -sd '|')
+	assert_equal "$warnings" "administrative|unknown"
+	# each selector of the alert leaves out exactly those
+	run -0 sed -n '/- alert: RdmaPortDownHardware$/,/- alert:/{/labels:/q;p}' "$RULES"
+	grep -o 'ibvevent_port_down_total{[^}]*}' <<<"$output" | sort -u >"$BATS_TEST_TMPDIR/sel"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/sel")" "ibvevent_port_down_total{cause!~\"$warnings\"}"
+	# its runbook has a line for each other cause, in the table's order
+	assert_equal "$(sed -n '/^\.Ss RdmaPortDownHardware$/,/^\.Ss /s/^\.It Cm \([a-z_]*\)$/\1/p' "$TOP/man/ibv_eventwatch.1")" \
+		"$(table | awk '$1 != "warning" { print $2 }')"
 }
 
 @test "the series are the watcher's: counts per minute as in the capture, stale when the watcher stops" {
@@ -127,9 +146,9 @@ YML
 		sleep 0.2
 	done
 	output=$(rules)
-	assert_equal "$(jq -s length <<<"$output")" 16
+	assert_equal "$(jq -s length <<<"$output")" 17
 	alerts=$(jq -r 'select(.type == "alerting") | .name' <<<"$output" | sort)
-	assert_equal "$(wc -l <<<"$alerts")" 9
+	assert_equal "$(wc -l <<<"$alerts")" 10
 	assert_equal "$alerts" "$(alert_names | sort)"
 	jq -e -s 'map(select(.type == "alerting")) | all(
 		(.labels.severity == "critical" or .labels.severity == "warning") and
