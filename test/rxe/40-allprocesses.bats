@@ -557,7 +557,8 @@ nvme_untarget() {
 	ctrl=$(basename "$(ls -d /sys/class/nvme/nvme*)")
 	# the kernel's own QPs, made through the RDMA CM, from restrack
 	qps=$(rdma resource show qp | awk '/comm \[rdma_cm\]/ { print $4 }' | sort)
-	[ "$(wc -l <<<"$qps")" -ge 6 ] || fail "QPs: $qps"
+	# the admin queue and an I/O queue a CPU, each a QP on either side
+	[ "$(wc -l <<<"$qps")" -ge $((2 * (1 + $(nproc)))) ] || fail "QPs: $qps"
 	# a disconnect: the target's QPs on its SRQ go to error
 	echo 1 >"/sys/class/nvme/$ctrl/delete_controller"
 	if ! kernel_at_least 6.11; then
