@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Prometheus metrics of a port table (ports.c): counters per device, port,
- * event and severity; port downs by cause; last-event times; port state and
- * attributes; device presence; rendered in the text exposition format, written atomically,
- * and optionally kept across restarts.
+ * event and severity; port downs by cause; last-event times; port state
+ * and attributes; device presence; rendered in the text exposition format,
+ * written atomically, and optionally kept across restarts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -549,13 +549,18 @@ static bool load_down(struct ibve_ports *m, struct json_object *o)
 	struct ibve_series *s;
 
 	if (!json_object_object_get_ex(o, "device", &v) ||
-	    !(dev = json_object_get_string(v)) || !*dev ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !*(dev = json_object_get_string(v)) ||
+	    strlen(dev) >= sizeof(s->device) ||
 	    !json_object_object_get_ex(o, "cause", &v) ||
-	    !(cause = json_object_get_string(v)) || !*cause ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !*(cause = json_object_get_string(v)) || *cause == '_' ||
+	    strlen(cause) >= sizeof(s->event) ||
+	    strspn(cause, "abcdefghijklmnopqrstuvwxyz_") != strlen(cause) ||
 	    (json_object_object_get_ex(o, "port", &v) &&
 	     ((port = json_object_get_int64(v)) < 0 || port > UINT16_MAX)) ||
 	    !json_object_object_get_ex(o, "count", &v) ||
-	    (n = json_object_get_int64(v)) < 0)
+	    (n = json_object_get_int64(v)) < 1)
 		return false;
 	s = ibve_ports_down(m, dev, (uint32_t)port, cause);
 	if (s) {

@@ -158,13 +158,13 @@ ibvevent_port_peer_info{device="rxe0",port="1",peer_guid="00:11:22:33:44:55",pee
 	assert_success
 }
 
-# downs CAPTURE: "DEVICE CAUSE COUNT" of the capture's labelled downs.
+# labelled_downs CAPTURE: "DEVICE CAUSE COUNT" of the capture's labelled downs.
 labelled_downs() {
 	jq -r 'select(.label) | "\(.device) \(.label)"' "$1" | sort | uniq -c |
 		awk '{ print $2, $3, $1 }'
 }
 
-# downs FILE: "DEVICE CAUSE COUNT" of FILE's ibvevent_port_down_total,
+# metric_downs FILE: "DEVICE CAUSE COUNT" of FILE's ibvevent_port_down_total,
 # summed over the ports.
 metric_downs() {
 	sed -n 's/^ibvevent_port_down_total{device="\([^"]*\)",port="[0-9]*",cause="\([a-z_]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$1" |
@@ -212,14 +212,19 @@ ibvevent_port_down_total{device="mlx5_3",port="1",cause="administrative"} 1'
 		--metrics-file "$M" --metrics-state "$S" >/dev/null
 	diff -u <(labelled_downs "$CAPTURES/autopsy/mlx5.jsonl") <(metric_downs "$M")
 	# a cause this version does not know (a newer one's) is kept as it is,
-	# a device's own (port 0) has an empty port; a line without a cause,
-	# or with a count below 0, is no state line
+	# a device's own (port 0) has an empty port; a line with an empty
+	# cause, one longer than a name can be or not of the names' form, a
+	# count below 1 or port 65536 is no state line
 	printf '%s\n' '{"device":"mlx5_9","port":0,"cause":"cosmic_rays","count":4,"last":"2026-06-02T03:00:00.000000000Z"}' >"$S"
 	ibv_eventwatch -q -r /dev/null --metrics-file "$M" --metrics-state "$S" >/dev/null
 	run -0 grep '^ibvevent_port_down_total' "$M"
 	assert_output 'ibvevent_port_down_total{device="mlx5_9",port="",cause="cosmic_rays"} 4'
 	for bad in '{"device":"mlx5_0","port":1,"cause":"","count":1}' \
 		'{"device":"mlx5_0","port":1,"cause":"unknown","count":-1}' \
+		'{"device":"mlx5_0","port":1,"cause":"unknown","count":0}' \
+		'{"device":"mlx5_0","port":1,"cause":"a_cause_of_thirty_two_characters","count":1}' \
+		'{"device":"mlx5_0","port":1,"cause":"Unknown","count":1}' \
+		'{"device":"mlx5_0","port":1,"cause":7,"count":1}' \
 		'{"device":"mlx5_0","port":65536,"cause":"unknown","count":1}'; do
 		not_output "$S.bad"
 		echo "$bad" >"$S.bad"
