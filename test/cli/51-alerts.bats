@@ -29,7 +29,7 @@ need() {
 }
 
 # generate: $T, the promtool test with its series from the replays, made
-# once for the file (the replays are slow under memcheck).
+# once for the file (a minute of replays).
 generate() {
 	T=$BATS_FILE_TMPDIR/ibvevent.rules.test.yml
 	[ -s "$T" ] && return 0
