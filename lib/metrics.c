@@ -411,13 +411,34 @@ static void format_port(struct ibve_buf *b, const struct ibve_row *r)
 }
 
 /*
+ * A count's state line: its device, port, KEY (the series' event or
+ * cause name), with SEVERITY its severity, its count and last time.
+ */
+static void format_count(struct ibve_buf *b, const struct ibve_series *s,
+			 const char *key, bool severity)
+{
+	char when[64];
+
+	ibve_time_format(&s->last, when, sizeof(when));
+	ibve_buf_puts(b, "{\"device\":");
+	ibve_buf_json_str(b, s->device);
+	ibve_buf_printf(b, ",\"port\":%u,\"%s\":", s->port, key);
+	ibve_buf_json_str(b, s->event);
+	if (severity)
+		ibve_buf_printf(b, ",\"severity\":\"%s\"",
+				ibve_severity_name(s->severity));
+	ibve_buf_printf(b, ",\"count\":%" PRIu64 ",\"last\":\"%s\"}\n",
+			s->count, when);
+}
+
+/*
  * The state: the boot it belongs to, one JSON object per port's health,
  * one per counter, one per count of a port's downs by cause.
  */
 static size_t format_state(const struct ibve_ports *m, char *buf, size_t size)
 {
 	struct ibve_buf b = { buf, size, 0 };
-	char when[64], boot[40];
+	char boot[40];
 
 	ibve_boot_id(boot, sizeof(boot));
 	ibve_buf_puts(&b, "{\"boot_id\":");
@@ -427,31 +448,10 @@ static size_t format_state(const struct ibve_ports *m, char *buf, size_t size)
 		if (m->rows[i].pub.port)
 			format_port(&b, &m->rows[i]);
 
-	for (size_t i = 0; i < m->nseries; i++) {
-		const struct ibve_series *s = &m->series[i];
-
-		ibve_time_format(&s->last, when, sizeof(when));
-		ibve_buf_puts(&b, "{\"device\":");
-		ibve_buf_json_str(&b, s->device);
-		ibve_buf_printf(&b, ",\"port\":%u,\"event\":", s->port);
-		ibve_buf_json_str(&b, s->event);
-		ibve_buf_printf(&b,
-				",\"severity\":\"%s\",\"count\":%" PRIu64
-				",\"last\":\"%s\"}\n",
-				ibve_severity_name(s->severity), s->count,
-				when);
-	}
-	for (size_t i = 0; i < m->ndowns; i++) {
-		const struct ibve_series *s = &m->downs[i];
-
-		ibve_time_format(&s->last, when, sizeof(when));
-		ibve_buf_puts(&b, "{\"device\":");
-		ibve_buf_json_str(&b, s->device);
-		ibve_buf_printf(&b, ",\"port\":%u,\"cause\":", s->port);
-		ibve_buf_json_str(&b, s->event);
-		ibve_buf_printf(&b, ",\"count\":%" PRIu64 ",\"last\":\"%s\"}\n",
-				s->count, when);
-	}
+	for (size_t i = 0; i < m->nseries; i++)
+		format_count(&b, &m->series[i], "event", true);
+	for (size_t i = 0; i < m->ndowns; i++)
+		format_count(&b, &m->downs[i], "cause", false);
 	return ibve_buf_end(&b);
 }
 
