@@ -404,18 +404,17 @@ soak: all
 # the replays that make their series run in the metrics suite).
 # memcheck leaves out the library's suite too: its examples build their
 # own programs, which it cannot wrap (ASan builds them sanitized); and,
-# for make check's time (4 of its 14 minutes), the suites of the
-# dashboard, the schedulers, the storm and the Grafana dashboard, which
-# ASan runs: memcheck's own finds, reads of memory never written, are not
-# looked for in the dashboard's screen and --storm's summaries.
+# for make check's time (3 of its 11 minutes), the suites of the
+# dashboard and the schedulers, which ASan runs: memcheck's own finds,
+# reads of memory never written, are not looked for in the dashboard's
+# screen.
 CLI_TESTS ?= test/cli
 CLI_OWN := $(filter-out test/cli/00-vm-harness.bats test/cli/40-demo.bats \
 	test/cli/56-package.bats test/cli/01-conventions.bats \
 	test/cli/03-generated.bats test/cli/51-alerts.bats, \
 	$(wildcard test/cli/*.bats))
 CLI_MEMCHECK := $(filter-out test/cli/02-library.bats test/cli/30-eventtop.bats \
-	test/cli/53-schedulers.bats test/cli/19-storm.bats \
-	test/cli/55-dashboard.bats, $(CLI_OWN))
+	test/cli/53-schedulers.bats, $(CLI_OWN))
 # test/sm: subnet events from OpenSM on an ibsim fabric, on the host.
 # A test client, never sanitized: it runs under ibsim's preload alone.
 $(B)/sm/mcg: test/sm/mcg.c
