@@ -145,7 +145,8 @@ struct autopsy {
 	struct port *ports;
 	size_t nports;
 	struct ibve_event recent[RECENT];
-	size_t nrecent; /* ever: recent[nrecent % RECENT] is the next */
+	size_t nrecent;	       /* ever: recent[nrecent % RECENT] is the next */
+	struct ibve_event cur; /* the record observed, while a case is open */
 };
 
 /* --- evidence ------------------------------------------------------------ */
@@ -538,6 +539,18 @@ static void observe(void *arg, const struct ibve_event *ev)
 
 	if (ev->source == IBVE_SOURCE_AUTOPSY)
 		return;
+	/*
+	 * A verdict put while a case is open may land in the pipeline's slot
+	 * of EV (its queue emptied by EV): the record of a set-down that
+	 * closed a PORT_BACK then read as that PORT_BACK, and opened no case.
+	 * Read a copy whenever a put may come.
+	 */
+	for (size_t i = 0; i < a->nports; i++)
+		if (a->ports[i].open) {
+			a->cur = *ev;
+			ev = &a->cur;
+			break;
+		}
 	close_due(a, &ev->time);
 	if (ev->source == IBVE_SOURCE_HOTPLUG &&
 	    ev->code == IBVE_HOTPLUG_DEVICE_ADDED)
