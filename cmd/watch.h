@@ -15,7 +15,7 @@ struct watch {
 	struct cmd_shared c; /* -d, -i, -r, -A, ... (common.h) */
 	struct ibve_check *spec;
 	double since;
-	bool check, brief, specs,
+	bool check, brief, specs, ignore,
 		filtered; /* filtered: -e, -x, -i, --pid, --comm */
 	bool owners;	  /* --pid, --comm */
 	struct ibve_filter *expect;

@@ -30,6 +30,7 @@ enum {
 	OPT_SPEC_FILE,
 	OPT_SINCE,
 	OPT_BRIEF,
+	OPT_IGNORE_CAUSE,
 	OPT_WEB_CONFIG,
 	OPT_LIST_EVENTS,
 	OPT_STORM,
@@ -67,6 +68,8 @@ static const struct cmd_opt opts[] = {
 	  "with --check: the history's window (-r or\n--metrics-state), e.g. 10m (default 10m)" },
 	{ OPT_BRIEF, "brief", no_argument, NULL,
 	  "with --check: only the first line, the reason (at\nmost 60 characters; a node problem detector's message)" },
+	{ OPT_IGNORE_CAUSE, "ignore-cause", required_argument, "LIST",
+	  "with --check: a port down for one of these causes\n(--autopsy's verdict, in the state or the capture) is\nno problem, e.g. administrative (a maintenance script)" },
 	CMD_SHARED(CMD_OPT_FLAP_WINDOW),
 	{ 'q', "quiet", no_argument, NULL,
 	  "no \"watching\" line on standard error (without a\ndevice, it waits for one; with -n, --expect, -t or\n-d it exits 3)" },
@@ -140,6 +143,21 @@ static void spec_file(struct watch *w, const char *path, const char *opt)
 		cmd_usage_error("%s%s", opt, ibve_errmsg());
 	cmd_error("%s%s", opt, ibve_errmsg());
 	exit(EXIT_RUNTIME);
+}
+
+/* --ignore-cause LIST: each cause of the comma-separated LIST. */
+static void ignore_causes(struct watch *w, const char *list)
+{
+	char buf[256], *save = NULL, *one;
+
+	w->ignore = true;
+	if (!*list || strlen(list) >= sizeof(buf))
+		cmd_usage_error("--ignore-cause: '%s': a list of causes", list);
+	strcpy(buf, list);
+	for (one = strtok_r(buf, ",", &save); one;
+	     one = strtok_r(NULL, ",", &save))
+		if (ibve_check_ignore_cause(w->spec, one))
+			cmd_usage_error("--ignore-cause: %s", ibve_errmsg());
 }
 
 void watch_parse(struct watch *w, int argc, char **argv)
@@ -242,6 +260,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 		case OPT_SINCE:
 			w->since = cmd_duration(arg);
 			break;
+		case OPT_IGNORE_CAUSE:
+			ignore_causes(w, arg);
+			break;
 		}
 	}
 	if (optind < argc)
@@ -258,9 +279,9 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			w->facility >= 0 || w->journal))
 		cmd_usage_error(
 			"--list does not take metrics, syslog or journal options");
-	if ((w->specs || w->since || w->brief) && !w->check)
+	if ((w->specs || w->since || w->brief || w->ignore) && !w->check)
 		cmd_usage_error(
-			"--spec, --spec-file, --since and --brief go with --check");
+			"--spec, --spec-file, --since, --brief and --ignore-cause go with --check");
 	if (w->brief && w->json)
 		cmd_usage_error("--brief is one line of text: not with -j");
 	if (w->check && (w->list || w->capture || w->expect || w->run.count ||
@@ -268,7 +289,7 @@ void watch_parse(struct watch *w, int argc, char **argv)
 			 w->facility >= 0 || w->journal ||
 			 (w->c.asked & ~cmd_asked(&w->c, "sm")) || w->filtered))
 		cmd_usage_error(
-			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j");
+			"--check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --ignore-cause, --sm and -j");
 	if (w->check && !w->specs)
 		spec_file(w, SPEC_FILE, "");
 	if (w->check && !w->c.replay && !w->state &&

@@ -1128,6 +1128,13 @@ int ibve_check_add(struct ibve_check *c, const char *line);
 /* Every line of file PATH; -EINVAL "PATH:LINE: why", -errno "PATH: cause". */
 int ibve_check_load(struct ibve_check *c, const char *path);
 /*
+ * A port down for CAUSE (an autopsy cause's name: the verdict of its last
+ * down, from the state or a capture) is no problem of its state; e.g.
+ * "administrative", a maintenance script's. -EINVAL, the causes named in
+ * ibve_errmsg(), when CAUSE is none of them.
+ */
+int ibve_check_ignore_cause(struct ibve_check *c, const char *cause);
+/*
  * The first condition of the spec that cannot be evaluated without a
  * history of events (e.g. "flaps<=2"), or NULL when every one can.
  */
@@ -1138,8 +1145,9 @@ size_t ibve_check_excludes(const struct ibve_check *c, const char **globs,
 /*
  * Check T's ports as of its last sample (ibve_ports_sample(), with the flap
  * window set to the history's) against the spec (none: every port of T
- * ACTIVE): state, rate, link layer, flaps in the window, expected ports
- * that are missing, and fatal events at or after FROM (NULL: none). The
+ * ACTIVE): state (a port down says the cause the autopsy gave it), rate,
+ * link layer, flaps in the window, expected ports that are missing, and
+ * fatal events at or after FROM (NULL: none). The
  * problems, valid until the next run or ibve_check_free(); how many.
  */
 size_t ibve_check_run(struct ibve_check *c, const struct ibve_ports *t,

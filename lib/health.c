@@ -32,7 +32,8 @@ struct ibve_check {
 	size_t nexclude;
 	struct ibve_check_problem *out;
 	size_t nout;
-	char history[64]; /* the first condition that needs a history */
+	char history[64];    /* the first condition that needs a history */
+	unsigned int ignore; /* causes of a down that is no problem, by index */
 };
 
 IBVE_EXPORT int ibve_check_new(struct ibve_check **out)
@@ -207,6 +208,18 @@ IBVE_EXPORT int ibve_check_load(struct ibve_check *c, const char *path)
 	return r;
 }
 
+IBVE_EXPORT int ibve_check_ignore_cause(struct ibve_check *c, const char *cause)
+{
+	char names[256];
+	int i = ibve_cause_index(cause, names, sizeof(names));
+
+	if (i < 0)
+		return ibve_error(EINVAL, "'%s': not a cause (%s)", cause,
+				  names);
+	c->ignore |= 1u << i;
+	return 0;
+}
+
 IBVE_EXPORT const char *ibve_check_needs_history(const struct ibve_check *c)
 {
 	return c->history[0] ? c->history : NULL;
@@ -290,17 +303,44 @@ static void check_peer(struct ibve_check *c, const struct expect *e,
 	say(c, r->device, r->port, line, "%s", line); /* brief: cut short */
 }
 
+/*
+ * The cause of R's down, when the autopsy decided one since the port last
+ * changed (a down from before the table's start has none); NULL: none.
+ */
+static const char *down_cause(const struct ibve_ports *t,
+			      const struct ibve_port_row *r)
+{
+	if (ibve_state_up(r->state_num) != 0 || r->since_start ||
+	    !r->since.tv_sec)
+		return NULL;
+	return ibve_ports_down_cause(t, r->device, r->port, &r->since);
+}
+
+static bool ignored(const struct ibve_check *c, const char *cause)
+{
+	int i = cause ? ibve_cause_index(cause, NULL, 0) : -1;
+
+	return i >= 0 && (c->ignore & (1u << i));
+}
+
 static void check_port(struct ibve_check *c, const struct expect *e,
+		       const struct ibve_ports *t,
 		       const struct ibve_port_row *r)
 {
+	const char *cause = down_cause(t, r);
 	char brief[64];
 
 	if (e->peer[0])
 		check_peer(c, e, r);
 
-	if (e->state && r->state_num != e->state)
-		say(c, r->device, r->port, r->state, "state %s, expected %s",
-		    r->state, ibve_port_state_name(e->state));
+	if (e->state && r->state_num != e->state && !ignored(c, cause)) {
+		snprintf(brief, sizeof(brief), "%s%s%s%s", r->state,
+			 cause ? " (" : "", cause ? cause : "",
+			 cause ? ")" : "");
+		say(c, r->device, r->port, brief, "state %s, expected %s%s%s",
+		    r->state, ibve_port_state_name(e->state),
+		    cause ? ", down: " : "", cause ? cause : "");
+	}
 	if (e->rate > 0 && r->rate_gbps < e->rate) {
 		snprintf(brief, sizeof(brief), "rate %g<%g Gb/s", r->rate_gbps,
 			 e->rate);
@@ -347,7 +387,7 @@ IBVE_EXPORT size_t ibve_check_run(struct ibve_check *c,
 				continue;
 			if (c->nex)
 				c->ex[k].matched = true;
-			check_port(c, &ex[k], r);
+			check_port(c, &ex[k], t, r);
 		}
 	}
 	/* expected ports that are not there */

@@ -524,6 +524,38 @@ struct ibve_series *ibve_ports_down(struct ibve_ports *t, const char *dev,
 			 IBVE_SEVERITY_INFO);
 }
 
+int ibve_cause_index(const char *name, char *names, size_t size)
+{
+	size_t n = 0;
+
+	for (int i = 0; ibve_causes[i].name; i++) {
+		if (!strcmp(ibve_causes[i].name, name))
+			return i;
+		if (names && n < size)
+			n += (size_t)snprintf(names + n, size - n, "%s%s",
+					      i ? ", " : "",
+					      ibve_causes[i].name);
+	}
+	return -1;
+}
+
+const char *ibve_ports_down_cause(const struct ibve_ports *t, const char *dev,
+				  uint32_t port, const struct timespec *since)
+{
+	const struct ibve_series *best = NULL;
+
+	for (size_t i = 0; i < t->ndowns; i++) {
+		const struct ibve_series *s = &t->downs[i];
+
+		if (s->port != port || strcmp(s->device, dev) ||
+		    ibve_ts_before(&s->last, since) ||
+		    (best && !ibve_ts_before(&best->last, &s->last)))
+			continue;
+		best = s;
+	}
+	return best ? best->event : NULL;
+}
+
 /* --- records ------------------------------------------------------------ */
 
 static void count(struct ibve_ports *t, struct ibve_row *r,

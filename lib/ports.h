@@ -164,6 +164,17 @@ struct ibve_series *ibve_ports_series(struct ibve_ports *t, const char *dev,
 /* The count of DEV/PORT's downs for CAUSE, made when new; NULL: no memory. */
 struct ibve_series *ibve_ports_down(struct ibve_ports *t, const char *dev,
 				    uint32_t port, const char *cause);
+/*
+ * The index of the link autopsy's cause NAME in its table, or -1 with
+ * every name, comma-separated, in NAMES (NULL: not wanted).
+ */
+int ibve_cause_index(const char *name, char *names, size_t size);
+/*
+ * The cause of DEV/PORT's last down decided at or after SINCE (its verdict
+ * comes a second after the down), or NULL: none known.
+ */
+const char *ibve_ports_down_cause(const struct ibve_ports *t, const char *dev,
+				  uint32_t port, const struct timespec *since);
 /* Whether a port counter of that name counts errors (dashboard). */
 bool ibve_is_error_counter(const char *name);
 

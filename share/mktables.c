@@ -601,7 +601,7 @@ static int region(FILE *f, const char *spec)
 			ibve_unknown_desc.message_id);
 		return 0;
 	}
-	if (strncmp(spec, "causes", 6) == 0) {
+	if (strncmp(spec, "causes:", 7) == 0) {
 		/* the autopsy's table: cause, what decides it, the action */
 		fputs(".Bl -tag -width Ds\n", f);
 		for (const struct ibve_cause *c = ibve_causes; c->name; c++)

@@ -139,7 +139,7 @@ metric() {
 @test "--check: its options, and spec lines refused with the reason" {
 	run ibv_eventwatch --spec 'rxe0/1'
 	assert_failure 2
-	assert_line --index 0 'ibv_eventwatch: --spec, --spec-file, --since and --brief go with --check'
+	assert_line --index 0 'ibv_eventwatch: --spec, --spec-file, --since, --brief and --ignore-cause go with --check'
 	run ibv_eventwatch --check -e PORT_ERR
 	assert_failure 2
 	assert_line --index 0 --partial 'ibv_eventwatch: --check takes -d, --exclude-device'
@@ -156,6 +156,13 @@ metric() {
 	run ibv_eventwatch --check --since 10q
 	assert_failure 2
 	assert_line --index 0 "ibv_eventwatch: invalid duration '10q': e.g. 90s, 10m, 2h"
+	# the causes are the autopsy's: a word that is none is named, with them
+	run --separate-stderr ibv_eventwatch --check --ignore-cause administrative,maintenance
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: --ignore-cause: 'maintenance': not a cause (administrative, firmware_or_driver, cable_or_module, thermal_or_power, signal_integrity, link_partner, unknown)"
+	run ibv_eventwatch --ignore-cause administrative
+	assert_failure 2
+	assert_line --index 0 'ibv_eventwatch: --spec, --spec-file, --since, --brief and --ignore-cause go with --check'
 }
 
 @test "--check: a spec file that cannot be read is status 3, said in one line naming it" {

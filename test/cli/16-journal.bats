@@ -349,7 +349,7 @@ compare() {
 	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --list does not take metrics, syslog or journal options'
 	run --separate-stderr ibv_eventwatch --check -r "$FABRIC" --journal
 	assert_failure 2
-	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: --check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --sm and -j"
+	assert_equal "${stderr_lines[0]}" "ibv_eventwatch: --check takes -d, --exclude-device, --spec, --spec-file, -r, --metrics-state, --since, --brief, --ignore-cause, --sm and -j"
 }
 
 @test "the service and the -A drop-in log to the journal, not to syslog" {

@@ -72,7 +72,7 @@ one_line() {
 	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --brief is one line of text: not with -j'
 	run --separate-stderr ibv_eventwatch --brief
 	assert_failure 2
-	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --spec, --spec-file, --since and --brief go with --check'
+	assert_equal "${stderr_lines[0]}" 'ibv_eventwatch: --spec, --spec-file, --since, --brief and --ignore-cause go with --check'
 }
 
 SLURM=/usr/local/share/ibvevent/slurm/ibvevent-healthcheck

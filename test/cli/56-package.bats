@@ -239,7 +239,7 @@ in_sandbox() {
 	assert_line 'ok: 05.console: /usr/share/ibvevent/slurm/ibvevent-healthcheck --check-only && echo fit'
 	assert_line --regexp '^ok: 09.yaml: promtool: SUCCESS: 1 rule files found\|.*\|SUCCESS: [1-9][0-9]* rules found\|$'
 	# the service runs the unit's command, enabled
-	assert_line 'service: /usr/bin/ibv_eventwatch --quiet --journal --metrics-file /run/ibvevent/rdma.prom --metrics-state /var/lib/ibvevent/metrics.state'
+	assert_line 'service: /usr/bin/ibv_eventwatch --quiet --journal --autopsy --metrics-file /run/ibvevent/rdma.prom --metrics-state /var/lib/ibvevent/metrics.state'
 	assert_line 'service: /lib/systemd/system/ibv_eventwatch.service'
 	# NHC's check passes on the healthy node
 	assert_line 'nhc: check_ibvevent_ports /etc/ibvevent/ports.spec returned 0'

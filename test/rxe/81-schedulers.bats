@@ -124,23 +124,43 @@ rules_ok() {
 	done
 }
 
-@test "each rule run as the detector runs it, no spec file, the service just started: healthy, rxe0/1 down, below its rate, flapping" {
+# wait_cause CAUSE: the service's state holds a down of rxe0/1 for CAUSE
+# (the autopsy's verdict, a second after the down)
+wait_cause() {
+	wait_for "$STATE" "^\\{\"device\":\"rxe0\",\"port\":1,\"cause\":\"$1\"" 30 "$(bg_pid watch)"
+}
+
+@test "each rule run as the detector runs it, no spec file, the service just started: healthy, rxe0/1 down (its cause), an administrative down ignored, below its rate, flapping" {
 	# no /etc/ibvevent/ports.spec: every port ACTIVE
 	start_service
 	rules_ok RdmaPortDownOrSlow=0 RdmaPortFlapping=0
-	# down: that condition alone
+	# down, its carrier lost with its netdev up (the link partner's, to
+	# the service's autopsy): that condition alone, with the cause
+	ip link set dummy0 carrier off
+	wait_port_state DOWN
+	wait_cause link_partner
+	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 DOWN \(link_partner\)' RdmaPortFlapping=0
+	ip link set dummy0 carrier on
+	wait_port_state ACTIVE
+	# its netdev set down, as a maintenance script does (administrative):
+	# no problem to the rule, which ignores that cause; --check without
+	# --ignore-cause still fails it and names the cause
 	ip link set dummy0 down
 	wait_port_state DOWN
-	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 DOWN' RdmaPortFlapping=0
+	wait_cause administrative
+	rules_ok RdmaPortDownOrSlow=0 RdmaPortFlapping=0
+	run --separate-stderr node ibv_eventwatch --check --brief \
+		--metrics-state /var/lib/ibvevent/metrics.state
+	assert_failure 1
+	assert_output 'rxe0/1 DOWN (administrative)'
 	ip link set dummy0 up
 	wait_port_state ACTIVE
 	# below its rate (a spec file, above what soft-RoCE reports)
 	echo 'rxe0/1 rate>=1000' >"$S/etc/ibvevent/ports.spec"
 	rules_ok 'RdmaPortDownOrSlow=1:rxe0/1 rate [0-9.]+<1000 Gb/s' RdmaPortFlapping=0
 	echo 'rxe0/1' >"$S/etc/ibvevent/ports.spec"
-	# two flaps so far, within the limit; a third: the flapping condition
-	# alone
-	flap 1
+	# two flaps so far (the two downs), within the limit; a third: the
+	# flapping condition alone
 	rules_ok RdmaPortDownOrSlow=0 RdmaPortFlapping=0
 	flap 1
 	end=$((SECONDS + 30))
