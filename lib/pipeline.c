@@ -82,6 +82,7 @@ struct ibve_pipeline {
 	int err;	/* it cannot go on: -errno, the first; 0 */
 	char fail[512]; /* the reason of ERR, from the source that failed */
 	bool started;
+	bool finished;	    /* the sources were told the input ended */
 	const char *failed; /* the source start failed in */
 	char **exclude;	    /* device globs */
 	size_t nexclude;
@@ -366,6 +367,7 @@ static void host_done(void *ctx, void *src)
 }
 
 static int dispatch(struct ibve_pipeline *p);
+static int finish_sources(struct ibve_pipeline *p, int why);
 
 static int host_clock(void *ctx, const struct timespec *now)
 {
@@ -375,6 +377,11 @@ static int host_clock(void *ctx, const struct timespec *now)
 	/* the step's records reach the sinks before the step is told */
 	if (p->run)
 		dispatch(p);
+	/* at the input's end, what the sources hold back (the autopsy's last
+	 * verdicts) first: the last step, a dashboard's final table, has it */
+	if (p->run && flowing(p) && ibve_pipeline_ended(p) &&
+	    (r = finish_sources(p, 0)))
+		halt(p, r);
 	/* the last step is told at the end, too */
 	if (flowing(p) && p->clock && (r = p->clock(now, p->clock_arg)))
 		halt(p, r);
@@ -925,8 +932,9 @@ static int finish_sources(struct ibve_pipeline *p, int why)
 {
 	int r = 0;
 
-	if (why == IBVE_STOP_COUNT || why == IBVE_STOP_EXPECT)
+	if (why == IBVE_STOP_COUNT || why == IBVE_STOP_EXPECT || p->finished)
 		return 0;
+	p->finished = true;
 	for (size_t i = 0; i < p->nin && !r; i++)
 		if (p->in[i].ops->finish && p->in[i].started) {
 			p->in[i].ops->finish(p->in[i].src);
@@ -1077,6 +1085,7 @@ IBVE_EXPORT int ibve_pipeline_run(struct ibve_pipeline *p,
 		memcpy(&opts, o, o->sz < sizeof(opts) ? o->sz : sizeof(opts));
 	p->run = &opts;
 	p->stop = p->err = 0;
+	p->finished = false;
 	ibve_loop_remove_fd(p->loop, p->epfd);
 	if ((r = ibve_loop_add_fd(p->loop, p->epfd, POLLIN, poll_sources, p)))
 		return r;
