@@ -42,6 +42,7 @@ enum top_col {
 	COL_PER_MIN,
 	COL_LAST,
 	COL_AGE,
+	COL_CAUSE,
 	COL_COUNTERS,
 	COL_COUNT
 };

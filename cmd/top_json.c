@@ -35,6 +35,7 @@ static void json_row(struct ibve_json *j, const struct ibve_port_row *p)
 	ibve_json_double(j, "last_down", "%.3f", p->last_down);
 	ibve_json_uint(j, "flaps", p->flaps);
 	ibve_json_uint(j, "flaps_window", p->flaps_window);
+	ibve_json_str_or_null(j, "down_cause", p->down_cause);
 	if (p->rate_changed.tv_sec) {
 		ibve_time_format(&p->rate_changed, tmp, sizeof(tmp));
 		ibve_json_str(j, "rate_changed", tmp);

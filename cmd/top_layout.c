@@ -14,12 +14,12 @@
  * first, then where the cable goes, the counts by kind, then what the
  * port is. */
 static const enum top_col screen_cols[] = {
-	COL_DEVICE, COL_PORT,	 COL_STATE,    COL_DOWN_SINCE, COL_FLAPS,
-	COL_LAST,   COL_AGE,	 COL_TOTAL,    COL_PER_MIN,    COL_PEER,
-	COL_DOWN,   COL_UP,	 COL_LID,      COL_PKEY,       COL_SM,
-	COL_GID,    COL_REREG,	 COL_FATAL,    COL_MODULE,     COL_TEMP,
-	COL_SUBNET, COL_OTHER,	 COL_COUNTERS, COL_PHYS,       COL_LINK,
-	COL_RATE,   COL_ADDRESS,
+	COL_DEVICE, COL_PORT,	COL_STATE,   COL_DOWN_SINCE, COL_FLAPS,
+	COL_CAUSE,  COL_LAST,	COL_AGE,     COL_TOTAL,	     COL_PER_MIN,
+	COL_PEER,   COL_DOWN,	COL_UP,	     COL_LID,	     COL_PKEY,
+	COL_SM,	    COL_GID,	COL_REREG,   COL_FATAL,	     COL_MODULE,
+	COL_TEMP,   COL_SUBNET, COL_OTHER,   COL_COUNTERS,   COL_PHYS,
+	COL_LINK,   COL_RATE,	COL_ADDRESS,
 };
 
 /* A count column that is zero on every row shown. */

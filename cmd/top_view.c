@@ -33,6 +33,7 @@ const struct top_column top_columns[COL_COUNT] = {
 	[COL_PER_MIN] = { "EV/MIN", 6, { PORT(UINT, per_minute) } },
 	[COL_LAST] = { "LAST EVENT", -19, { PORT(STR, last_event) } },
 	[COL_AGE] = { "AGE", 6, { PORT(DBL, last_age) } },
+	[COL_CAUSE] = { "CAUSE", -18, { PORT(STR, down_cause) } },
 	[COL_COUNTERS] = { "ERROR COUNTERS MOVED", -20, { PORT(SIZE, moved) } },
 };
 
@@ -110,11 +111,17 @@ const struct top_column *top_column(int col)
 }
 
 /* MODULE, TEMP and SUBNET only once such events exist; PEER once a
- * port's far end is known. */
+ * port's far end is known, CAUSE once the autopsy said why one went down. */
 bool top_col_visible(const struct view *v, enum top_col col)
 {
 	if (col == COL_MODULE || col == COL_TEMP || col == COL_SUBNET)
 		return ibve_ports_summary(v->ports)->kinds[top_col_kind(col)];
+	if (col == COL_CAUSE) {
+		for (size_t i = 0; i < ibve_ports_count(v->ports); i++)
+			if (ibve_ports_at(v->ports, i)->down_cause[0])
+				return true;
+		return false;
+	}
 	if (col == COL_PEER) {
 		for (size_t i = 0; i < ibve_ports_count(v->ports); i++)
 			if (ibve_ports_at(v->ports, i)->peer.state ==
@@ -246,6 +253,9 @@ size_t top_cell(const struct ibve_port_row *p, enum top_col col, char *buf,
 		break;
 	case COL_LAST:
 		ibve_buf_text_str(&b, p->last_event[0] ? p->last_event : "-");
+		break;
+	case COL_CAUSE:
+		ibve_buf_puts(&b, p->down_cause[0] ? p->down_cause : "-");
 		break;
 	case COL_AGE:
 		if (p->total)

@@ -1021,6 +1021,7 @@ struct ibve_port_row {
 	char old_rate[40];	      /* the rate before it */
 	unsigned int counter_resets;  /* counters seen going backwards */
 	struct ibve_peer peer;	      /* the last known far end */
+	char down_cause[32]; /* the autopsy's cause of its last down; "" none */
 };
 
 struct ibve_ports_summary {

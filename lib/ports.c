@@ -719,7 +719,7 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 	const struct ibve_source_ops *o = ibve_source_of(ev->source);
 	const struct ibve_port_attrs *attrs =
 		ev->fields & IBVE_FIELD_ATTRS ? &ev->verbs.attrs : NULL;
-	const char *cause;
+	const char *cause = NULL;
 	struct ibve_row *r;
 	bool any = false;
 
@@ -770,6 +770,9 @@ IBVE_EXPORT void ibve_ports_event(struct ibve_ports *t,
 		if (!r)
 			return;
 		count(t, r, ev, k);
+		if (cause)
+			ibve_strcpy(r->pub.down_cause, cause,
+				    sizeof(r->pub.down_cause));
 		/* the last known far end: a lookup that found none while the
 		 * port was down does not forget which cable it is */
 		if ((ev->fields & IBVE_FIELD_PEER) &&

@@ -83,3 +83,23 @@ verdicts() {
 	jq -e '.rows[] | select(.device == "mlx5_3" and .port == 1) | .last_event == "PORT_DOWN_CAUSE"' <<<"$output" >/dev/null ||
 		fail "ibv_eventtop: mlx5_3/1's last event is not its verdict: $output"
 }
+
+@test "ibv_eventtop -r --autopsy: a CAUSE column, each port's last verdict; down_cause in JSON" {
+	run -0 ibv_eventwatch -j -r "$MLX5" --autopsy -e PORT_DOWN_CAUSE
+	want=$(jq -sc 'group_by([.device, .port]) | map({device: .[0].device,
+		port: .[0].port, cause: (last | .cause)})' <<<"$output")
+	run -0 ibv_eventtop -b -j -r "$MLX5" --autopsy
+	"$TOP/test/schema-check" --kind top-report - <<<"$output"
+	got=$(jq -c '[.rows[] | select(.down_cause) | {device, port, cause: .down_cause}]' <<<"$output")
+	assert_equal "$got" "$want"
+	# a port never down for a cause: null
+	assert_equal "$(jq -c '[.rows[] | select(.device == "mlx5_1" and .port == null) | .down_cause]' <<<"$output")" '[null]'
+	# the table: CAUSE before the error counters, each port's last cause
+	run -0 ibv_eventtop -b -r "$MLX5" --autopsy
+	assert_line --regexp '^DEVICE +PORT .* AGE +CAUSE +ERROR COUNTERS MOVED$'
+	assert_line --regexp '^mlx5_0 +1 +ACTIVE .* cable_or_module +-$'
+	assert_line --regexp '^mlx5_1 +- .* +- +-$'
+	# without the autopsy, no verdict and no such column
+	run -0 ibv_eventtop -b -r "$MLX5"
+	refute_output --partial CAUSE
+}
