@@ -434,8 +434,9 @@ void ibve_event_set_code(struct ibve_event *ev, enum ibve_source source,
 /* The explanation of EV: its desc's text, or a generic one. */
 const char *ibve_event_text(const struct ibve_event *ev);
 /*
- * The MESSAGE_ID of EV's journal entry: its desc's, or the one of every
- * event this version does not know (UNKNOWN(n)).
+ * The MESSAGE_ID of EV's journal entry: its desc's (a link autopsy's
+ * verdict: its cause's), or the one of every event this version does not
+ * know (UNKNOWN(n)).
  */
 const char *ibve_event_message_id(const struct ibve_event *ev);
 /*

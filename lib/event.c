@@ -537,7 +537,10 @@ IBVE_EXPORT uint64_t ibve_event_count(const struct ibve_event *ev)
 
 IBVE_EXPORT const char *ibve_event_message_id(const struct ibve_event *ev)
 {
-	return (ev->desc ? ev->desc : &ibve_unknown_desc)->message_id;
+	const struct ibve_source_ops *o = ibve_source_of(ev->source);
+	const char *id = o && o->message_id ? o->message_id(ev) : NULL;
+
+	return id ? id : (ev->desc ? ev->desc : &ibve_unknown_desc)->message_id;
 }
 
 IBVE_EXPORT const struct ibve_kind_info *ibve_kind_info(unsigned int kind)

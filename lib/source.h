@@ -77,6 +77,9 @@ struct ibve_source_ops {
 	/* In the port table: the cause (a name of ibve_causes) EV says its
 	 * port went down for, else NULL (optional; the autopsy's verdicts). */
 	const char *(*down_cause)(const struct ibve_event *ev);
+	/* The journal's MESSAGE_ID of EV when it is not its event's (a
+	 * verdict's: its cause's), else NULL (optional). */
+	const char *(*message_id)(const struct ibve_event *ev);
 	/* Its records may name a device no other source opened (a fabric
 	 * simulator's): live, the port table reads its ports then. */
 	bool names_devices;
@@ -152,6 +155,7 @@ struct ibve_cause {
 	unsigned int facts; /* what the evidence must say (src_autopsy.c) */
 	enum ibve_severity severity;
 	const char *decided_by, *action;
+	const char *message_id; /* its verdicts' in the journal (catalog) */
 };
 extern const struct ibve_cause ibve_causes[];
 

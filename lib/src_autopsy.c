@@ -55,33 +55,39 @@ const struct ibve_cause ibve_causes[] = {
 	{ "administrative", F_ADMIN, IBVE_SEVERITY_WARNING,
 	  "the port's network device set down (IFF_UP cleared), or the device "
 	  "removed (rdma link delete, a driver unbind)",
-	  "none for the hardware; ask who took it down" },
+	  "none for the hardware; ask who took it down",
+	  "0c57e45f9faf4cf587ac747da8f4e89a" },
 	{ "firmware_or_driver", F_FATAL, IBVE_SEVERITY_ERROR,
 	  "DEVICE_FATAL, an mlx5 INTERNAL_ERROR or GENERAL event",
-	  "collect a firmware dump; reset the device" },
+	  "collect a firmware dump; reset the device",
+	  "66988484c1874176a8ef248e157bc736" },
 	{ "cable_or_module", F_CABLE, IBVE_SEVERITY_ERROR,
 	  "an mlx5 PORT_MODULE event: the module unplugged, or a cable error "
 	  "other than high temperature or power budget exceeded; the "
 	  "firmware's reason no_cable, cable_issue or eeprom_issue",
-	  "reseat or replace the cable or module" },
+	  "reseat or replace the cable or module",
+	  "8a7c335ea78b47ab8091651ebb860a83" },
 	{ "thermal_or_power", F_THERMAL, IBVE_SEVERITY_ERROR,
 	  "an mlx5 TEMP_WARN, a PORT_MODULE cable error of high temperature or "
 	  "power budget exceeded; the firmware's reason overheat or "
 	  "power_budget_exceeded",
-	  "check airflow and the module's rating" },
+	  "check airflow and the module's rating",
+	  "20f2067ea675479a8dba39de625e6774" },
 	{ "signal_integrity", F_SIGNAL, IBVE_SEVERITY_ERROR,
 	  "an error counter (symbol_error, link_error_recovery, "
 	  "local_link_integrity_errors, port_rcv_errors, "
 	  "excessive_buffer_overrun_errors) that moved before the down; the "
 	  "firmware's reason bad_signal_integrity or link_training_failure",
-	  "clean or reseat, then replace the cable or transceiver" },
+	  "clean or reseat, then replace the cable or transceiver",
+	  "2c07ef8d7cc340eca139558597ee654e" },
 	{ "link_partner", F_CARRIER, IBVE_SEVERITY_ERROR,
 	  "the carrier lost with the network device up, and no local error "
 	  "counter moved",
-	  "look at the far end of the link" },
+	  "look at the far end of the link",
+	  "08ef188e6a254dffbd1d39eb7911e88e" },
 	{ "unknown", 0, IBVE_SEVERITY_WARNING, "nothing above",
-	  "see the evidence" },
-	{ NULL, 0, 0, NULL, NULL },
+	  "see the evidence", "8b7a90bdcf1b4bfd8eaf1aef10e45fea" },
+	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 /* The firmware's reasons (ethtool's link extended states) that decide. */
@@ -679,6 +685,14 @@ static const char *down_cause(const struct ibve_event *ev)
 	return c ? c->name : NULL;
 }
 
+/* A verdict's MESSAGE_ID: its cause's, for the catalog's entry of it. */
+static const char *message_id(const struct ibve_event *ev)
+{
+	const struct ibve_cause *c = cause_of(ev);
+
+	return c ? c->message_id : NULL;
+}
+
 /* What action cause C asks, into BUF: the far end named. */
 static const char *action(const struct ibve_event *ev,
 			  const struct ibve_cause *c, char *buf, size_t size)
@@ -829,6 +843,7 @@ const struct ibve_source_ops ibve_source_autopsy = {
 	.severities = 1u << IBVE_SEVERITY_WARNING,
 	.on_demand = true,
 	.down_cause = down_cause,
+	.message_id = message_id,
 	.rank = 1,
 	.order = 40, /* after the devices' */
 	.create = create,

@@ -20,6 +20,7 @@
  * checks that what is shipped is what it writes.
  */
 #include <libgen.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -145,6 +146,32 @@ static void catalog_entry(FILE *f, const struct ibve_event_desc *d,
 	     "for a replayed capture is not when the entry was written.");
 }
 
+/* A verdict of the link autopsy: its cause's entry, what decides it and
+ * what to do. */
+static void cause_entry(FILE *f, const struct ibve_cause *c)
+{
+	char what[1024];
+
+	fprintf(f,
+		"\n-- %s\n"
+		"Subject: RDMA PORT_DOWN_CAUSE (%s) on @RDMA_DEVICE@\n"
+		"Defined-By: ibvevent\n"
+		"Documentation: man:ibv_eventwatch(1)\n\n",
+		c->message_id, c->name);
+	snprintf(
+		what, sizeof(what),
+		"Port @RDMA_PORT@ of @RDMA_DEVICE@ went down, and the link "
+		"autopsy decided why: %s (severity @RDMA_SEVERITY@). That "
+		"cause is decided by %s. The evidence seen a second before and "
+		"after the down: @RDMA_EVIDENCE@.",
+		c->name, c->decided_by);
+	wrap(f, what);
+	fputc('\n', f);
+	snprintf(what, sizeof(what), "What to do: %c%s.",
+		 toupper((unsigned char)c->action[0]), c->action + 1);
+	wrap(f, what);
+}
+
 static void catalog(FILE *f)
 {
 	const struct ibve_event_desc *d;
@@ -160,6 +187,8 @@ static void catalog(FILE *f)
 	for (size_t i = 0; (d = ibve_event_desc_at(i)); i++)
 		catalog_entry(f, d, false);
 	catalog_entry(f, &ibve_unknown_desc, true);
+	for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+		cause_entry(f, c);
 }
 
 /* --- lists of words -------------------------------------------------------- */
@@ -599,6 +628,13 @@ static int region(FILE *f, const char *spec)
 					d->message_id);
 		fprintf(f, ".It Dv UNKNOWN(n) Ta Li %s\n",
 			ibve_unknown_desc.message_id);
+		return 0;
+	}
+	if (strncmp(spec, "cause-ids", 9) == 0) {
+		/* a verdict's MESSAGE_ID: its cause's */
+		for (const struct ibve_cause *c = ibve_causes; c->name; c++)
+			fprintf(f, ".It Cm %s Ta Li %s\n", c->name,
+				c->message_id);
 		return 0;
 	}
 	if (strncmp(spec, "causes:", 7) == 0) {

@@ -33,7 +33,8 @@ teardown() {
 
 # The MESSAGE_ID of each event name in the installed catalog
 # ("UNKNOWN" for events this version does not know; a name two sources
-# share as "NAME(source)"), as a JSON object.
+# share as "NAME(source)", an autopsy's verdict as
+# "PORT_DOWN_CAUSE(cause)"), as a JSON object.
 catalog_ids() {
 	awk '/^-- / { id = $2 }
 		/^Subject: RDMA event @RDMA_EVENT@/ { print "UNKNOWN", id; next }
@@ -76,7 +77,8 @@ compare() {
 			"device=\($r.device)\($p) event=\($r.event) severity=\($x.RDMA_SEVERITY)" as $m |
 			select($x.MESSAGE | startswith($m) | not) |
 			"\($i): MESSAGE \($x.MESSAGE) does not start with \($m)"),
-		(($ids["\($x.RDMA_EVENT)(\($x.RDMA_SOURCE))"] //
+		(($ids["\($x.RDMA_EVENT)(\($x.RDMA_CAUSE))"] //
+			$ids["\($x.RDMA_EVENT)(\($x.RDMA_SOURCE))"] //
 			$ids[$x.RDMA_EVENT | sub("\\(.*"; "")]) as $id |
 			select($id == null or $x.MESSAGE_ID != $id) |
 			"\($i): MESSAGE_ID \($x.MESSAGE_ID) for \($x.RDMA_EVENT), not \($id)"))'
@@ -172,6 +174,14 @@ compare() {
 	run -0 jq -sr '[.[] | select(.RDMA_CAUSE == "administrative" or .RDMA_CAUSE == "unknown") | .PRIORITY] | unique | join(" ")' \
 		"$BATS_TEST_TMPDIR/got"
 	assert_output 4
+	# each cause its own MESSAGE_ID (compare: the catalog's entry of it),
+	# none the event's own
+	# shellcheck disable=SC2016 # jq's variables
+	run -0 jq -sr --arg ev "$(catalog_ids | jq -r .PORT_DOWN_CAUSE)" '[.[] |
+		select(.RDMA_EVENT == "PORT_DOWN_CAUSE")] | [(map(.RDMA_CAUSE) | unique | length),
+		(map(.MESSAGE_ID) | unique | length), (map(select(.MESSAGE_ID == $ev)) | length)] |
+		join(" ")' "$BATS_TEST_TMPDIR/got"
+	assert_output '5 5 0'
 }
 
 @test "--journal: a storm is a summary entry a second, their counts the storm's, none dropped" {
@@ -239,6 +249,15 @@ compare() {
 	[[ $text == *"What to do: The link is down. Check the cable"* ]]
 	run -0 in_ns journalctl -x -a --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch 'RDMA_EVENT=UNKNOWN(21)'
 	assert_line '░░ Subject: RDMA event UNKNOWN(21) on mlx5_0, unknown to ibvevent'
+	# a verdict of the autopsy: its cause's entry, with what to do
+	run --separate-stderr in_ns ibv_eventwatch -q -r "$CAPTURES/autopsy/mlx5.jsonl" --autopsy \
+		-e PORT_DOWN_CAUSE -d mlx5_3 --journal
+	assert_success
+	run -0 in_ns journalctl -x -a --no-pager SYSLOG_IDENTIFIER=ibv_eventwatch RDMA_CAUSE=administrative
+	assert_line '░░ Subject: RDMA PORT_DOWN_CAUSE (administrative) on mlx5_3'
+	text=$(sed -n 's/^░░ //p' <<<"$output" | tr '\n' ' ')
+	[[ $text == *"Port 1 of mlx5_3 went down, and the link autopsy decided why: administrative (severity warning)."* ]]
+	[[ $text == *"What to do: None for the hardware; ask who took it down."* ]]
 }
 
 @test "make install puts the catalog in CATALOGDIR, make uninstall takes it away" {

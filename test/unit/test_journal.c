@@ -9,6 +9,7 @@
 
 #include "event.h"
 #include "journal.h"
+#include "source.h"
 #include "tap.h"
 
 /* 32 lowercase hex digits, laid out as a version 4 (random) UUID. */
@@ -121,19 +122,48 @@ static bool twice(const struct ibve_event_desc *d)
 	return n > 1;
 }
 
+/* The link autopsy's cause I's catalog entry P (past "-- "): false if
+ * it is not, said. */
+static bool cause_entry(size_t i, char *p)
+{
+	const struct ibve_cause *c = &ibve_causes[i];
+	char subject[128], *body;
+
+	snprintf(subject, sizeof(subject),
+		 "\nSubject: RDMA PORT_DOWN_CAUSE (%s) on @RDMA_DEVICE@\n",
+		 c->name);
+	body = strstr(p, "\n\n");
+	if (strncmp(p, c->message_id, 32) || p[32] != '\n' ||
+	    !strstr(p, subject) || !body) {
+		printf("# cause %s: not its MESSAGE_ID or subject\n", c->name);
+		return false;
+	}
+	squash(body);
+	/* the action as a sentence: its first letter a capital */
+	if (!strstr(body, c->decided_by) || !strstr(body, c->action + 1)) {
+		printf("# cause %s: the body lacks what decides it or the action\n",
+		       c->name);
+		return false;
+	}
+	return true;
+}
+
 /*
  * The catalog share/mktables.c wrote (ibvevent.catalog beside test/ in the
- * build directory), against the table: entry I is row I's.
+ * build directory), against the table: entry I is row I's, then the
+ * unknown events', then one per cause of the link autopsy.
  */
 static void test_catalog(const char *argv0)
 {
 	char path[4096], text[1 << 17], *p, *next;
-	size_t n = rows(), i = 0, bad = 0, len = 0;
+	size_t n = rows(), i = 0, bad = 0, len = 0, ncauses = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%.*s/../ibvevent.catalog",
 		 (int)(strrchr(argv0, '/') ? strrchr(argv0, '/') - argv0 : 1),
 		 strrchr(argv0, '/') ? argv0 : ".");
+	while (ibve_causes[ncauses].name)
+		ncauses++;
 	if (!ok((f = fopen(path, "r")) != NULL, "%s reads", path))
 		return;
 	len = fread(text, 1, sizeof(text) - 1, f);
@@ -152,7 +182,9 @@ static void test_catalog(const char *argv0)
 		if (next)
 			*next = '\0';
 		if (i > n) {
-			bad++;
+			bad += i - n > ncauses || !cause_entry(i - n - 1, p);
+			if (next)
+				*next = '\n';
 			continue;
 		}
 		if (strncmp(p, d->message_id, 32) || p[32] != '\n') {
@@ -189,7 +221,8 @@ static void test_catalog(const char *argv0)
 		if (next)
 			*next = '\n';
 	}
-	is_int(i, n + 1, "one catalog entry per row, and one for UNKNOWN");
+	is_int(i, n + 1 + ncauses,
+	       "one catalog entry per row, one for UNKNOWN, one per cause");
 	is_int(bad, 0, "each with its MESSAGE_ID, subject, text and advice");
 }
 
