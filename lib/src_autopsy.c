@@ -769,8 +769,17 @@ static int fields_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	struct ibve_jval v;
 	const char *s;
 	uint64_t us;
-	int said, r;
+	int said, r, own = 0;
 
+	/* the fields are read when a key of its own is in the line, as the
+	 * scanner calls this (json-c's reader calls it for every line): a
+	 * down_us alone, the verbs source's key, is not the autopsy's */
+	for (int k = K_CAUSE; k <= K_AFTER; k++) {
+		o->get(o, key + k, &v);
+		own |= v.type != J_ABSENT;
+	}
+	if (!own)
+		return 0;
 	/* a verdict's cause, which says its severity; none on others */
 	if ((said = ibve_get_str(o, key + K_CAUSE, &s, err, errlen)) < 0)
 		return -EINVAL;
