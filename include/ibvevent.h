@@ -129,7 +129,9 @@ enum ibve_netdev_code {
 
 /* IBVE_SOURCE_KERNEL codes: the verbs ones, and past them our own. */
 enum ibve_kernel_code {
-	IBVE_KERNEL_EVENTS_LOST = 0x100, /* the ring buffer was full */
+	IBVE_KERNEL_EVENTS_LOST = 0x100,       /* the ring buffer was full */
+	IBVE_KERNEL_NETDEV_SET_DOWN = 0x101,   /* a process set it down */
+	IBVE_KERNEL_DEVICE_UNREGISTER = 0x102, /* a process removed it */
 };
 
 /* One row of the event table. */

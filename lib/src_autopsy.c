@@ -54,7 +54,8 @@ enum {
 const struct ibve_cause ibve_causes[] = {
 	{ "administrative", F_ADMIN, IBVE_SEVERITY_WARNING,
 	  "the port's network device set down (IFF_UP cleared), or the device "
-	  "removed (rdma link delete, a driver unbind)",
+	  "removed (rdma link delete, a driver unbind); with -A, the process "
+	  "that did it",
 	  "none for the hardware; ask who took it down",
 	  "0c57e45f9faf4cf587ac747da8f4e89a" },
 	{ "firmware_or_driver", F_FATAL, IBVE_SEVERITY_ERROR,
@@ -232,6 +233,32 @@ static void netdev(struct port *p, const struct ibve_event *ev,
 		add(p, "firmware: %s", state);
 }
 
+/* Who set the netdev down or removed the device (the kernel source's
+ * record): its process, and its job or unit when its cgroup says. */
+static void who(struct port *p, const struct ibve_event *ev, const char *json)
+{
+	char pid[16], comm[48] = "?", cg[256], job[96] = "";
+	const char *unit;
+	size_t n;
+
+	if (!member(json, "pid", pid, sizeof(pid)))
+		return;
+	member(json, "comm", comm, sizeof(comm));
+	if (member(json, "cgroup", cg, sizeof(cg)) &&
+	    !ibve_cgroup_job(cg, job, sizeof(job)) &&
+	    (unit = strrchr(cg, '/')) && (n = strlen(unit)) > 6 &&
+	    (!strcmp(unit + n - 6, ".scope") ||
+	     (n > 8 && !strcmp(unit + n - 8, ".service"))))
+		snprintf(job, sizeof(job), "unit %.80s", unit + 1);
+	if (ev->code == IBVE_KERNEL_NETDEV_SET_DOWN)
+		add(p, "netdev %s set down by %s (pid %s%s%s)",
+		    ev->netdev[0] ? ev->netdev : "?", comm, pid,
+		    job[0] ? ", " : "", job);
+	else
+		add(p, "device %s removed by %s (pid %s%s%s)", ev->device, comm,
+		    pid, job[0] ? ", " : "", job);
+}
+
 /* "counters":{NAME:DELTA,...} of the phase P's case waits for. */
 static void counters(struct port *p, const char *json)
 {
@@ -297,6 +324,14 @@ static void mlx5(struct port *p, const struct ibve_event *ev)
 	add(p, "mlx5 %s: %s", ev->name, s);
 }
 
+/* Whether EV is the kernel source's record of who took a port down. */
+static bool by_whom(const struct ibve_event *ev)
+{
+	return ev->source == IBVE_SOURCE_KERNEL &&
+	       (ev->code == IBVE_KERNEL_NETDEV_SET_DOWN ||
+		ev->code == IBVE_KERNEL_DEVICE_UNREGISTER);
+}
+
 /* What EV says of P's case. */
 static void take(struct port *p, const struct ibve_event *ev)
 {
@@ -330,12 +365,16 @@ static void take(struct port *p, const struct ibve_event *ev)
 		    ev->device);
 	} else if (ev->source == IBVE_SOURCE_MLX5) {
 		mlx5(p, ev);
+	} else if (by_whom(ev) && p->rec.code == CAUSE) {
+		p->facts |= F_ADMIN;
 	}
 	if (ev->source != IBVE_SOURCE_NETDEV &&
-	    ev->source != IBVE_SOURCE_COUNTERS)
+	    ev->source != IBVE_SOURCE_COUNTERS && !by_whom(ev))
 		return;
 	ibve_event_format_json(ev, s, sizeof(s));
-	if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
+	if (by_whom(ev) && p->rec.code == CAUSE)
+		who(p, ev, s);
+	else if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
 		netdev(p, ev, s);
 	else if (ev->source == IBVE_SOURCE_COUNTERS)
 		counters(p, s);
@@ -500,7 +539,7 @@ static bool kept(const struct ibve_event *ev)
 		ev->code != IBVE_MLX5_PORT_CHANGE) ||
 	       (ev->source == IBVE_SOURCE_VERBS &&
 		ev->code == IBV_EVENT_DEVICE_FATAL) ||
-	       (ev->source == IBVE_SOURCE_COUNTERS);
+	       ev->source == IBVE_SOURCE_COUNTERS || by_whom(ev);
 }
 
 /* A port's event: its case opens, or closes as it comes back. */

@@ -5,7 +5,9 @@
  * opened), at each record of the port (observe()), and every SAMPLE_S
  * while it runs: one wake-up a minute, never more. When a record says a
  * port went down (verbs PORT_ERR, netdev NETDEV_DOWN or CARRIER_LOST,
- * DEVICE_REMOVED), the port is read at once and COUNTERS_MOVED "before"
+ * DEVICE_REMOVED; the kernel source's NETDEV_SET_DOWN and
+ * DEVICE_UNREGISTER, which may be read after the down itself, and whose
+ * sample must not take its moves as the baseline), the port is read at once and COUNTERS_MOVED "before"
  * says which counters moved since the sample before (none: an empty
  * object, so that it is known they were looked at); at its PORT_ACTIVE,
  * "since" says which moved while it was down. A port whose counters cannot
@@ -273,11 +275,13 @@ static bool ready(void *arg, uint32_t cookie)
 }
 
 /* What a record says of its port (by the stable names of the verbs,
- * netdev and hot-plug sources): 1 down, -1 active again, else 0. */
+ * netdev, hot-plug and kernel sources): 1 down, -1 active again, else 0. */
 static int change(const struct ibve_event *ev)
 {
-	static const char *const downs[] = { "PORT_ERR", "NETDEV_DOWN",
-					     "CARRIER_LOST", "DEVICE_REMOVED" };
+	static const char *const downs[] = {
+		"PORT_ERR",	  "NETDEV_DOWN",     "CARRIER_LOST",
+		"DEVICE_REMOVED", "NETDEV_SET_DOWN", "DEVICE_UNREGISTER"
+	};
 
 	for (size_t i = 0; ev->desc && i < ARRAY_SIZE(downs); i++)
 		if (strcmp(ev->desc->name, downs[i]) == 0)

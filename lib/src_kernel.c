@@ -8,9 +8,12 @@
  * event of the same device shortly before is named in it too.
  *
  * Port and device events themselves stay the "devices" source's: the hook
- * on them only feeds the correlation here.
+ * on them only feeds the correlation here. Who took a port down is this
+ * source's too (NETDEV_SET_DOWN, DEVICE_UNREGISTER): the process that set
+ * its netdev down or removed its device, for the autopsy to name.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -459,8 +462,53 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 	if (ev->fields & IBVE_FIELD_OWNER)
 		cgroup_path(s, k->cgroup, ev->kernel.cgroup,
 			    sizeof(ev->kernel.cgroup));
-	after(s, g, k, ev);
+	if (1u << k->hook & IBVE_KHOOKS_EVENTS)
+		after(s, g, k, ev);
 	return ev;
+}
+
+/*
+ * Who did what K says: removed its device, or set its netdev down, then a
+ * record for each RDMA port whose netdev it is (GID 0's, a RoCE port's
+ * default GID), the netdev named.
+ */
+static void who(struct kernel *s, const struct ibve_kevent *k)
+{
+	struct ibve_kevent d = *k;
+	struct dirent *e;
+	DIR *dir;
+
+	if (k->hook != IBVE_KHOOK_SETDOWN) {
+		d.event = IBVE_KERNEL_DEVICE_UNREGISTER;
+		record(s, &d, (int64_t)k->ns);
+		return;
+	}
+	d.event = IBVE_KERNEL_NETDEV_SET_DOWN;
+	if (!(dir = opendir(IBVE_SYSFS)))
+		return;
+	while ((e = readdir(dir))) {
+		for (uint32_t p = 1; e->d_name[0] != '.'; p++) {
+			char path[sizeof(e->d_name) + 96],
+				name[IBVE_IFNAME_MAX];
+			struct ibve_event *ev;
+
+			snprintf(path, sizeof(path),
+				 IBVE_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0",
+				 e->d_name, p);
+			if (ibve_sysfs_read(path, name, sizeof(name)))
+				break;
+			if (strcmp(name, k->device))
+				continue;
+			ibve_strcpy(d.device, e->d_name, sizeof(d.device));
+			d.port = p;
+			if (!(ev = record(s, &d, (int64_t)k->ns)))
+				continue;
+			ibve_strcpy(ev->netdev, k->device, sizeof(ev->netdev));
+			ev->netdev_index = k->num;
+			ev->fields |= IBVE_FIELD_NETDEV;
+		}
+	}
+	closedir(dir);
 }
 
 /* --- storms: the programs' counts ---------------------------------------- */
@@ -596,6 +644,8 @@ static int sample(void *ctx, void *data, size_t size)
 		return 0;
 	if (k.hook == IBVE_KHOOK_PORT) {
 		port_event(s, &k);
+	} else if (!(1u << k.hook & IBVE_KHOOKS_EVENTS)) {
+		who(s, &k);
 	} else {
 		record(s, &k, (int64_t)k.ns);
 		drain_arm(s);
@@ -755,6 +805,9 @@ static bool has_func(struct btf *vmlinux, const char *module, const char *func)
 	struct btf *btf;
 	bool found;
 
+	if (!strcmp(module, "vmlinux"))
+		return btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) >=
+		       0;
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
 	btf = btf__parse_split(path, vmlinux);
 	found = btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
@@ -772,7 +825,8 @@ struct hook {
 #define HOOK(name, NAME, module, func) \
 	{ #module, #func, PROG(fe_##name), PROG(kp_##name) },
 
-static const struct hook hooks[IBVE_KHOOK_COUNT] = { IBVE_KHOOKS(HOOK) };
+static const struct hook hooks[IBVE_KHOOK_COUNT] = { IBVE_KHOOKS(
+	HOOK) IBVE_KHOOKS_WHO(HOOK) };
 
 static struct bpf_program *prog_of(struct ibve_kbpf *skel, size_t off)
 {
@@ -790,7 +844,8 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 		if (vmlinux &&
 		    has_func(vmlinux, hooks[i].module, hooks[i].func))
 			want |= 1u << i;
-		else if (i != IBVE_KHOOK_CORE_QP)
+		else if (i != IBVE_KHOOK_CORE_QP &&
+			 1u << i & IBVE_KHOOKS_EVENTS)
 			*kprobe = true; /* no BTF for it: no trampoline */
 	btf__free(vmlinux);
 	/* the core handler sees every QP: the uverbs one would count twice */
@@ -905,7 +960,7 @@ static int attach(struct kernel *s)
 		s->links[i] = l;
 		s->hooks |= 1u << i;
 	}
-	if (!(s->hooks & ~(1u << IBVE_KHOOK_PORT))) {
+	if (!(s->hooks & IBVE_KHOOKS_EVENTS & ~(1u << IBVE_KHOOK_PORT))) {
 		r = ibve_error(ENOTSUP,
 			       "cannot hook any event handler of the kernel");
 		goto out;
@@ -1007,7 +1062,7 @@ static size_t describe(const void *arg, char *buf, size_t size)
 {
 	const struct kernel *s = arg;
 	unsigned int n = (unsigned int)__builtin_popcount(
-		s->hooks & ~(1u << IBVE_KHOOK_PORT));
+		s->hooks & IBVE_KHOOKS_EVENTS & ~(1u << IBVE_KHOOK_PORT));
 
 	if (s->waiting)
 		return (size_t)snprintf(
@@ -1251,6 +1306,18 @@ static const struct ibve_event_desc rows[] = {
 	    "The kernel's ring buffer was full and events of a storm were dropped "
 	    "(RDMA_LOST says how many); counts and metrics are low by as many. "
 	    "Look at the records before it for the storm's cause."),
+	ROW(IBVE_KERNEL_NETDEV_SET_DOWN, "NETDEV_SET_DOWN", PORT, false, INFO,
+	    "1c83be5a93c74df09b0e0b0ac8a93d58",
+	    "a process set the port's network device down: pid, name and cgroup",
+	    "A process (RDMA_PID, RDMA_COMM; its job or unit by RDMA_CGROUP) set the "
+	    "port's network device (RDMA_NETDEV) down, as `ip link set down` does: "
+	    "the port goes down with it. No hardware is at fault; ask its owner."),
+	ROW(IBVE_KERNEL_DEVICE_UNREGISTER, "DEVICE_UNREGISTER", DEVICE, false,
+	    INFO, "db46bcda60424e1cae74ca66dadeb88a",
+	    "a process removed the RDMA device: pid, name and cgroup",
+	    "A process (RDMA_PID, RDMA_COMM; its job or unit by RDMA_CGROUP) removed "
+	    "the device, as `rdma link delete` or a driver's unbind does: its ports "
+	    "go with it. No hardware is at fault; ask its owner."),
 };
 
 static const struct ibve_source_option options[] = {

@@ -97,6 +97,15 @@ wait_port_state() {
 	done
 }
 
+# in_cgroup DIR CMD...: CMD run inside cgroup DIR (under /sys/fs/cgroup),
+# in place of the caller (a subshell, or bg_start's).
+in_cgroup() {
+	local dir=/sys/fs/cgroup/$1
+	shift
+	mkdir -p "$dir"
+	exec bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+
 # Put the guest back as the harness made it: rxe0 on dummy0, port ACTIVE.
 restore_rxe() {
 	ip link set dummy0 up 2>/dev/null || true

@@ -53,6 +53,14 @@ struct ib_device {
 	char name[64];
 } __pai;
 
+struct net_device {
+	char name[16];
+	unsigned int flags;
+	int ifindex;
+} __pai;
+
+#define IFF_UP 0x1
+
 struct ib_pd {
 	struct rdma_restrack_entry res;
 } __pai;
@@ -431,3 +439,78 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 	}
 
 IBVE_KHOOKS(HOOK)
+
+/*
+ * Who did it: the current task, in a record of HOOK (K's device and num
+ * set; user space knows the event by the hook), sent unless --pid or
+ * --comm leave it out.
+ */
+static __always_inline int who(struct ibve_kevent *k, __u32 hook)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	if (!wanted(t)) {
+		__sync_fetch_and_add(&filtered, 1);
+		return 0;
+	}
+	k->ns = bpf_ktime_get_ns();
+	k->hook = hook;
+	k->tgid = BPF_CORE_READ(t, tgid);
+	BPF_CORE_READ_STR_INTO(&k->comm, t, group_leader, comm);
+	k->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	k->flags |= IBVE_KF_OWNER;
+	if (!bpf_ringbuf_output(&events, k, sizeof(*k), 0))
+		__sync_fetch_and_add(&sent, 1);
+	else
+		__sync_fetch_and_add(&lost, 1);
+	return 0;
+}
+
+/* DEV's flags becoming FLAGS: a record when IFF_UP is cleared. */
+static __always_inline int set_down(struct net_device *dev, unsigned int flags)
+{
+	struct ibve_kevent k;
+
+	if (!(BPF_CORE_READ(dev, flags) & IFF_UP) || flags & IFF_UP)
+		return 0;
+	__builtin_memset(&k, 0, sizeof(k));
+	k.num = BPF_CORE_READ(dev, ifindex);
+	BPF_CORE_READ_STR_INTO(&k.device, dev, name);
+	return who(&k, IBVE_KHOOK_SETDOWN);
+}
+
+static __always_inline int unregister(struct ib_device *dev, __u32 hook)
+{
+	struct ibve_kevent k;
+
+	__builtin_memset(&k, 0, sizeof(k));
+	BPF_CORE_READ_STR_INTO(&k.device, dev, name);
+	return who(&k, hook);
+}
+
+SEC("fentry/dev_change_flags")
+int BPF_PROG(fe_setdown, struct net_device *dev, unsigned int flags)
+{
+	return set_down(dev, flags);
+}
+
+SEC("kprobe/dev_change_flags")
+int BPF_KPROBE(kp_setdown, struct net_device *dev, unsigned int flags)
+{
+	return set_down(dev, flags);
+}
+
+#define UNREG(name, NAME, function)                      \
+	SEC("fentry/" #function)                         \
+	int BPF_PROG(fe_##name, struct ib_device *d)     \
+	{                                                \
+		return unregister(d, IBVE_KHOOK_##NAME); \
+	}                                                \
+	SEC("kprobe/" #function)                         \
+	int BPF_KPROBE(kp_##name, struct ib_device *d)   \
+	{                                                \
+		return unregister(d, IBVE_KHOOK_##NAME); \
+	}
+
+UNREG(unreg, UNREG, ib_unregister_device)
+UNREG(unreg_put, UNREG_PUT, ib_unregister_device_and_put)

@@ -22,8 +22,24 @@
 	/* port and device events */                                    \
 	X(port, PORT, ib_core, ib_dispatch_event_clients)
 
+/*
+ * Who took a port down (the autopsy's administrative cause): the process
+ * that set a netdev down (ioctl and rtnetlink both reach the function) or
+ * removed an RDMA device (rdma link delete; a driver's removal, as by an
+ * unbind). Their records name the current task as their owner.
+ */
+#define IBVE_KHOOKS_WHO(X)                             \
+	X(setdown, SETDOWN, vmlinux, dev_change_flags) \
+	X(unreg, UNREG, ib_core, ib_unregister_device) \
+	X(unreg_put, UNREG_PUT, ib_core, ib_unregister_device_and_put)
+
 #define IBVE_KHOOK_ENUM(name, NAME, module, function) IBVE_KHOOK_##NAME,
-enum ibve_khook { IBVE_KHOOKS(IBVE_KHOOK_ENUM) IBVE_KHOOK_COUNT };
+enum ibve_khook {
+	IBVE_KHOOKS(IBVE_KHOOK_ENUM) IBVE_KHOOKS_WHO(IBVE_KHOOK_ENUM)
+		IBVE_KHOOK_COUNT
+};
+/* The hooks of events (the rest: of who did something). */
+#define IBVE_KHOOKS_EVENTS ((1u << IBVE_KHOOK_SETDOWN) - 1)
 
 enum ibve_kflag {
 	IBVE_KF_HANDLE = 1u << 0, /* handle: the owner's verbs handle */
@@ -40,7 +56,7 @@ struct ibve_kevent {
 	__u32 event;  /* enum ib_event_type */
 	__u32 hook;   /* enum ibve_khook */
 	__u32 flags;  /* enum ibve_kflag */
-	__u32 num;    /* qp_num or wq_num */
+	__u32 num;    /* qp_num or wq_num; SETDOWN: the netdev's ifindex */
 	__u32 handle;
 	__u32 port; /* the QP's port, or the port event's; 0: none */
 	__u32 tgid;
@@ -48,7 +64,7 @@ struct ibve_kevent {
 	char comm[16];		  /* the process (thread group leader) */
 	char kern[IBVE_KNAME];	  /* kernel owner: restrack kern_name */
 	char pd_kern[IBVE_KNAME]; /* ... and its PD's (the RDMA CM's user) */
-	char device[64];
+	char device[64];	  /* SETDOWN: the netdev's name */
 };
 
 /*

@@ -6,7 +6,8 @@
 # down with it) and is the link partner's; `rdma link delete` removes the
 # device: administrative. Each verdict is checked against what the test
 # did, and rxe's hw_counters that moved (link_downed) are named in the
-# evidence. The netdev and counters sources (issue #42) give the evidence
+# evidence; with -A, the process that set the netdev down or removed the
+# device (its pid, as the test saw it, and its job) is named too. The netdev and counters sources (issue #42) give the evidence
 # of the first two: without them in the build, those skip and say so.
 
 load ../test_helper
@@ -42,11 +43,25 @@ verdict() {
 	jq -c "select(.event == \"PORT_DOWN_CAUSE\" and .device == \"$1\")" "$WOUT"
 }
 
-@test "ip link set down on rxe0's netdev: administrative, with the netdev named; back: PORT_BACK" {
+# by CMD...: CMD run as the process whose pid BY is, in place of a
+# subshell (CMD's pid is the subshell's), in cgroup CG when set.
+by() {
+	local f=$BATS_TEST_TMPDIR/by.pid
+	# shellcheck disable=SC2016 # the inner shell's
+	(
+		set -- sh -c 'echo $$ >"$0" && exec "$@"' "$f" "$@"
+		if [ -n "${CG:-}" ]; then in_cgroup "$CG" "$@"; else exec "$@"; fi
+	) || return 1
+	BY=$(cat "$f")
+}
+
+@test "ip link set down on rxe0's netdev: administrative, with the netdev and who set it down named; back: PORT_BACK" {
 	needs NETDEV_DOWN
 	needs COUNTERS_MOVED
-	start_watch -j --autopsy -d rxe0
-	ip link set dummy0 down
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	start_watch -j --autopsy -A -d rxe0
+	job=system.slice/slurmstepd.scope/job_303/step_0/user/task_0
+	CG=$job by ip link set dummy0 down
 	wait_port_state DOWN
 	run -0 verdict rxe0
 	assert_equal "${#lines[@]}" 1
@@ -55,6 +70,14 @@ verdict() {
 	assert_equal "$(jq -r .severity <<<"$v")" warning
 	jq -e '.evidence | index("netdev dummy0 set down (IFF_UP cleared)")' <<<"$v" >/dev/null ||
 		fail "the evidence does not name dummy0: $v"
+	# who: the process the test ran, in the job's cgroup it put it in
+	run -0 jq -c 'select(.event == "NETDEV_SET_DOWN")' "$WOUT"
+	assert_equal "${#lines[@]}" 1
+	jq -e --argjson pid "$BY" --arg cg "/$job" \
+		'.device == "rxe0" and .port == 1 and .netdev == "dummy0" and .pid == $pid and .comm == "ip" and .cgroup == $cg' \
+		<<<"${lines[0]}" >/dev/null || fail "not the set-down the test did (pid $BY): ${lines[0]}"
+	jq -e --arg e "netdev dummy0 set down by ip (pid $BY, slurm job 303)" '.evidence | index($e)' \
+		<<<"$v" >/dev/null || fail "the evidence does not name pid $BY and job 303: $v"
 	# the verdict came after the down's records, within 2 s of the first
 	down=$(jq -r 'select(.event == "NETDEV_DOWN" or .event == "PORT_ERR") | .time' "$WOUT" | sort | head -n 1)
 	[ -n "$down" ] || fail "no NETDEV_DOWN or PORT_ERR: $(cat "$WOUT")"
@@ -106,15 +129,21 @@ verdict() {
 	bg_stop watch 0
 }
 
-@test "rdma link delete: administrative, the device removed" {
-	start_watch -j --autopsy -d rxe0
-	rdma link delete rxe0
+@test "rdma link delete: administrative, the device removed, and by whom" {
+	start_watch -j --autopsy -A -d rxe0
+	by rdma link delete rxe0
 	run -0 verdict rxe0
 	assert_equal "${#lines[@]}" 1
 	v=${lines[0]}
 	assert_equal "$(jq -r .cause <<<"$v")" administrative
 	jq -e '.evidence | index("device rxe0 removed (rdma link delete, driver unbind)")' <<<"$v" >/dev/null ||
 		fail "the evidence does not say the device went: $v"
+	run -0 jq -c 'select(.event == "DEVICE_UNREGISTER")' "$WOUT"
+	assert_equal "${#lines[@]}" 1
+	jq -e --argjson pid "$BY" '.device == "rxe0" and .pid == $pid and .comm == "rdma"' \
+		<<<"${lines[0]}" >/dev/null || fail "not the removal the test did (pid $BY): ${lines[0]}"
+	run -0 jq -r '.evidence[]' <<<"$v"
+	assert_line --regexp "^device rxe0 removed by rdma \\(pid $BY(, unit [^)]*)?\\)\$"
 	# what the kernel did: the device is gone
 	[ ! -e /sys/class/infiniband/rxe0 ] || fail "rxe0 is still there"
 	bg_stop watch 0
