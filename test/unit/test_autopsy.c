@@ -308,6 +308,10 @@ static const struct ibve_event *verdict(const struct got *g)
 	",\"linkstate\":\"060100001800018008000100040000000900020065746830" \
 	"00000000050002000000000005000500" state                            \
 	"000000\",\"ext_state\":\"" name "\""
+/* The kernel source's who-record (-A): process COMM, pid 4242, cgroup CG */
+#define WHO(comm, cg) \
+	",\"pid\":4242,\"comm\":\"" comm "\",\"cgroup\":\"" cg "\""
+#define JOB		"/system.slice/slurmstepd.scope/job_303/step_0/user/task_0"
 #define MOVED(phase, c) ",\"phase\":\"" phase "\",\"counters\":{" c "}"
 #define PEER                                                         \
 	",\"peer\":{\"kind\":\"lldp\",\"state\":\"known\",\"name\":" \
@@ -322,6 +326,23 @@ static const struct {
 		    "before", "\"hw_counters/link_downed\":1") },
 	  "administrative",
 	  "netdev eth0 set down (IFF_UP cleared)" },
+	{ "a process set the netdev down (-A), read before the down",
+	  { "0 kernel NETDEV_SET_DOWN" WHO("ip", JOB) NETDEV("eth0"),
+	    "2 netdev NETDEV_DOWN" NETDEV("eth0"), "3 verbs PORT_ERR" },
+	  "administrative",
+	  "netdev eth0 set down by ip (pid 4242, slurm job 303)" },
+	{ "a process set the netdev down, read after the down: its unit",
+	  { "0 verbs PORT_ERR",
+	    "20 kernel NETDEV_SET_DOWN" WHO("sh", "/system.slice/nm.service")
+		    NETDEV("eth0") },
+	  "administrative",
+	  "netdev eth0 set down by sh (pid 4242, unit nm.service)" },
+	{ "a process removed the device",
+	  { "0 verbs PORT_ACTIVE",
+	    "800 kernel DEVICE_UNREGISTER,\"port\":null" WHO("rdma", "/"),
+	    "900 hotplug DEVICE_REMOVED,\"port\":null" },
+	  "administrative",
+	  "device mlx5_0 removed by rdma (pid 4242)\"" },
 	{ "set down while symbol errors rose: administrative first",
 	  { "0 netdev NETDEV_DOWN" NETDEV("eth0"), "2 verbs PORT_ERR",
 	    "3 counters COUNTERS_MOVED" MOVED("before", "\"symbol_error\":40") },
@@ -401,6 +422,15 @@ static const struct {
 	  "unknown",
 	  NULL },
 };
+
+/* The lines of the case WHAT. */
+static const char *const *case_of(const char *what)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (!strcmp(cases[i].what, what))
+			return cases[i].lines;
+	BAIL_OUT("no case \"%s\"", what);
+}
 
 static void test_causes(void)
 {
@@ -537,7 +567,7 @@ static void test_record(void)
 	struct ibve_event back;
 	char text[1024], json[2048];
 
-	replay_lines(cases[13].lines, &g); /* the link partner */
+	replay_lines(case_of("the carrier lost, no error counter moved"), &g);
 	if (!ok(g.n == 1, "a verdict"))
 		return;
 	snprintf(json, sizeof(json), "%s", json_of(&g.ev[0]));
@@ -555,7 +585,7 @@ static void test_record(void)
 	ok(ibve_event_parse_json(json, strlen(json), &back) == 0 &&
 		   !strcmp(json_of(&back), json),
 	   "a replay reads it back as it was");
-	replay_lines(cases[0].lines, &g);
+	replay_lines(case_of("the netdev set down"), &g);
 	ok(g.n == 1 && g.ev[0].severity == IBVE_SEVERITY_WARNING &&
 		   ibve_event_parse_json(json_of(&g.ev[0]),
 					 strlen(json_of(&g.ev[0])),
