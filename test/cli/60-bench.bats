@@ -56,8 +56,12 @@ load ../test_helper
 	assert_line --regexp "^\| ibv_eventwatch -d rxe0 \| [0-9]+ \| [0-9]+-[0-9]+ \| [0-9]+ \|$"
 	assert_line --regexp "^\| ibv_asyncwatch -d rxe0 \(anchor\) \| [0-9]+ \| [0-9]+-[0-9]+ \| [0-9]+ \|$"
 	assert_line --regexp "^([a-z_0-9]+, )*write\.$"
+	assert_line --regexp "^\| set down to the verdict's line, ms \(lowest-highest\) \| $num \($num-$num\) \| 2000 \|$"
+	assert_line --regexp "^\| CPU per port's counter sample, ms, at most \| $num \| 1 \|$"
+	assert_line --regexp "^\| start-up to \"watching\", ms, against ibv_devinfo's \| $num / $num \| 1\.0x \|$"
+	assert_line --regexp "^Their causes: administrative\. Goals: "
 	# every goal is judged, one way or the other
-	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 9 ]
+	[ "$(grep -cE ': (met|\*\*not met\*\*)\.$' "$out")" -eq 10 ]
 	# and the figures above are numbers, not empty cells
 	run grep -E '[^|] \|  *\|' "$out"
 	assert_failure
