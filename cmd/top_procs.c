@@ -27,7 +27,9 @@ void top_procs_add(struct top_procs *t, const struct ibve_event *ev)
 	struct top_proc *p = NULL, *found;
 	char name[sizeof(p->comm)];
 
-	if (!(ev->fields & (IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL)))
+	/* owners of objects: not who set a netdev down (-A's records) */
+	if (!ev->affiliated ||
+	    !(ev->fields & (IBVE_FIELD_OWNER | IBVE_FIELD_KERNEL)))
 		return;
 	snprintf(name, sizeof(name), kernel ? "[%s]" : "%s", who);
 	/* a process by its pid, a module by its name */

@@ -140,7 +140,8 @@ struct port {
 	bool open; /* a window is open: rec is being made */
 	unsigned int facts;
 	struct timespec due, down_at;
-	char rate[28]; /* live: before the down */
+	struct timespec up_at; /* its last PORT_ACTIVE */
+	char rate[28];	       /* live: before the down */
 	struct ibve_event rec;
 };
 
@@ -181,7 +182,7 @@ static void add(struct port *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void add(struct port *p, const char *fmt, ...)
 {
-	char s[160];
+	char s[256];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -233,30 +234,37 @@ static void netdev(struct port *p, const struct ibve_event *ev,
 		add(p, "firmware: %s", state);
 }
 
-/* Who set the netdev down or removed the device (the kernel source's
- * record): its process, and its job or unit when its cgroup says. */
-static void who(struct port *p, const struct ibve_event *ev, const char *json)
+/*
+ * Who set the netdev down or removed the device (the kernel source's record,
+ * its owner fields in the record's core): a process, with its job or unit
+ * when its cgroup says, decides administrative; a kernel thread (a
+ * driver's recovery) is named, and decides nothing.
+ */
+static void who(struct port *p, const struct ibve_event *ev)
 {
-	char pid[16], comm[48] = "?", cg[256], job[96] = "";
-	const char *unit;
-	size_t n;
+	const char *cg = ev->kernel.cgroup, *unit = strrchr(cg, '/');
+	char by[160], job[96] = "";
+	size_t n = unit ? strlen(unit) : 0;
 
-	if (!member(json, "pid", pid, sizeof(pid)))
+	if (ev->fields & IBVE_FIELD_OWNER) {
+		p->facts |= F_ADMIN;
+		if (!ibve_cgroup_job(cg, job, sizeof(job)) &&
+		    ((n > 6 && !strcmp(unit + n - 6, ".scope")) ||
+		     (n > 8 && !strcmp(unit + n - 8, ".service"))))
+			snprintf(job, sizeof(job), "unit %.80s", unit + 1);
+		snprintf(by, sizeof(by), "%s (pid %u%s%s)", ev->kernel.comm,
+			 ev->kernel.pid, job[0] ? ", " : "", job);
+	} else if (ev->fields & IBVE_FIELD_KERNEL) {
+		snprintf(by, sizeof(by), "the kernel (%s)",
+			 ev->kernel.consumer);
+	} else {
 		return;
-	member(json, "comm", comm, sizeof(comm));
-	if (member(json, "cgroup", cg, sizeof(cg)) &&
-	    !ibve_cgroup_job(cg, job, sizeof(job)) &&
-	    (unit = strrchr(cg, '/')) && (n = strlen(unit)) > 6 &&
-	    (!strcmp(unit + n - 6, ".scope") ||
-	     (n > 8 && !strcmp(unit + n - 8, ".service"))))
-		snprintf(job, sizeof(job), "unit %.80s", unit + 1);
+	}
 	if (ev->code == IBVE_KERNEL_NETDEV_SET_DOWN)
-		add(p, "netdev %s set down by %s (pid %s%s%s)",
-		    ev->netdev[0] ? ev->netdev : "?", comm, pid,
-		    job[0] ? ", " : "", job);
+		add(p, "netdev %s set down by %s",
+		    ev->netdev[0] ? ev->netdev : "?", by);
 	else
-		add(p, "device %s removed by %s (pid %s%s%s)", ev->device, comm,
-		    pid, job[0] ? ", " : "", job);
+		add(p, "device %s removed by %s", ev->device, by);
 }
 
 /* "counters":{NAME:DELTA,...} of the phase P's case waits for. */
@@ -366,15 +374,13 @@ static void take(struct port *p, const struct ibve_event *ev)
 	} else if (ev->source == IBVE_SOURCE_MLX5) {
 		mlx5(p, ev);
 	} else if (by_whom(ev) && p->rec.code == CAUSE) {
-		p->facts |= F_ADMIN;
+		who(p, ev);
 	}
 	if (ev->source != IBVE_SOURCE_NETDEV &&
-	    ev->source != IBVE_SOURCE_COUNTERS && !by_whom(ev))
+	    ev->source != IBVE_SOURCE_COUNTERS)
 		return;
 	ibve_event_format_json(ev, s, sizeof(s));
-	if (by_whom(ev) && p->rec.code == CAUSE)
-		who(p, ev, s);
-	else if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
+	if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
 		netdev(p, ev, s);
 	else if (ev->source == IBVE_SOURCE_COUNTERS)
 		counters(p, s);
@@ -515,9 +521,11 @@ static void open_case(struct autopsy *a, struct port *p,
 	for (size_t i = 0; i < RECENT && i < a->nrecent; i++) {
 		const struct ibve_event *r = &a->recent[i];
 
+		/* who set it down before it was last up is the last down's */
 		if (!strcmp(r->device, p->device) &&
 		    (!r->port || r->port == p->port) &&
-		    !ibve_ts_before(&r->time, &from))
+		    !ibve_ts_before(&r->time, &from) &&
+		    !(by_whom(r) && ibve_ts_before(&r->time, &p->up_at)))
 			take(p, r);
 	}
 }
@@ -556,6 +564,8 @@ static void port_event(struct autopsy *a, struct port *p,
 	else if (active && p->down)
 		open_case(a, p, ev, BACK);
 	p->down &= !active;
+	if (active)
+		p->up_at = ev->time;
 }
 
 /* A device removed: a case for each of its ports (the device's, when

@@ -5,9 +5,7 @@
  * opened), at each record of the port (observe()), and every SAMPLE_S
  * while it runs: one wake-up a minute, never more. When a record says a
  * port went down (verbs PORT_ERR, netdev NETDEV_DOWN or CARRIER_LOST,
- * DEVICE_REMOVED; the kernel source's NETDEV_SET_DOWN and
- * DEVICE_UNREGISTER, which may be read after the down itself, and whose
- * sample must not take its moves as the baseline), the port is read at once and COUNTERS_MOVED "before"
+ * DEVICE_REMOVED), the port is read at once and COUNTERS_MOVED "before"
  * says which counters moved since the sample before (none: an empty
  * object, so that it is known they were looked at); at its PORT_ACTIVE,
  * "since" says which moved while it was down. A port whose counters cannot
@@ -275,13 +273,11 @@ static bool ready(void *arg, uint32_t cookie)
 }
 
 /* What a record says of its port (by the stable names of the verbs,
- * netdev, hot-plug and kernel sources): 1 down, -1 active again, else 0. */
+ * netdev and hot-plug sources): 1 down, -1 active again, else 0. */
 static int change(const struct ibve_event *ev)
 {
-	static const char *const downs[] = {
-		"PORT_ERR",	  "NETDEV_DOWN",     "CARRIER_LOST",
-		"DEVICE_REMOVED", "NETDEV_SET_DOWN", "DEVICE_UNREGISTER"
-	};
+	static const char *const downs[] = { "PORT_ERR", "NETDEV_DOWN",
+					     "CARRIER_LOST", "DEVICE_REMOVED" };
 
 	for (size_t i = 0; ev->desc && i < ARRAY_SIZE(downs); i++)
 		if (strcmp(ev->desc->name, downs[i]) == 0)
@@ -294,8 +290,14 @@ static void observe(void *arg, const struct ibve_event *ev)
 	struct counters *s = arg;
 	int c;
 
+	/*
+	 * Not its own records, nor the kernel source's of who set a netdev
+	 * down or removed a device: read after the down itself, their sample
+	 * took its moves as the baseline, and the down's "before" said none.
+	 */
 	if (ev->source == IBVE_SOURCE_COUNTERS ||
-	    (ev->cls != IBVE_CLASS_PORT && ev->cls != IBVE_CLASS_DEVICE))
+	    (ev->cls != IBVE_CLASS_PORT && ev->cls != IBVE_CLASS_DEVICE) ||
+	    (ev->source == IBVE_SOURCE_KERNEL && !ev->affiliated))
 		return;
 	c = change(ev);
 	if (ev->cls == IBVE_CLASS_DEVICE && c <= 0) {

@@ -119,6 +119,8 @@ struct kernel {
 	bool kprobe;	    /* the kprobe set, not fentry */
 	bool waiting;	    /* for the RDMA modules to be loaded */
 	uint64_t lost_seen; /* of skel->bss->lost, reported */
+	uint64_t who_lost;  /* of skel->bss->who_lost, said */
+	uint32_t netns;	    /* the inode of our network namespace; 0 unknown */
 	int64_t lost_said;  /* CLOCK_MONOTONIC ns of the last report */
 	int fd[C_COUNT];    /* by C_*: the ring's, the timers' */
 	unsigned int armed; /* the C_LOST and C_DRAIN timers set, 1u << C_* */
@@ -470,7 +472,9 @@ static struct ibve_event *record(struct kernel *s, const struct ibve_kevent *k,
 /*
  * Who did what K says: removed its device, or set its netdev down, then a
  * record for each RDMA port whose netdev it is (GID 0's, a RoCE port's
- * default GID), the netdev named.
+ * default GID; an InfiniBand port has none), the netdev named. The name
+ * is the netdev's in its own network namespace: one of another namespace
+ * is none of ours, whatever its name.
  */
 static void who(struct kernel *s, const struct ibve_kevent *k)
 {
@@ -483,21 +487,25 @@ static void who(struct kernel *s, const struct ibve_kevent *k)
 		record(s, &d, (int64_t)k->ns);
 		return;
 	}
-	d.event = IBVE_KERNEL_NETDEV_SET_DOWN;
-	if (!(dir = opendir(IBVE_SYSFS)))
+	if ((s->netns && k->netns && k->netns != s->netns) ||
+	    !(dir = opendir(IBVE_SYSFS)))
 		return;
+	d.event = IBVE_KERNEL_NETDEV_SET_DOWN;
 	while ((e = readdir(dir))) {
+		char path[sizeof(e->d_name) + 96], name[IBVE_IFNAME_MAX];
+
 		for (uint32_t p = 1; e->d_name[0] != '.'; p++) {
-			char path[sizeof(e->d_name) + 96],
-				name[IBVE_IFNAME_MAX];
 			struct ibve_event *ev;
 
+			snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u",
+				 e->d_name, p);
+			if (access(path, F_OK))
+				break;
 			snprintf(path, sizeof(path),
 				 IBVE_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0",
 				 e->d_name, p);
-			if (ibve_sysfs_read(path, name, sizeof(name)))
-				break;
-			if (strcmp(name, k->device))
+			if (ibve_sysfs_read(path, name, sizeof(name)) ||
+			    strcmp(name, k->device))
 				continue;
 			ibve_strcpy(d.device, e->d_name, sizeof(d.device));
 			d.port = p;
@@ -682,7 +690,18 @@ static void lost_say(struct kernel *s)
 /* Losses since the last look: said now, or when a second has passed. */
 static void lost_check(struct kernel *s, int64_t now)
 {
-	uint64_t lost = __atomic_load_n(&s->skel->bss->lost, __ATOMIC_ACQUIRE);
+	uint64_t lost = __atomic_load_n(&s->skel->bss->lost, __ATOMIC_ACQUIRE),
+		 who = __atomic_load_n(&s->skel->bss->who_lost,
+				       __ATOMIC_RELAXED);
+
+	if (who != s->who_lost) {
+		ibve_host_note(
+			&s->h, IBVE_NOTE,
+			"eBPF: the ring buffer was full: %" PRIu64
+			" records of who set a netdev down or removed a device were lost",
+			who - s->who_lost);
+		s->who_lost = who;
+	}
 
 	if (lost == s->lost_seen)
 		return;
@@ -847,6 +866,14 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 		else if (i != IBVE_KHOOK_CORE_QP &&
 			 1u << i & IBVE_KHOOKS_EVENTS)
 			*kprobe = true; /* no BTF for it: no trampoline */
+		else if (vmlinux && !(1u << i & IBVE_KHOOKS_EVENTS))
+			ibve_host_note(
+				&s->h, IBVE_NOTE,
+				"eBPF: the kernel has no %s (%s): records of who %s are not made",
+				hooks[i].func, hooks[i].module,
+				i == IBVE_KHOOK_SETDOWN
+					? "sets a netdev down"
+					: "removes a device that way");
 	btf__free(vmlinux);
 	/* the core handler sees every QP: the uverbs one would count twice */
 	if (want & 1u << IBVE_KHOOK_CORE_QP)
@@ -1004,6 +1031,7 @@ static int start(void *arg)
 	struct kernel *s = arg;
 	const struct ibve_devset *devs = s->h.devset(s->h.ctx);
 	const char *mod;
+	struct stat st;
 	int r = ibve_dl_load(&ibve_bpf_dl);
 
 	if (r)
@@ -1014,6 +1042,8 @@ static int start(void *arg)
 			"the kernel offers no BTF (/sys/kernel/btf/vmlinux: %s): the eBPF programs need a kernel built with CONFIG_DEBUG_INFO_BTF",
 			strerror(errno));
 	find_cgroot(s);
+	if (!stat("/proc/self/ns/net", &st))
+		s->netns = (uint32_t)st.st_ino;
 	mod = missing_module();
 	if (mod) {
 		/* hot-plug sees the devices that come with the module */

@@ -38,6 +38,7 @@ struct css_set {
 } __pai;
 
 struct task_struct {
+	unsigned int flags;
 	int tgid;
 	struct task_struct *group_leader;
 	char comm[16];
@@ -53,13 +54,27 @@ struct ib_device {
 	char name[64];
 } __pai;
 
+struct ns_common {
+	unsigned int inum;
+} __pai;
+
+struct net {
+	struct ns_common ns;
+} __pai;
+
+typedef struct {
+	struct net *net;
+} __pai possible_net_t;
+
 struct net_device {
 	char name[16];
 	unsigned int flags;
 	int ifindex;
+	possible_net_t nd_net;
 } __pai;
 
-#define IFF_UP 0x1
+#define IFF_UP	   0x1
+#define PF_KTHREAD 0x00200000
 
 struct ib_pd {
 	struct rdma_restrack_entry res;
@@ -197,6 +212,9 @@ struct {
 
 /* Records sent through the ring; events of processes not asked for. */
 __u64 sent = 0, filtered = 0;
+/* Records of who set a netdev down or removed a device, lost (apart from
+ * the events': none of the RDMA events whose counts user space checks) */
+__u64 who_lost = 0;
 
 static __always_inline void count_lost(struct ib_event *e)
 {
@@ -441,28 +459,29 @@ static __always_inline int seen(struct ib_event *e, __u32 hook,
 IBVE_KHOOKS(HOOK)
 
 /*
- * Who did it: the current task, in a record of HOOK (K's device and num
- * set; user space knows the event by the hook), sent unless --pid or
- * --comm leave it out.
+ * Who did it: the current task, in a record of HOOK (K's device, num and
+ * netns set; user space knows the event by the hook), sent unless --pid
+ * or --comm leave it out: a process as the owner, a kernel thread (a
+ * driver's recovery, a workqueue) by its name as a kernel consumer's.
  */
 static __always_inline int who(struct ibve_kevent *k, __u32 hook)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 
-	if (!wanted(t)) {
-		__sync_fetch_and_add(&filtered, 1);
+	if (!wanted(t))
 		return 0;
-	}
 	k->ns = bpf_ktime_get_ns();
 	k->hook = hook;
-	k->tgid = BPF_CORE_READ(t, tgid);
-	BPF_CORE_READ_STR_INTO(&k->comm, t, group_leader, comm);
-	k->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-	k->flags |= IBVE_KF_OWNER;
-	if (!bpf_ringbuf_output(&events, k, sizeof(*k), 0))
-		__sync_fetch_and_add(&sent, 1);
-	else
-		__sync_fetch_and_add(&lost, 1);
+	if (BPF_CORE_READ(t, flags) & PF_KTHREAD) {
+		BPF_CORE_READ_STR_INTO(&k->kern, t, comm);
+	} else {
+		k->tgid = BPF_CORE_READ(t, tgid);
+		BPF_CORE_READ_STR_INTO(&k->comm, t, group_leader, comm);
+		k->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+		k->flags |= IBVE_KF_OWNER;
+	}
+	if (bpf_ringbuf_output(&events, k, sizeof(*k), 0))
+		__sync_fetch_and_add(&who_lost, 1);
 	return 0;
 }
 
@@ -475,6 +494,8 @@ static __always_inline int set_down(struct net_device *dev, unsigned int flags)
 		return 0;
 	__builtin_memset(&k, 0, sizeof(k));
 	k.num = BPF_CORE_READ(dev, ifindex);
+	if (bpf_core_field_exists(dev->nd_net.net))
+		k.netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
 	BPF_CORE_READ_STR_INTO(&k.device, dev, name);
 	return who(&k, IBVE_KHOOK_SETDOWN);
 }

@@ -65,6 +65,8 @@ struct ibve_kevent {
 	char kern[IBVE_KNAME];	  /* kernel owner: restrack kern_name */
 	char pd_kern[IBVE_KNAME]; /* ... and its PD's (the RDMA CM's user) */
 	char device[64];	  /* SETDOWN: the netdev's name */
+	__u32 netns; /* SETDOWN: its network namespace's inode; 0 unknown */
+	__u32 pad;
 };
 
 /*

@@ -23,6 +23,11 @@ teardown() {
 	local rc=0
 	ibve_teardown || rc=1
 	rdma link delete rxev 2>/dev/null || true
+	local cg=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_303/step_0/user/task_0
+	while [[ $cg == */job_303* ]]; do
+		rmdir "$cg" 2>/dev/null || true
+		cg=${cg%/*}
+	done
 	ip link del auto0 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
 	restore_rxe || rc=1
@@ -99,18 +104,21 @@ by() {
 	assert_equal "$(cat "$WERR")" "$(head -n 1 "$WERR")"
 }
 
-@test "the far end of a veth set down in another namespace: link_partner" {
+@test "the far end of a veth set down in another namespace, named as ours: link_partner, and no one of ours set it down" {
 	needs CARRIER_LOST
 	needs COUNTERS_MOVED
 	ip netns add "$NS"
 	ip link add auto0 type veth peer name auto1
+	# the far end has our end's name, in its namespace: with -A, who set
+	# it down is no one's of ours
 	ip link set auto1 netns "$NS"
-	ip -n "$NS" link set auto1 up
+	ip -n "$NS" link set auto1 name auto0
+	ip -n "$NS" link set auto0 up
 	ip link set auto0 up
 	rdma link add rxev type rxe netdev auto0
 	wait_port_state ACTIVE rxev
-	start_watch -j --autopsy -d rxev
-	ip -n "$NS" link set auto1 down
+	start_watch -j --autopsy -A -d rxev
+	ip -n "$NS" link set auto0 down
 	wait_port_state DOWN rxev
 	run -0 verdict rxev
 	assert_equal "${#lines[@]}" 1
@@ -127,6 +135,7 @@ by() {
 		(.action | startswith("look at the far end"))' <<<"$v" >/dev/null ||
 		fail "the evidence or action is not the link partner's: $v"
 	bg_stop watch 0
+	run -1 grep -F '"NETDEV_SET_DOWN"' "$WOUT"
 }
 
 @test "rdma link delete: administrative, the device removed, and by whom" {

@@ -337,6 +337,12 @@ static const struct {
 		    NETDEV("eth0") },
 	  "administrative",
 	  "netdev eth0 set down by sh (pid 4242, unit nm.service)" },
+	{ "a kernel thread set the netdev down: named, deciding nothing",
+	  { "0 verbs PORT_ERR",
+	    "20 kernel NETDEV_SET_DOWN,\"kernel\":\"kworker/u8:1\"" NETDEV(
+		    "eth0") },
+	  "unknown",
+	  "netdev eth0 set down by the kernel (kworker/u8:1)" },
 	{ "a process removed the device",
 	  { "0 verbs PORT_ACTIVE",
 	    "800 kernel DEVICE_UNREGISTER,\"port\":null" WHO("rdma", "/"),
@@ -465,12 +471,27 @@ static void test_one_a_down(void)
 	static const char *const gone[] = {
 		"0 hotplug DEVICE_REMOVED,\"port\":null", NULL
 	};
+	static const char *const stale[] = {
+		"0 kernel NETDEV_SET_DOWN" WHO("ip", JOB) NETDEV("eth0"),
+		"2 netdev NETDEV_DOWN" NETDEV("eth0"),
+		"3 verbs PORT_ERR",
+		"300 netdev NETDEV_UP" NETDEV("eth0"),
+		"301 verbs PORT_ACTIVE",
+		"800 netdev CARRIER_LOST" NETDEV("eth0"),
+		"801 verbs PORT_ERR",
+		NULL
+	};
 	struct got g;
 
 	replay_lines(both, &g);
 	ok(g.n == 1 && verdict(&g) &&
 		   strstr(json_of(&g.ev[0]), "\"cause\":\"administrative\""),
 	   "the netdev and the port down, twice: one verdict (%zu)", g.n);
+	replay_lines(stale, &g);
+	ok(g.n == 3 && strstr(json_of(&g.ev[2]), "\"cause\":\"link_partner\""),
+	   "set down, up, then the carrier lost within the second: who set "
+	   "the last down down is not this one's: %s",
+	   g.n == 3 ? json_of(&g.ev[2]) : "");
 	replay_lines(gone, &g);
 	ok(g.n == 1 && g.ev[0].port == 0 &&
 		   strstr(json_of(&g.ev[0]), "\"cause\":\"administrative\""),
