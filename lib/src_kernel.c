@@ -482,7 +482,8 @@ static void who(struct kernel *s, const struct ibve_kevent *k)
 	struct dirent *e;
 	DIR *dir;
 
-	if (k->hook != IBVE_KHOOK_SETDOWN) {
+	if (k->hook != IBVE_KHOOK_SETDOWN &&
+	    k->hook != IBVE_KHOOK_SETDOWN_NETIF) {
 		d.event = IBVE_KERNEL_DEVICE_UNREGISTER;
 		record(s, &d, (int64_t)k->ns);
 		return;
@@ -857,6 +858,7 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	unsigned int want = 0;
+	bool btf;
 
 	*kprobe = s->flags & IBVE_SRC_KPROBE;
 	for (int i = 0; i < IBVE_KHOOK_COUNT; i++)
@@ -866,22 +868,27 @@ static unsigned int plan(struct kernel *s, bool *kprobe)
 		else if (i != IBVE_KHOOK_CORE_QP &&
 			 1u << i & IBVE_KHOOKS_EVENTS)
 			*kprobe = true; /* no BTF for it: no trampoline */
-		else if (vmlinux && !(1u << i & IBVE_KHOOKS_EVENTS))
-			ibve_host_note(
-				&s->h, IBVE_NOTE,
-				"eBPF: the kernel has no %s (%s): records of who %s are not made",
-				hooks[i].func, hooks[i].module,
-				i == IBVE_KHOOK_SETDOWN
-					? "sets a netdev down"
-					: "removes a device that way");
+	btf = vmlinux != NULL;
 	btf__free(vmlinux);
 	/* the core handler sees every QP: the uverbs one would count twice */
 	if (want & 1u << IBVE_KHOOK_CORE_QP)
 		want &= ~(1u << IBVE_KHOOK_QP);
 	else if (*kprobe)
-		/* all but the core one */
-		want |= (1u << IBVE_KHOOK_COUNT) - 1 -
-			(1u << IBVE_KHOOK_CORE_QP);
+		/* the events' all but the core one; who's, where BTF has them */
+		want |= IBVE_KHOOKS_EVENTS & ~(1u << IBVE_KHOOK_CORE_QP);
+	/* the one rtnetlink and ioctl reach alike, where it is (>= 6.15) */
+	if (want & 1u << IBVE_KHOOK_SETDOWN_NETIF)
+		want &= ~(1u << IBVE_KHOOK_SETDOWN);
+	for (int i = IBVE_KHOOK_SETDOWN_NETIF; btf && i < IBVE_KHOOK_COUNT; i++)
+		if (!(want & 1u << i) && (i != IBVE_KHOOK_SETDOWN_NETIF ||
+					  !(want & 1u << IBVE_KHOOK_SETDOWN)))
+			ibve_host_note(
+				&s->h, IBVE_NOTE,
+				"eBPF: the kernel has no %s (%s): who %s is not said",
+				hooks[i].func, hooks[i].module,
+				i == IBVE_KHOOK_SETDOWN_NETIF
+					? "sets a netdev down"
+					: "removes a device that way");
 	return want;
 }
 

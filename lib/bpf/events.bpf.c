@@ -486,7 +486,8 @@ static __always_inline int who(struct ibve_kevent *k, __u32 hook)
 }
 
 /* DEV's flags becoming FLAGS: a record when IFF_UP is cleared. */
-static __always_inline int set_down(struct net_device *dev, unsigned int flags)
+static __always_inline int set_down(struct net_device *dev, unsigned int flags,
+				    __u32 hook)
 {
 	struct ibve_kevent k;
 
@@ -497,7 +498,7 @@ static __always_inline int set_down(struct net_device *dev, unsigned int flags)
 	if (bpf_core_field_exists(dev->nd_net.net))
 		k.netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
 	BPF_CORE_READ_STR_INTO(&k.device, dev, name);
-	return who(&k, IBVE_KHOOK_SETDOWN);
+	return who(&k, hook);
 }
 
 static __always_inline int unregister(struct ib_device *dev, __u32 hook)
@@ -509,17 +510,20 @@ static __always_inline int unregister(struct ib_device *dev, __u32 hook)
 	return who(&k, hook);
 }
 
-SEC("fentry/dev_change_flags")
-int BPF_PROG(fe_setdown, struct net_device *dev, unsigned int flags)
-{
-	return set_down(dev, flags);
-}
+#define SETDOWN(name, NAME, function)                                   \
+	SEC("fentry/" #function)                                        \
+	int BPF_PROG(fe_##name, struct net_device *d, unsigned int f)   \
+	{                                                               \
+		return set_down(d, f, IBVE_KHOOK_##NAME);               \
+	}                                                               \
+	SEC("kprobe/" #function)                                        \
+	int BPF_KPROBE(kp_##name, struct net_device *d, unsigned int f) \
+	{                                                               \
+		return set_down(d, f, IBVE_KHOOK_##NAME);               \
+	}
 
-SEC("kprobe/dev_change_flags")
-int BPF_KPROBE(kp_setdown, struct net_device *dev, unsigned int flags)
-{
-	return set_down(dev, flags);
-}
+SETDOWN(setdown, SETDOWN, dev_change_flags)
+SETDOWN(setdown_netif, SETDOWN_NETIF, netif_change_flags)
 
 #define UNREG(name, NAME, function)                      \
 	SEC("fentry/" #function)                         \

@@ -24,13 +24,16 @@
 
 /*
  * Who took a port down (the autopsy's administrative cause): the process
- * that set a netdev down (ioctl and rtnetlink both reach the function) or
- * removed an RDMA device (rdma link delete; a driver's removal, as by an
- * unbind). Their records name the current task as their owner.
+ * that set a netdev down (ioctl and rtnetlink both reach dev_change_flags;
+ * from Linux 6.15 rtnetlink calls netif_change_flags, which the other
+ * calls too: hooked instead where it is) or removed an RDMA device (rdma
+ * link delete; a driver's removal, as by an unbind). Their records name
+ * the current task as their owner.
  */
-#define IBVE_KHOOKS_WHO(X)                             \
-	X(setdown, SETDOWN, vmlinux, dev_change_flags) \
-	X(unreg, UNREG, ib_core, ib_unregister_device) \
+#define IBVE_KHOOKS_WHO(X)                                           \
+	X(setdown, SETDOWN, vmlinux, dev_change_flags)               \
+	X(setdown_netif, SETDOWN_NETIF, vmlinux, netif_change_flags) \
+	X(unreg, UNREG, ib_core, ib_unregister_device)               \
 	X(unreg_put, UNREG_PUT, ib_core, ib_unregister_device_and_put)
 
 #define IBVE_KHOOK_ENUM(name, NAME, module, function) IBVE_KHOOK_##NAME,
