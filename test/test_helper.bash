@@ -454,10 +454,25 @@ tm_wait_line() {
 # a line: the header, the columns off either edge, the titles, a row, the
 # event log, the footer, the help. A piece of a longer line wrapped at the
 # edge is none of these.
+screen_bad() {
+	tm_screen | grep -Ev -- '^( ibv_eventtop( \[PAUSED\])? - | ibv_eventtop help | [0-9]+ devices?, |DEVICE +PORT |[a-z][a-z0-9_]* +([0-9]+|-) | +PID COMM | +([0-9]+|-) [^ ]| q Quit  h Help| Events, newest first|( *< [0-9]+ columns?)?( +[0-9]+ columns? >)?$|[0-9]{2}:[0-9]{2}:[0-9]{2} [a-z]|  [^ ]|$)' || true
+}
 screen_whole() {
 	local bad
-	bad=$(tm_screen | grep -Ev -- '^( ibv_eventtop( \[PAUSED\])? - | ibv_eventtop help | [0-9]+ devices?, |DEVICE +PORT |[a-z][a-z0-9_]* +([0-9]+|-) | +PID COMM | +([0-9]+|-) [^ ]| q Quit  h Help| Events, newest first|( *< [0-9]+ columns?)?( +[0-9]+ columns? >)?$|[0-9]{2}:[0-9]{2}:[0-9]{2} [a-z]|  [^ ]|$)') || true
+	bad=$(screen_bad)
 	[ -z "$bad" ] || fail "lines that are no line the program drew: $(printf '\n%s' "$bad")$(printf '\n--- the screen:\n%s' "$(tm_screen)")"
+}
+
+# tm_resized COLSxLINES: the window resized, and ibv_eventtop's redraw at
+# that size waited for (10 s at most): until then tmux shows the old
+# lines rewrapped, which screen_whole would take for the program's.
+tm_resized() {
+	local end=$((SECONDS + 10))
+	tm resize-window -t 0 -x "${1%x*}" -y "${1#*x}"
+	until [ -z "$(screen_bad)" ]; do
+		[ $SECONDS -lt $end ] || break # screen_whole says what is wrong
+		sleep 0.05
+	done
 }
 
 # has_title TITLE: the table's title line has TITLE, whole.

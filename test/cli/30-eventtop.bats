@@ -381,7 +381,7 @@ row_order() {
 	done
 	# selected, the storm's line whole at 80 columns: its owner and job,
 	# as the watcher's
-	tm resize-window -t 0 -x 80 -y 24
+	tm_resized 80x24
 	tm send-keys -t 0 Tab Down
 	tm_wait '4712\])$'
 	screen_whole
