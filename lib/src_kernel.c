@@ -1345,16 +1345,20 @@ static const struct ibve_event_desc rows[] = {
 	    "Look at the records before it for the storm's cause."),
 	ROW(IBVE_KERNEL_NETDEV_SET_DOWN, "NETDEV_SET_DOWN", PORT, false, INFO,
 	    "1c83be5a93c74df09b0e0b0ac8a93d58",
-	    "a process set the port's network device down: pid, name and cgroup",
-	    "A process (RDMA_PID, RDMA_COMM; its job or unit by RDMA_CGROUP) set the "
-	    "port's network device (RDMA_NETDEV) down, as `ip link set down` does: "
-	    "the port goes down with it. No hardware is at fault; ask its owner."),
+	    "the port's network device was set down: by whom",
+	    "The port's network device (RDMA_NETDEV) was set down, as `ip link set "
+	    "down` does, and the port goes down with it: by a process (RDMA_PID, "
+	    "RDMA_COMM; its job or unit by RDMA_CGROUP), which no hardware fault "
+	    "made: ask its owner; or by a kernel thread (RDMA_KERNEL, a driver's "
+	    "recovery): look in the kernel's log for why."),
 	ROW(IBVE_KERNEL_DEVICE_UNREGISTER, "DEVICE_UNREGISTER", DEVICE, false,
 	    INFO, "db46bcda60424e1cae74ca66dadeb88a",
-	    "a process removed the RDMA device: pid, name and cgroup",
-	    "A process (RDMA_PID, RDMA_COMM; its job or unit by RDMA_CGROUP) removed "
-	    "the device, as `rdma link delete` or a driver's unbind does: its ports "
-	    "go with it. No hardware is at fault; ask its owner."),
+	    "the RDMA device is being removed: by whom",
+	    "The device is being removed, as `rdma link delete` or a driver's "
+	    "unbind does, and its ports go with it: by a process (RDMA_PID, "
+	    "RDMA_COMM; its job or unit by RDMA_CGROUP), which no hardware fault "
+	    "made: ask its owner; or by a kernel thread (RDMA_KERNEL, a driver's "
+	    "recovery): look in the kernel's log for why."),
 };
 
 static const struct ibve_source_option options[] = {
