@@ -493,20 +493,16 @@ static void who(struct kernel *s, const struct ibve_kevent *k)
 		return;
 	d.event = IBVE_KERNEL_NETDEV_SET_DOWN;
 	while ((e = readdir(dir))) {
-		char path[sizeof(e->d_name) + 96], name[IBVE_IFNAME_MAX];
+		char name[IBVE_IFNAME_MAX];
 
 		for (uint32_t p = 1; e->d_name[0] != '.'; p++) {
 			struct ibve_event *ev;
+			int has = ibve_sysfs_port_netdev(e->d_name, p, name,
+							 sizeof(name));
 
-			snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u",
-				 e->d_name, p);
-			if (access(path, F_OK))
+			if (has < 0)
 				break;
-			snprintf(path, sizeof(path),
-				 IBVE_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0",
-				 e->d_name, p);
-			if (ibve_sysfs_read(path, name, sizeof(name)) ||
-			    strcmp(name, k->device))
+			if (!has || strcmp(name, k->device))
 				continue;
 			ibve_strcpy(d.device, e->d_name, sizeof(d.device));
 			d.port = p;

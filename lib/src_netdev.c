@@ -441,19 +441,14 @@ static void emit(struct netdev *s, const struct ibve_nd_link *l, int code)
 		const struct ibve_slot *d = s->devices->slots[i];
 
 		for (uint32_t p = 1; d->used && d->ctx; p++) {
-			char dir[IBVE_NAME_MAX + 96], name[IBVE_IFNAME_MAX];
+			char name[IBVE_IFNAME_MAX];
 			struct ibve_event *ev;
+			int has = ibve_sysfs_port_netdev(d->name, p, name,
+							 sizeof(name));
 
-			snprintf(dir, sizeof(dir), IBVE_SYSFS "/%s/ports/%u",
-				 d->name, p);
-			if (access(dir, F_OK))
+			if (has < 0)
 				break;
-			/* GID 0, a RoCE port's default GID: its netdev's */
-			snprintf(dir, sizeof(dir),
-				 IBVE_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0",
-				 d->name, p);
-			if (ibve_sysfs_read(dir, name, sizeof(name)) ||
-			    strcmp(name, l->name) != 0)
+			if (!has || strcmp(name, l->name) != 0)
 				continue;
 			if (code == IBVE_NETDEV_CARRIER_LOST && !asked) {
 				n = linkstate(s, l->index, r, sizeof(r));

@@ -82,6 +82,19 @@ int ibve_sysfs_port_dir(const char *dir, struct ibve_port_attrs *a)
 	return 0;
 }
 
+int ibve_sysfs_port_netdev(const char *device, uint32_t port, char *name,
+			   size_t size)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), IBVE_SYSFS "/%s/ports/%u", device, port);
+	if (access(path, F_OK))
+		return -1;
+	snprintf(path, sizeof(path),
+		 IBVE_SYSFS "/%s/ports/%u/gid_attrs/ndevs/0", device, port);
+	return !ibve_sysfs_read(path, name, size);
+}
+
 uint64_t ibve_sysfs_node_guid(const char *device)
 {
 	char path[256], v[64];
