@@ -117,6 +117,8 @@ enum ibve_sm_code {
 	IBVE_SM_GID_OUT_OF_SERVICE = 65,
 	IBVE_SM_MCG_CREATED = 66,
 	IBVE_SM_MCG_DELETED = 67,
+	/* not a trap: the peer port's PMA counters, looked up with the peer */
+	IBVE_SM_PEER_COUNTERS = 256,
 };
 
 /* IBVE_SOURCE_NETDEV codes (the port's netdev: IFF_UP, IFF_LOWER_UP). */

@@ -31,11 +31,13 @@ enum {
 	IBVE_SA_OFF_COMP_MASK = 48, /* the SA header's ComponentMask */
 	IBVE_SA_OFF_DATA = 56, /* after the RMPP header, SM_Key, offset, mask */
 	IBVE_SMP_OFF_DATA = 64,
+	IBVE_PMA_OFF_DATA = 64, /* after the MAD header and 40 reserved */
 };
 
 enum {
 	IBVE_MAD_CLASS_SMI = 0x01,
 	IBVE_MAD_CLASS_SA = 0x03,
+	IBVE_MAD_CLASS_PERF = 0x04, /* PerfMgt: a port's PMA */
 	IBVE_MAD_CLASS_SMI_DR = 0x81,
 	IBVE_MAD_GET = 0x01,
 	IBVE_MAD_SET = 0x02,
@@ -48,6 +50,7 @@ enum {
 	IBVE_MAD_ATTR_NODE_RECORD = 0x0011, /* SA class */
 	IBVE_MAD_ATTR_LINK_RECORD = 0x0020, /* SA class */
 	IBVE_MAD_ATTR_SM_INFO = 0x0020,
+	IBVE_MAD_ATTR_PORT_COUNTERS = 0x0012, /* PerfMgt class */
 };
 
 /* The traps subscribed to, first to last. */
@@ -62,7 +65,15 @@ enum ibve_sm_mad_type {
 	IBVE_SM_MAD_SMP_GET,	 /* an SM asking this port (simulator) */
 	IBVE_SM_MAD_LINK_RESP,	 /* GetResp(LinkRecord): a peer's LID, port */
 	IBVE_SM_MAD_NODE_RESP,	 /* GetResp(NodeRecord): a peer's node */
+	IBVE_SM_MAD_PMA_RESP,	 /* GetResp(PortCounters): a port's errors */
 };
+
+/*
+ * The error counters of PMA PortCounters (IBA 16.1.3.5), by the names the
+ * kernel gives them in sysfs (counters/); LinkDownedCounter among them.
+ */
+#define IBVE_PMA_NCOUNTERS 12
+extern const char *const ibve_pma_names[IBVE_PMA_NCOUNTERS];
 
 struct ibve_sm_mad {
 	enum ibve_sm_mad_type what;
@@ -82,6 +93,9 @@ struct ibve_sm_mad {
 	uint8_t node_type; /* NodeInfo: 1 CA, 2 switch, 3 router */
 	uint64_t node_guid;
 	char desc[65]; /* NodeDescription, printable ASCII, '?' for others */
+	/* PMA_RESP (status 0): the port's, by ibve_pma_names' order */
+	uint8_t pma_port;
+	uint32_t pma[IBVE_PMA_NCOUNTERS];
 };
 
 /*
@@ -99,6 +113,8 @@ void ibve_sm_link_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid,
 /* Build an SA Get(NodeRecord) of the node at LID. */
 void ibve_sm_node_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid,
 			 uint16_t lid);
+/* Build a PMA Get(PortCounters) of PORT of the node it is sent to. */
+void ibve_sm_pma_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint8_t port);
 /* Classify and decode a received MAD of LEN bytes; false if too short. */
 bool ibve_sm_mad_decode(const uint8_t *mad, size_t len,
 			struct ibve_sm_mad *out);

@@ -7,7 +7,9 @@
  * field is big-endian on the wire. And the two Gets of a peer lookup:
  * LinkRecord (8 bytes) from our LID and port, then NodeRecord (108
  * bytes: LID, reserved, NodeInfo of 40 bytes, NodeDescription of 64) of
- * the LID at its other end.
+ * the LID at its other end. Then the PMA's Get(PortCounters) of the peer's
+ * port (PerfMgt class, its data at byte 64: PortSelect at 1, the error
+ * counters from 4 to 23).
  */
 #include <stdio.h>
 #include <string.h>
@@ -62,6 +64,32 @@ enum {
 	NR_MASK_LID = 1 << 0,
 };
 
+/* PortCounters' error counters: byte offset in the data, width in bits
+ * and shift (two 4-bit counters share byte 19). */
+#define PC_PORT_SELECT 1
+static const struct {
+	uint8_t off, bits, shift;
+} pc[IBVE_PMA_NCOUNTERS] = {
+	{ 4, 16, 0 },  { 6, 8, 0 },   { 7, 8, 0 },   { 8, 16, 0 },
+	{ 10, 16, 0 }, { 12, 16, 0 }, { 14, 16, 0 }, { 16, 8, 0 },
+	{ 17, 8, 0 },  { 19, 4, 4 },  { 19, 4, 0 },  { 22, 16, 0 },
+};
+
+const char *const ibve_pma_names[IBVE_PMA_NCOUNTERS] = {
+	"symbol_error",
+	"link_error_recovery",
+	"link_downed",
+	"port_rcv_errors",
+	"port_rcv_remote_physical_errors",
+	"port_rcv_switch_relay_errors",
+	"port_xmit_discards",
+	"port_xmit_constraint_errors",
+	"port_rcv_constraint_errors",
+	"local_link_integrity_errors",
+	"excessive_buffer_overrun_errors",
+	"VL15_dropped",
+};
+
 /* V into the N bytes at P, big-endian. */
 static void put(uint8_t *p, uint64_t v, int n)
 {
@@ -106,6 +134,14 @@ void ibve_sm_node_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint16_t lid)
 	ibve_sm_get_encode(mad, tid, IBVE_MAD_ATTR_NODE_RECORD);
 	mad[IBVE_SA_OFF_COMP_MASK + 7] = NR_MASK_LID;
 	put(mad + IBVE_SA_OFF_DATA + NR_LID, lid, 2);
+}
+
+void ibve_sm_pma_encode(uint8_t mad[IBVE_MAD_SIZE], uint64_t tid, uint8_t port)
+{
+	ibve_sm_get_encode(mad, tid, IBVE_MAD_ATTR_PORT_COUNTERS);
+	mad[IBVE_MAD_OFF_CLASS] = IBVE_MAD_CLASS_PERF;
+	mad[IBVE_MAD_OFF_CLASS_VERSION] = 1;
+	mad[IBVE_PMA_OFF_DATA + PC_PORT_SELECT] = port;
 }
 
 /* A NodeDescription: up to its first NUL, printable ASCII kept. */
@@ -160,6 +196,20 @@ bool ibve_sm_mad_decode(const uint8_t *mad, size_t len, struct ibve_sm_mad *out)
 	if ((cls == IBVE_MAD_CLASS_SMI || cls == IBVE_MAD_CLASS_SMI_DR) &&
 	    method == IBVE_MAD_GET) {
 		out->what = IBVE_SM_MAD_SMP_GET;
+		return true;
+	}
+	if (cls == IBVE_MAD_CLASS_PERF && method == IBVE_MAD_GET_RESP &&
+	    attr == IBVE_MAD_ATTR_PORT_COUNTERS) {
+		if (len < IBVE_PMA_OFF_DATA + 24)
+			return false;
+		d = mad + IBVE_PMA_OFF_DATA;
+		out->what = IBVE_SM_MAD_PMA_RESP;
+		out->pma_port = d[PC_PORT_SELECT];
+		for (int i = 0; i < IBVE_PMA_NCOUNTERS; i++)
+			out->pma[i] = (uint32_t)(get(d + pc[i].off,
+						     (pc[i].bits + 7) / 8) >>
+						 pc[i].shift) &
+				      ((1u << pc[i].bits) - 1);
 		return true;
 	}
 	if (cls != IBVE_MAD_CLASS_SA)

@@ -9,7 +9,10 @@
  * its table the evidence decides, unknown when none does (a wrong cause is
  * worse than none). When the port is active again, PORT_BACK after as
  * long a window: how long it was down, its rate before and after, the
- * counters that moved meanwhile.
+ * counters that moved meanwhile, and on InfiniBand the peer's error
+ * counters (the subnet source's PEER_COUNTERS, read once the port is back:
+ * nothing reaches the peer through a port that is down): when they moved,
+ * PORT_BACK says the cause the down's verdict could not.
  *
  * Every piece of evidence is a record, so a replayed capture gets the
  * verdict the live run gave; the netdev and counters sources' records are
@@ -267,29 +270,48 @@ static void who(struct port *p, const struct ibve_event *ev)
 		add(p, "device %s removed by %s", ev->device, by);
 }
 
+/* The next "NAME":DELTA of the JSON object at *C, past its brace; false
+ * at its end. */
+static bool next_move(const char **c, char *name, size_t size, char *delta,
+		      size_t dsize)
+{
+	size_t n;
+
+	if (**c != '"')
+		return false;
+	n = strcspn(++*c, "\"");
+	snprintf(name, size, "%.*s", (int)n, *c);
+	*c += n + 2; /* the quote, the colon */
+	n = strcspn(*c, ",}");
+	snprintf(delta, dsize, "%.*s", (int)n, *c);
+	*c += n;
+	*c += **c == ',';
+	return true;
+}
+
+static bool signal_counter(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(signal_counters); i++)
+		if (!strcmp(name, signal_counters[i]))
+			return true;
+	return false;
+}
+
 /* "counters":{NAME:DELTA,...} of the phase P's case waits for. */
 static void counters(struct port *p, const char *json)
 {
 	bool back = p->rec.code == BACK, moved = false;
 	const char *c = strstr(json, "\"counters\":{");
-	char phase[16], more[24];
+	char phase[16], more[24], name[64], delta[24];
 
 	if (!c || !member(json, "phase", phase, sizeof(phase)) ||
 	    strcmp(phase, back ? "since" : "before"))
 		return;
-	for (c += 12; *c == '"';) {
-		size_t n = strcspn(++c, "\"");
-		char name[64];
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, c);
-		c += n + 2; /* the quote, the colon */
-		for (size_t i = 0; !back && i < ARRAY_SIZE(signal_counters);
-		     i++)
-			moved |= !strcmp(name, signal_counters[i]);
-		add(p, "%s +%.*s %s", name, (int)strcspn(c, ",}"), c,
+	for (c += 12;
+	     next_move(&c, name, sizeof(name), delta, sizeof(delta));) {
+		moved |= !back && signal_counter(name);
+		add(p, "%s +%s %s", name, delta,
 		    back ? "while down" : "before");
-		c += strcspn(c, ",}");
-		c += *c == ',';
 	}
 	if (member(json, "counters_more", more, sizeof(more)))
 		add(p, "+%s more counters", more);
@@ -297,6 +319,31 @@ static void counters(struct port *p, const char *json)
 		p->facts |= F_SIGNAL;
 	else if (!back)
 		add(p, "no local error counter moved");
+}
+
+/*
+ * The peer's error counters (PEER_COUNTERS: since they were read before,
+ * when the port was last looked up): one that moved decides signal
+ * integrity, on the peer's side of the link.
+ */
+static void peer_counters(struct port *p, const char *json)
+{
+	const char *c = strstr(json, "\"peer_counters\":{");
+	char peer[80], name[64], delta[24];
+	bool moved = false;
+
+	if (!c || !member(json, "peer_name", peer, sizeof(peer)))
+		return;
+	add(p, "peer %s", peer);
+	for (c += 17;
+	     next_move(&c, name, sizeof(name), delta, sizeof(delta));) {
+		moved |= signal_counter(name);
+		add(p, "peer %s +%s since read before", name, delta);
+	}
+	if (moved)
+		p->facts |= F_SIGNAL;
+	else
+		add(p, "no error counter of the peer's moved");
 }
 
 static void mlx5(struct port *p, const struct ibve_event *ev)
@@ -377,13 +424,16 @@ static void take(struct port *p, const struct ibve_event *ev)
 		who(p, ev);
 	}
 	if (ev->source != IBVE_SOURCE_NETDEV &&
-	    ev->source != IBVE_SOURCE_COUNTERS)
+	    ev->source != IBVE_SOURCE_COUNTERS &&
+	    (ev->source != IBVE_SOURCE_SM || ev->code != IBVE_SM_PEER_COUNTERS))
 		return;
 	ibve_event_format_json(ev, s, sizeof(s));
 	if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
 		netdev(p, ev, s);
 	else if (ev->source == IBVE_SOURCE_COUNTERS)
 		counters(p, s);
+	else if (ev->source == IBVE_SOURCE_SM)
+		peer_counters(p, s);
 }
 
 /* --- cases ---------------------------------------------------------------- */
@@ -459,14 +509,18 @@ static void close_case(struct autopsy *a, struct port *p,
 	uint8_t c = 0;
 
 	p->open = false;
+	while (ibve_causes[c].facts && !(ibve_causes[c].facts & p->facts))
+		c++;
 	if (p->rec.code == CAUSE) {
-		while (ibve_causes[c].facts &&
-		       !(ibve_causes[c].facts & p->facts))
-			c++;
 		f->cause = c + 1;
 		p->rec.severity = ibve_causes[c].severity;
-	} else if (!f->rate_after[0]) {
-		rate(a, p, f->rate_after);
+	} else {
+		/* a cause found once the port is back (the peer's counters);
+		 * the record stays informational: the down's verdict was said */
+		if (ibve_causes[c].facts)
+			f->cause = c + 1;
+		if (!f->rate_after[0])
+			rate(a, p, f->rate_after);
 	}
 	p->rec.time = *when;
 	a->h.put(a->h.ctx, &p->rec);
@@ -718,18 +772,18 @@ static const struct ibve_event_desc rows[] = {
 	    "that moved while it was down."),
 };
 
-/* The cause of a verdict, or NULL: none said (a replayed record's). */
+/* The cause a record says, or NULL: none said (a replayed record's, a
+ * PORT_BACK's when its evidence decides none). */
 static const struct ibve_cause *cause_of(const struct ibve_event *ev)
 {
-	return ev->code == CAUSE && AF(ev)->cause
-		       ? &ibve_causes[AF(ev)->cause - 1]
-		       : NULL;
+	return AF(ev)->cause ? &ibve_causes[AF(ev)->cause - 1] : NULL;
 }
 
-/* The name of a verdict's cause, for the port table; NULL: none said. */
+/* The name of a verdict's cause, for the port table; NULL: none said.
+ * A PORT_BACK's is not another down's. */
 static const char *down_cause(const struct ibve_event *ev)
 {
-	const struct ibve_cause *c = cause_of(ev);
+	const struct ibve_cause *c = ev->code == CAUSE ? cause_of(ev) : NULL;
 
 	return c ? c->name : NULL;
 }
@@ -737,7 +791,7 @@ static const char *down_cause(const struct ibve_event *ev)
 /* A verdict's MESSAGE_ID: its cause's, for the catalog's entry of it. */
 static const char *message_id(const struct ibve_event *ev)
 {
-	const struct ibve_cause *c = cause_of(ev);
+	const struct ibve_cause *c = ev->code == CAUSE ? cause_of(ev) : NULL;
 
 	return c ? c->message_id : NULL;
 }
@@ -748,12 +802,20 @@ static const char *action(const struct ibve_event *ev,
 {
 	const struct autopsy_fields *f = AF(ev);
 	const char *s = f->pool, *peer = NULL;
+	bool moved = false; /* a counter of the peer's */
 
 	for (unsigned int i = 0; i < f->n; i++, s += strlen(s) + 1)
-		if (!strncmp(s, "peer ", 5) && c->facts == F_CARRIER)
+		if (!strncmp(s, "peer ", 5) && !strchr(s, '+'))
 			peer = s + 5;
-	snprintf(buf, size, "%s%s%s", c->action, peer ? ": " : "",
-		 peer ? peer : "");
+		else if (!strncmp(s, "peer ", 5))
+			moved = true;
+	if (peer && c->facts == F_CARRIER)
+		snprintf(buf, size, "%s: %s", c->action, peer);
+	else if (peer && moved && c->facts == F_SIGNAL)
+		snprintf(buf, size, "%s: on the peer's side, %s", c->action,
+			 peer);
+	else
+		snprintf(buf, size, "%s", c->action);
 	return buf;
 }
 
@@ -800,6 +862,8 @@ static void fields_text(struct ibve_buf *b, const struct ibve_event *ev)
 		ibve_buf_puts(b, " -> ");
 		ibve_buf_text_str(b, f->rate_after[0] ? f->rate_after : "?");
 	}
+	if (ev->code == BACK && c)
+		ibve_buf_printf(b, "; cause %s", c->name);
 	for (unsigned int i = 0; i < f->n; i++, s += strlen(s) + 1) {
 		ibve_buf_puts(b, i ? "; " : ev->code == CAUSE ? ": " : "; ");
 		ibve_buf_text_str(b, s);
@@ -829,19 +893,19 @@ static int fields_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 	}
 	if (!own)
 		return 0;
-	/* a verdict's cause, which says its severity; none on others */
+	/* a cause: a verdict's says its severity; a PORT_BACK's, found
+	 * once the port was back, leaves it informational */
 	if ((said = ibve_get_str(o, key + K_CAUSE, &s, err, errlen)) < 0)
 		return -EINVAL;
-	said &= ev->code == CAUSE;
+	said &= ev->code == CAUSE || ev->code == BACK;
 	for (f->cause = 0; said && ibve_causes[f->cause].name &&
 			   strcmp(ibve_causes[f->cause].name, s);)
 		f->cause++;
 	if (said && !ibve_causes[f->cause].name)
 		FAIL("unknown cause \"%.40s\"", s);
-	if (said)
-		ev->severity = ibve_causes[f->cause++].severity;
-	else
-		f->cause = 0;
+	if (said && ev->code == CAUSE)
+		ev->severity = ibve_causes[f->cause].severity;
+	f->cause = said ? f->cause + 1 : 0;
 	o->get(o, key + K_EVIDENCE, &v);
 	a = (struct json_object *)v.obj;
 	if (v.type != J_ABSENT && v.type != J_NULL &&

@@ -24,7 +24,12 @@
  * loop runs (after "watching"), then after the events that may mean a new
  * link, SM or LID (observe()); never otherwise: a steady fabric costs no
  * query. Port records of the other sources carry the last answer
- * (annotate()); a peer that changed is said in a note.
+ * (annotate()); a peer that changed is said in a note. A lookup that
+ * finds the peer ends with a PMA Get(PortCounters) of the peer's port:
+ * the first is a baseline, each later one of the same peer a
+ * PEER_COUNTERS record of the error counters that moved since (the
+ * autopsy's evidence of the far end, read when the port is back: while
+ * it is down, nothing can be asked through it).
  */
 #include <endian.h>
 #include <errno.h>
@@ -41,6 +46,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "dl_jsonc.h"
 #include "dl_umad.h"
 #include "fields.h"
 #include "host.h"
@@ -64,7 +70,7 @@ struct sm_port {
 	uint64_t port_guid_be;
 	int fd;
 	int issm_fd; /* the port's IsSM capability, held; -1 when not */
-	int agent, smi_agent, dr_agent;
+	int agent, smi_agent, dr_agent, pma_agent;
 	bool thread;
 	pthread_t tid;
 	/* Under sm->lock from here on. */
@@ -81,16 +87,37 @@ struct sm_port {
 	int dead_errno; /* ... this one */
 	bool dead_said; /* and the loop has said so (loop's thread only) */
 	/* The peer lookup, under lock: the Get under way (low TID bits; 0
-	 * none), LinkRecord first, then NodeRecord of its ToLID. */
+	 * none), LinkRecord first, then NodeRecord of its ToLID, then the
+	 * PortCounters of its port. */
 	uint32_t peer_tid;
-	bool peer_node;
+	enum { STEP_LINK, STEP_NODE, STEP_PMA } peer_step;
 	bool peer_asked; /* due at peer_due, not sent yet */
 	unsigned int peer_tries;
 	struct timespec peer_due;
 	struct ibve_sm_mad peer_link;
 	struct ibve_peer peer, known;
 	char peer_said[64]; /* the last reason for none said in a note */
+	/* The peer's counters last read, and of which peer port. */
+	bool pc_known;
+	uint64_t pc_guid;
+	uint32_t pc_port;
+	uint32_t pc[IBVE_PMA_NCOUNTERS];
+	struct timespec pc_at;
 };
+
+/* A PEER_COUNTERS record's fields, in the per-source area. */
+#define PEER_FIELD (1u << 25)
+struct peer_fields {
+	uint64_t sample_us; /* since the sample before */
+	char peer[72];	    /* as ibve_peer_format() says it */
+	uint8_t n;
+	struct {
+		uint32_t delta;
+		uint8_t counter; /* of ibve_pma_names */
+	} moved[IBVE_PMA_NCOUNTERS];
+};
+_Static_assert(sizeof(struct peer_fields) <= IBVE_EVENT_AREA, "area");
+#define PF(ev) ((struct peer_fields *)(ev)->area)
 
 struct sm {
 	struct ibve_host h;
@@ -215,7 +242,19 @@ static void peer_send(struct sm_port *p)
 	struct ibve_peer next;
 	umad_port_t up;
 
-	if (p->peer_node) {
+	if (p->peer_step == STEP_PMA) {
+		ibve_sm_pma_encode(umad_get_mad(buf), tid,
+				   p->peer_link.to_port);
+		p->peer_asked = false;
+		p->peer_tid = tid;
+		clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
+		ibve_ts_add_ms(&p->peer_due, wait);
+		umad_set_addr(buf, p->peer_link.to_lid, 1, 0, IBVE_SA_QKEY);
+		umad_send(p->fd, p->pma_agent, buf, IBVE_MAD_SIZE, (int)wait,
+			  0);
+		return;
+	}
+	if (p->peer_step == STEP_NODE) {
 		ibve_sm_node_encode(umad_get_mad(buf), tid,
 				    p->peer_link.to_lid);
 	} else if (umad_get_port(p->ca, p->portnum, &up) == 0) {
@@ -246,31 +285,92 @@ static void peer_ask(struct sm_port *p)
 {
 	p->peer_asked = true;
 	p->peer_tid = 0;
-	p->peer_node = false;
+	p->peer_step = STEP_LINK;
 	p->peer_tries = 0;
 	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
+}
+
+/* The peer's counters D: a record of those that moved since the last
+ * sample of the same peer port, none for the first. Under lock. */
+static void pma_answer(struct sm_port *p, const struct ibve_sm_mad *d)
+{
+	bool same = p->pc_known && p->pc_guid == p->peer.guid &&
+		    p->pc_port == p->peer.port;
+	struct ibve_event ev = { 0 };
+	struct peer_fields *f = PF(&ev);
+	struct timespec now;
+	char st[96];
+
+	p->peer_tid = 0;
+	if (d->status) {
+		note_locked(p->sm, "%s port %d: the PMA of the peer: %s", p->ca,
+			    p->portnum,
+			    ibve_sm_status_str(d->status, st, sizeof(st)));
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (same) {
+		clock_gettime(CLOCK_REALTIME, &ev.time);
+		ibve_strcpy(ev.device, p->ca, sizeof(ev.device));
+		ev.node_guid = p->node_guid;
+		ev.port = (uint32_t)p->portnum;
+		ibve_event_set_code(&ev, IBVE_SOURCE_SM, IBVE_SM_PEER_COUNTERS);
+		ev.fields = PEER_FIELD;
+		f->sample_us = (uint64_t)(ibve_ts_secs(&p->pc_at, &now) * 1e6);
+		ibve_peer_format(&p->peer, f->peer, sizeof(f->peer));
+		/* counters saturate: one lower was cleared, and moved by
+		 * what it says now */
+		for (uint8_t i = 0; i < IBVE_PMA_NCOUNTERS; i++)
+			if (d->pma[i] != p->pc[i] && d->pma[i]) {
+				f->moved[f->n].counter = i;
+				f->moved[f->n++].delta =
+					d->pma[i] > p->pc[i]
+						? d->pma[i] - p->pc[i]
+						: d->pma[i];
+			}
+		if (f->n)
+			ev.severity = IBVE_SEVERITY_WARNING;
+		queue_locked(p->sm, &ev);
+	}
+	p->pc_known = true;
+	p->pc_guid = p->peer.guid;
+	p->pc_port = p->peer.port;
+	p->pc_at = now;
+	memcpy(p->pc, d->pma, sizeof(p->pc));
 }
 
 /* An answer to the lookup's Get. Under lock. */
 static void peer_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 {
+	static const enum ibve_sm_mad_type want[] = {
+		[STEP_LINK] = IBVE_SM_MAD_LINK_RESP,
+		[STEP_NODE] = IBVE_SM_MAD_NODE_RESP,
+		[STEP_PMA] = IBVE_SM_MAD_PMA_RESP,
+	};
 	struct ibve_peer next;
 	char st[96];
 
 	if (!p->peer_tid || p->peer_tid != (uint32_t)d->tid ||
-	    p->peer_node != (d->what == IBVE_SM_MAD_NODE_RESP))
+	    d->what != want[p->peer_step])
 		return;
-	if (d->status) {
+	if (p->peer_step == STEP_PMA) {
+		pma_answer(p, d);
+	} else if (d->status) {
 		ibve_sm_status_str(d->status, st, sizeof(st));
 		peer_set(p, ibve_sm_peer_none(&next, st));
-	} else if (!p->peer_node) {
+	} else if (p->peer_step == STEP_LINK) {
 		p->peer_link = *d;
-		p->peer_node = true;
+		p->peer_step = STEP_NODE;
 		p->peer_tries = 0;
 		peer_send(p);
 	} else {
 		ibve_sm_peer_from(&next, &p->peer_link, d);
 		peer_set(p, &next);
+		if (p->pma_agent >= 0 && p->peer.state == IBVE_PEER_KNOWN) {
+			p->peer_step = STEP_PMA;
+			p->peer_tries = 0;
+			peer_send(p);
+		}
 	}
 }
 
@@ -341,6 +441,7 @@ static void handle(struct sm_port *p, uint8_t *buf, int len)
 		return;
 	case IBVE_SM_MAD_LINK_RESP:
 	case IBVE_SM_MAD_NODE_RESP:
+	case IBVE_SM_MAD_PMA_RESP:
 		pthread_mutex_lock(&sm->lock);
 		peer_answer(p, &d);
 		pthread_mutex_unlock(&sm->lock);
@@ -449,6 +550,8 @@ static int open_port(struct sm_port *p, char *path, size_t pathlen)
 	p->agent = umad_register(p->fd, IBVE_MAD_CLASS_SA, 2, 0, mask);
 	if (p->agent < 0)
 		return p->agent < -1 ? p->agent : -EIO;
+	/* the peer's counters: answers only (none: no PEER_COUNTERS) */
+	p->pma_agent = umad_register(p->fd, IBVE_MAD_CLASS_PERF, 1, 0, NULL);
 	/*
 	 * Under ibsim, a subscriber must be an SM-capable port for the
 	 * Reports to reach it, and the SM then asks that port about itself:
@@ -564,7 +667,7 @@ static int sm_open(struct sm *sm)
 			sm->ports[sm->nports++] = v;
 			v->sm = sm;
 			v->fd = v->issm_fd = v->agent = v->smi_agent =
-				v->dr_agent = -1;
+				v->dr_agent = v->pma_agent = -1;
 			v->portnum = i;
 			v->node_guid = be64toh(ca.node_guid);
 			v->port_guid_be = up->port_guid;
@@ -773,6 +876,8 @@ static void destroy(void *arg)
 				umad_unregister(p->fd, p->smi_agent);
 			if (p->dr_agent >= 0)
 				umad_unregister(p->fd, p->dr_agent);
+			if (p->pma_agent >= 0)
+				umad_unregister(p->fd, p->pma_agent);
 			umad_close_port(p->fd);
 		}
 		free(p);
@@ -877,13 +982,21 @@ static void tick(struct sm *sm)
 		if (p->dead || (!p->peer_tid && !p->peer_asked) ||
 		    ibve_ts_before(&now, &p->peer_due))
 			continue;
-		if (p->peer_asked || ++p->peer_tries < TRIES)
+		if (p->peer_asked || ++p->peer_tries < TRIES) {
 			peer_send(p);
-		else
+		} else if (p->peer_step == STEP_PMA) {
+			p->peer_tid = 0;
+			note_locked(sm,
+				    "%s port %d: no answer from the PMA of the "
+				    "peer at LID %u after %d tries",
+				    p->ca, p->portnum, p->peer_link.to_lid,
+				    TRIES);
+		} else {
 			peer_set(p, ibve_sm_peer_none(
 					    &none,
 					    p->sm_lid ? "no answer from the SA"
 						      : "no SM"));
+		}
 	}
 	arm(sm);
 	pthread_mutex_unlock(&sm->lock);
@@ -985,6 +1098,19 @@ static const struct ibve_event_desc rows[] = {
 	    "Informational: a multicast group was deleted when its last member "
 	    "left. An unexpected deletion breaks IPoIB and other users of the "
 	    "group."),
+	ROW(IBVE_SM_PEER_COUNTERS, "PEER_COUNTERS", PORT, false, INFO,
+	    "c19203bb47044a4fa734a77492cc9dea",
+	    "the error counters of the port's peer that moved since last read",
+	    "The far end of the link, read through its PMA when the port came "
+	    "back (or the SM or LID changed): RDMA_PEER_COUNTERS are the error "
+	    "counters that moved there since the sample before. Symbol errors "
+	    "or link error recovery at the peer point at the cable or the "
+	    "switch port named in RDMA_PEER_NAME."),
+};
+
+/* A PEER_COUNTERS record counts as no kind of the port table's. */
+static const struct ibve_kind_of kind_of[] = {
+	{ IBVE_SM_PEER_COUNTERS, IBVE_KIND_OTHER },
 };
 
 /* --- its records' fields: the notice's GID, issuer and producer ---------- */
@@ -1051,6 +1177,84 @@ static int sm_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
 	return r < 0 ? r : 0;
 }
 
+static void peer_json(struct ibve_json *j, const struct ibve_event *ev)
+{
+	const struct peer_fields *f = PF(ev);
+
+	ibve_json_str(j, "peer_name", f->peer);
+	ibve_json_open(j, "peer_counters");
+	for (size_t i = 0; i < f->n && i < IBVE_PMA_NCOUNTERS; i++)
+		ibve_json_uint(
+			j,
+			ibve_pma_names[f->moved[i].counter % IBVE_PMA_NCOUNTERS],
+			f->moved[i].delta);
+	ibve_json_close(j);
+	ibve_json_uint(j, "peer_sample_us", f->sample_us);
+}
+
+static void peer_text(struct ibve_buf *b, const struct ibve_event *ev)
+{
+	const struct peer_fields *f = PF(ev);
+
+	ibve_buf_puts(b, "peer ");
+	ibve_buf_text_str(b, f->peer);
+	ibve_buf_puts(b, ": ");
+	if (!f->n)
+		ibve_buf_puts(b, "none moved");
+	for (size_t i = 0; i < f->n && i < IBVE_PMA_NCOUNTERS; i++)
+		ibve_buf_printf(
+			b, "%s%s +%u", i ? ", " : "",
+			ibve_pma_names[f->moved[i].counter % IBVE_PMA_NCOUNTERS],
+			f->moved[i].delta);
+	ibve_buf_printf(b, ", over %.1f s", (double)f->sample_us / 1e6);
+}
+
+static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
+		      char *err, size_t errlen)
+{
+	enum { NAME, COUNTERS, SAMPLE_US };
+	struct peer_fields *f = PF(ev);
+	struct json_object *x;
+	struct ibve_jval v;
+
+	o->get(o, key + COUNTERS, &v);
+	if (v.type == J_ABSENT || v.type == J_NULL)
+		return 0;
+	memset(f, 0, sizeof(*f));
+	x = (struct json_object *)v.obj;
+	if (v.type != J_OTHER || !x ||
+	    !json_object_is_type(x, json_type_object))
+		FAIL("\"peer_counters\" must be an object");
+	json_object_object_foreach(x, name, d)
+	{
+		uint8_t i = 0;
+
+		while (i < IBVE_PMA_NCOUNTERS &&
+		       strcmp(ibve_pma_names[i], name))
+			i++;
+		if (i == IBVE_PMA_NCOUNTERS)
+			FAIL("\"peer_counters\": \"%.64s\" is no PMA error "
+			     "counter",
+			     name);
+		if (!json_object_is_type(d, json_type_int) ||
+		    json_object_get_int64(d) < 1 ||
+		    json_object_get_int64(d) > UINT32_MAX ||
+		    f->n == IBVE_PMA_NCOUNTERS)
+			FAIL("\"peer_counters\" holds moves: {\"NAME\": 1 or more}");
+		f->moved[f->n].counter = i;
+		f->moved[f->n++].delta = (uint32_t)json_object_get_int64(d);
+	}
+	if (ibve_get_opt_str(o, key + NAME, f->peer, sizeof(f->peer), ev,
+			     PEER_FIELD, err, errlen) ||
+	    ibve_get_uint(o, key + SAMPLE_US, UINT64_MAX, &f->sample_us, err,
+			  errlen) < 0)
+		return -EINVAL;
+	ev->fields |= PEER_FIELD;
+	if (f->n) /* as it was made */
+		ev->severity = IBVE_SEVERITY_WARNING;
+	return 0;
+}
+
 /* In the record's order, among every source's rows. */
 static const struct ibve_fieldspec fields[] = {
 	/* issuer_lid and producer_type mean nothing without a gid */
@@ -1060,6 +1264,12 @@ static const struct ibve_fieldspec fields[] = {
 	  .json = sm_json,
 	  .text = sm_text,
 	  .parse = sm_parse },
+	{ .keys = "peer_name peer_counters peer_sample_us",
+	  .order = 141,
+	  .flag = PEER_FIELD,
+	  .json = peer_json,
+	  .text = peer_text,
+	  .parse = peer_parse },
 };
 
 static const struct ibve_source_option options[] = {
@@ -1075,8 +1285,11 @@ const struct ibve_source_ops ibve_source_sm = {
 	.on_demand = true,
 	ROWS(rows),
 	FIELDS(fields),
-	/* about other ports, seen from this one */
+	/* about other ports, seen from this one; the peer's counters none */
 	.kind = IBVE_KIND_SUBNET,
+	KINDS(kind_of),
+	/* PEER_COUNTERS of errors that moved: a warning */
+	.severities = 1u << IBVE_SEVERITY_WARNING,
 	.names_devices = true, /* ibsim's umad devices have no verbs one */
 	.rank = 1,	       /* its rows after the others */
 	.order = 10,

@@ -89,6 +89,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     d.desc);
 		break;
 	}
+	case IBVE_SM_MAD_PMA_RESP:
+		/* a counter of the peer's within its width: 16, 8 or 4 bits
+		 * (the two that share a byte) */
+		for (int i = 0; i < IBVE_PMA_NCOUNTERS; i++) {
+			bool nibble = strstr(ibve_pma_names[i], "local_link") ||
+				      strstr(ibve_pma_names[i], "excessive");
+
+			if (d.pma[i] > (nibble ? 15u : 0xffffu))
+				fail("a PMA counter within its width",
+				     ibve_pma_names[i], "");
+		}
+		break;
 	case IBVE_SM_MAD_INFORM_RESP:
 	case IBVE_SM_MAD_OTHER:
 		break;

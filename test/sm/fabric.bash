@@ -144,16 +144,17 @@ port_guid() {
 	printf '%016x' "$(on "$1" ibstat -p | head -n 1)"
 }
 
-# resub_start: test/sm/resub on HostWatch, fed through the FIFO on fd 8,
-# until OpenSM has its four subscriptions. Sets R and ADDED (the line
-# OpenSM logs for each new subscription of HostWatch).
+# resub_start [-a]: test/sm/resub on HostWatch (-a: with the autopsy),
+# fed through the FIFO on fd 8, until OpenSM has its four subscriptions.
+# Sets R and ADDED (the line OpenSM logs for each new subscription of
+# HostWatch).
 resub_start() {
 	R=$FAB/resub
 	mkdir -p "$R"
 	mkfifo "$R/feed"
 	exec 8<>"$R/feed"
 	bg_start resub 0 env -C "$R" SIM_HOST=HostWatch LD_PRELOAD="$(own_preload)" \
-		IBVEVENT_SM_ISSM=1 "$BUILD/sm/resub" "$R/feed" >"$R/out"
+		IBVEVENT_SM_ISSM=1 "$BUILD/sm/resub" "$@" "$R/feed" >"$R/out"
 	wait_subscribed
 	guid=$(printf '%x' "0x$(port_guid HostWatch)")
 	ADDED="Adding event subscription for port 0x$guid\$"

@@ -6,12 +6,15 @@
  * LID_CHANGE or PORT_ACTIVE of one of the subnet source's ports must make
  * it subscribe again at once, as the verbs source's would. Writes every
  * record as JSON Lines; ends with status 0 on SIGTERM. Under ibsim, run it
- * with IBVEVENT_SM_ISSM=1, or the SM's Reports do not reach it.
+ * with IBVEVENT_SM_ISSM=1, or the SM's Reports do not reach it. With -a,
+ * the link autopsy too (its windows close by the records' time: a record
+ * written after a window's end closes it).
  *
- * Usage: resub FILE
+ * Usage: resub [-a] FILE
  */
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <ibvevent.h>
 
@@ -35,21 +38,24 @@ int main(int argc, char **argv)
 				       .flags = IBVE_SRC_REQUIRED,
 				       .refresh = 3600 };
 	struct ibve_source_opts replay = { .sz = sizeof(replay) };
+	struct ibve_source_opts autopsy = { .sz = sizeof(autopsy) };
 	struct ibve_run_opts run = { .sz = sizeof(run) };
 	struct ibve_pipeline *p = NULL;
 	struct ibve_sink *out;
+	bool a = argc == 3 && !strcmp(argv[1], "-a");
 	int r;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: resub FILE\n");
+	if (argc != 2 + a) {
+		fprintf(stderr, "usage: resub [-a] FILE\n");
 		return 2;
 	}
-	replay.path = argv[1];
+	replay.path = argv[1 + a];
 	if (ibve_pipeline_new(&p) ||
 	    ibve_loop_add_signal(ibve_pipeline_loop(p), SIGTERM, on_signal,
 				 NULL) ||
 	    ibve_pipeline_add_source(p, "sm", &sm) ||
 	    ibve_pipeline_add_source(p, "replay", &replay) ||
+	    (a && ibve_pipeline_add_source(p, "autopsy", &autopsy)) ||
 	    ibve_sink_stream(&out, stdout, "standard output",
 			     IBVE_FORMAT_JSON) ||
 	    ibve_pipeline_add_sink(p, out, 0)) {

@@ -543,6 +543,61 @@ static void test_back(void)
 }
 
 /*
+ * The peer's counters, read once the port is back (the subnet source's
+ * PEER_COUNTERS): an error counter that moved there says signal
+ * integrity on the peer's side in PORT_BACK, which stays informational;
+ * none that moved says no cause; the down's verdict is not changed.
+ */
+static void test_peer_back(void)
+{
+#define PEER_COUNTERS(c)                                         \
+	" sm PEER_COUNTERS,\"peer_name\":\"SwitchL[2]\",\"peer_" \
+	"counters\":{" c "},\"peer_sample_us\":9000000"
+	static const char *const flaps[] = {
+		"0 verbs PORT_ERR",
+		"3000 verbs PORT_ACTIVE",
+		"3010" PEER_COUNTERS(
+			"\"symbol_error\":50,\"port_xmit_discards\":1"),
+		"9000 verbs PORT_ERR",
+		"12000 verbs PORT_ACTIVE",
+		"12010" PEER_COUNTERS("\"link_downed\":1"),
+		"20000 verbs PORT_ERR",
+		NULL
+	};
+#undef PEER_COUNTERS
+	struct got g;
+	const char *json;
+	char text[1024];
+
+	replay_lines(flaps, &g);
+	if (!ok(g.n == 5 && g.ev[1].code == 1 && g.ev[3].code == 1,
+		"two downs and backs, a down: %zu records", g.n))
+		return;
+	json = json_of(&g.ev[1]);
+	ok(strstr(json, "\"severity\":\"info\"") &&
+		   strstr(json,
+			  "\"cause\":\"signal_integrity\",\"evidence\":["
+			  "\"peer SwitchL[2]\",\"peer symbol_error +50 "
+			  "since read before\",\"peer port_xmit_discards "
+			  "+1 since read before\"],\"action\":\"clean or "
+			  "reseat, then replace the cable or transceiver: "
+			  "on the peer's side, SwitchL[2]\""),
+	   "the peer's symbol errors: signal integrity, its side: %s", json);
+	ibve_event_format_text(&g.ev[1], text, sizeof(text), 0);
+	ok(strstr(text, "(down 3.0 s, rate unknown; cause signal_integrity; "
+			"peer SwitchL[2]; peer symbol_error +50"),
+	   "and in text: %.*s", (int)strcspn(text, "\n"), text);
+	json = json_of(&g.ev[3]);
+	ok(!strstr(json, "\"cause\"") && !strstr(json, "\"action\"") &&
+		   strstr(json, "\"peer link_downed +1 since read before\","
+				"\"no error counter of the peer's moved\""),
+	   "the peer's link_downed alone: no cause: %s", json);
+	ok(strstr(json_of(&g.ev[0]), "\"cause\":\"unknown\"") &&
+		   strstr(json_of(&g.ev[2]), "\"cause\":\"unknown\""),
+	   "the downs' verdicts: unknown, as they were");
+}
+
+/*
  * A verdict made while a full batch of the replay's records passes (the
  * case closed by a record's time) moves the pipeline's queue: every
  * record still reaches the sinks as it was, once, in order.
@@ -770,6 +825,7 @@ int main(void)
 	test_causes();
 	test_one_a_down();
 	test_back();
+	test_peer_back();
 	test_batch();
 	test_record();
 	test_live();

@@ -326,6 +326,56 @@ static void test_peer(void)
 	is_str(buf, "none (no records (status 0x0300))", "none, and why");
 }
 
+/* The peer's PMA PortCounters: the Get, and each error counter of the
+ * answer at its place (IBA 16.1.3.5), two of them 4 bits of one byte. */
+static void test_pma(void)
+{
+	static const uint8_t want[24] = {
+		1,    0x04, 1, 0x01, 0, 0, 0, 0, /* Get, class PerfMgt v1 */
+		0,    0,    0, 0,    0, 0, 0, 9, /* TID */
+		0x00, 0x12, 0, 0,    0, 0, 0, 0, /* PortCounters */
+	};
+	static const uint32_t values[IBVE_PMA_NCOUNTERS] = {
+		0xfffe, 0xfd, 0xfc, 0x1234, 0x2345, 0x3456,
+		0x4567, 0xfb, 0xfa, 0xa,    0x5,    0x5678,
+	};
+	uint8_t *d = mad + 64;
+	struct ibve_sm_mad r;
+
+	ibve_sm_pma_encode(mad, 9, 2);
+	ok(memcmp(mad, want, sizeof(want)) == 0,
+	   "Get(PortCounters): the MAD header byte for byte");
+	is_int(mad[65], 2, "PortSelect 2");
+	for (size_t i = 24; i < 256; i++)
+		if (mad[i] && i != 65)
+			ok(false, "byte %zu is %u, not 0", i, mad[i]);
+
+	header(0x04, 0x81, 0x0012, 0);
+	d[1] = 2;
+	d[4] = 0xff, d[5] = 0xfe; /* SymbolErrorCounter */
+	d[6] = 0xfd;		  /* LinkErrorRecoveryCounter */
+	d[7] = 0xfc;		  /* LinkDownedCounter */
+	d[8] = 0x12, d[9] = 0x34; /* PortRcvErrors */
+	d[10] = 0x23, d[11] = 0x45;
+	d[12] = 0x34, d[13] = 0x56;
+	d[14] = 0x45, d[15] = 0x67; /* PortXmitDiscards */
+	d[16] = 0xfb, d[17] = 0xfa;
+	d[18] = 0x77; /* CounterSelect2: none of the counters */
+	d[19] = 0xa5; /* LocalLinkIntegrity 0xa, ExcessiveBufferOverrun 5 */
+	d[20] = 0x66, d[21] = 0x66; /* QP1Dropped: not an error counter */
+	d[22] = 0x56, d[23] = 0x78; /* VL15Dropped */
+	ok(!ibve_sm_mad_decode(mad, 64 + 23, &r), "a byte short: rejected");
+	ok(ibve_sm_mad_decode(mad, 64 + 24, &r), "GetResp(PortCounters)");
+	is_int(r.what, IBVE_SM_MAD_PMA_RESP, "what: the PMA's counters");
+	is_int(r.pma_port, 2, "of port 2");
+	for (int i = 0; i < IBVE_PMA_NCOUNTERS; i++)
+		ok(r.pma[i] == values[i], "%s: 0x%x (0x%x)", ibve_pma_names[i],
+		   values[i], r.pma[i]);
+	header(0x04, 0x01, 0x0012, 0);
+	ibve_sm_mad_decode(mad, 256, &r);
+	is_int(r.what, IBVE_SM_MAD_OTHER, "a Get of our PMA: not ours");
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -335,5 +385,6 @@ int main(void)
 	test_smp();
 	test_seen();
 	test_peer();
+	test_pma();
 	return done_testing();
 }
