@@ -349,6 +349,21 @@ size_t ibve_counters_find(const char *dir, struct ibve_counter **v)
 	return n;
 }
 
+/* A counter file's value, as the kernel writes it (%llu): decimal digits
+ * alone, then newlines or spaces; false for anything else (a driver's text, a value past 64 bits),
+ * which is then not read, never taken as 0 or in another base. */
+static bool counter_value(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	end += strspn(end, "\n "); /* as sysfs ends it */
+	return !*end && errno != ERANGE;
+}
+
 size_t ibve_counters_read(const char *dir, struct ibve_counter *v, size_t n,
 			  double dt, bool first, unsigned int *resets)
 {
@@ -361,10 +376,10 @@ size_t ibve_counters_read(const char *dir, struct ibve_counter *v, size_t n,
 
 		snprintf(path, sizeof(path), "%s/%s/%s", dir,
 			 c->hw ? "hw_counters" : "counters", c->name);
-		if (ibve_sysfs_read(path, s, sizeof(s)))
+		if (ibve_sysfs_read(path, s, sizeof(s)) ||
+		    !counter_value(s, &now))
 			continue;
 		got++;
-		now = strtoull(s, NULL, 0);
 		if (first)
 			c->value = now;
 		/* never a negative delta: backwards is a reset */
