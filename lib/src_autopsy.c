@@ -141,6 +141,8 @@ struct port {
 	uint32_t port;
 	bool down; /* since its PORT_DOWN_CAUSE's case opened, until active */
 	bool open; /* a window is open: rec is being made */
+	bool peer_read, peer_moved; /* PORT_BACK: the peer's counters */
+	uint8_t verdict; /* its last down's cause, as in autopsy_fields */
 	unsigned int facts;
 	struct timespec due, down_at;
 	struct timespec up_at; /* its last PORT_ACTIVE */
@@ -322,28 +324,34 @@ static void counters(struct port *p, const char *json)
 }
 
 /*
- * The peer's error counters (PEER_COUNTERS: since they were read before,
- * when the port was last looked up): one that moved decides signal
- * integrity, on the peer's side of the link.
+ * The peer's error counters, read once the port is back (PEER_COUNTERS:
+ * their moves since they were read before, at the lookup before, which
+ * may be days old). A signal counter that moved faster than the bit error
+ * rate IBTA allows (120 symbol errors an hour: one per 30 s) decides
+ * signal integrity, on the peer's side of the link; a slower move is
+ * evidence alone.
  */
 static void peer_counters(struct port *p, const char *json)
 {
 	const char *c = strstr(json, "\"peer_counters\":{");
-	char peer[80], name[64], delta[24];
-	bool moved = false;
+	char peer[80], name[64], delta[24], us[24];
+	uint64_t sample_us;
 
-	if (!c || !member(json, "peer_name", peer, sizeof(peer)))
+	if (!c || !member(json, "peer_name", peer, sizeof(peer)) ||
+	    !member(json, "peer_sample_us", us, sizeof(us)))
 		return;
+	sample_us = strtoull(us, NULL, 10);
+	p->peer_read = true;
 	add(p, "peer %s", peer);
 	for (c += 17;
 	     next_move(&c, name, sizeof(name), delta, sizeof(delta));) {
-		moved |= signal_counter(name);
-		add(p, "peer %s +%s since read before", name, delta);
+		p->peer_moved = true;
+		if (signal_counter(name) &&
+		    strtoull(delta, NULL, 10) * 30000000.0 > (double)sample_us)
+			p->facts |= F_SIGNAL;
+		add(p, "peer's %s +%s over %.1f s", name, delta,
+		    (double)sample_us / 1e6);
 	}
-	if (moved)
-		p->facts |= F_SIGNAL;
-	else
-		add(p, "no error counter of the peer's moved");
 }
 
 static void mlx5(struct port *p, const struct ibve_event *ev)
@@ -423,9 +431,12 @@ static void take(struct port *p, const struct ibve_event *ev)
 	} else if (by_whom(ev) && p->rec.code == CAUSE) {
 		who(p, ev);
 	}
+	/* the peer's counters are the port's return's: read as it came back
+	 * (nothing reaches the peer through a port that is down) */
 	if (ev->source != IBVE_SOURCE_NETDEV &&
 	    ev->source != IBVE_SOURCE_COUNTERS &&
-	    (ev->source != IBVE_SOURCE_SM || ev->code != IBVE_SM_PEER_COUNTERS))
+	    (ev->source != IBVE_SOURCE_SM ||
+	     ev->code != IBVE_SM_PEER_COUNTERS || p->rec.code != BACK))
 		return;
 	ibve_event_format_json(ev, s, sizeof(s));
 	if (ev->source == IBVE_SOURCE_NETDEV && p->rec.code == CAUSE)
@@ -512,13 +523,17 @@ static void close_case(struct autopsy *a, struct port *p,
 	while (ibve_causes[c].facts && !(ibve_causes[c].facts & p->facts))
 		c++;
 	if (p->rec.code == CAUSE) {
-		f->cause = c + 1;
+		f->cause = p->verdict = c + 1;
 		p->rec.severity = ibve_causes[c].severity;
 	} else {
-		/* a cause found once the port is back (the peer's counters);
-		 * the record stays informational: the down's verdict was said */
-		if (ibve_causes[c].facts)
+		/* a cause found once the port is back (the peer's counters)
+		 * when the down's verdict found none; the record stays
+		 * informational: the down's verdict was said */
+		if (ibve_causes[c].facts && p->verdict &&
+		    !ibve_causes[p->verdict - 1].facts)
 			f->cause = c + 1;
+		if (p->peer_read && !p->peer_moved)
+			add(p, "no error counter of the peer's moved");
 		if (!f->rate_after[0])
 			rate(a, p, f->rate_after);
 	}
@@ -559,6 +574,7 @@ static void open_case(struct autopsy *a, struct port *p,
 	rec->fields = FIELD;
 	p->open = true;
 	p->facts = 0;
+	p->peer_read = p->peer_moved = false;
 	p->due = ev->time;
 	ibve_ts_add_ms(&p->due, WINDOW_MS);
 	if (code == BACK) {
@@ -769,7 +785,9 @@ static const struct ibve_event_desc rows[] = {
 	    "Informational: RDMA_DOWN_US says how long the port was down. A "
 	    "RDMA_RATE_AFTER below RDMA_RATE_BEFORE means the link came back "
 	    "slower: check the cable; RDMA_EVIDENCE lists the error counters "
-	    "that moved while it was down."),
+	    "that moved while it was down, and the peer's. RDMA_CAUSE, when "
+	    "set, is signal_integrity found at the peer after a down whose "
+	    "cause was unknown: RDMA_ACTION names the peer's port."),
 };
 
 /* The cause a record says, or NULL: none said (a replayed record's, a
@@ -805,9 +823,9 @@ static const char *action(const struct ibve_event *ev,
 	bool moved = false; /* a counter of the peer's */
 
 	for (unsigned int i = 0; i < f->n; i++, s += strlen(s) + 1)
-		if (!strncmp(s, "peer ", 5) && !strchr(s, '+'))
+		if (!strncmp(s, "peer ", 5))
 			peer = s + 5;
-		else if (!strncmp(s, "peer ", 5))
+		else if (!strncmp(s, "peer's ", 7))
 			moved = true;
 	if (peer && c->facts == F_CARRIER)
 		snprintf(buf, size, "%s: %s", c->action, peer);
@@ -903,6 +921,9 @@ static int fields_parse(const struct ibve_jsrc *o, struct ibve_event *ev,
 		f->cause++;
 	if (said && !ibve_causes[f->cause].name)
 		FAIL("unknown cause \"%.40s\"", s);
+	/* a return's cause can only be the peer's counters' */
+	if (said && ev->code == BACK && ibve_causes[f->cause].facts != F_SIGNAL)
+		FAIL("a PORT_BACK's cause can only be signal_integrity");
 	if (said && ev->code == CAUSE)
 		ev->severity = ibve_causes[f->cause].severity;
 	f->cause = said ? f->cause + 1 : 0;

@@ -302,6 +302,8 @@ static void pma_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	char st[96];
 
 	p->peer_tid = 0;
+	if (!d->status && d->pma_port != p->peer.port)
+		return; /* not what was asked: no reading */
 	if (d->status) {
 		note_locked(p->sm, "%s port %d: the PMA of the peer: %s", p->ca,
 			    p->portnum,
@@ -328,8 +330,6 @@ static void pma_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 						? d->pma[i] - p->pc[i]
 						: d->pma[i];
 			}
-		if (f->n)
-			ev.severity = IBVE_SEVERITY_WARNING;
 		queue_locked(p->sm, &ev);
 	}
 	p->pc_known = true;
@@ -1250,8 +1250,6 @@ static int peer_parse(const struct ibve_jsrc *o, struct ibve_event *ev, int key,
 			  errlen) < 0)
 		return -EINVAL;
 	ev->fields |= PEER_FIELD;
-	if (f->n) /* as it was made */
-		ev->severity = IBVE_SEVERITY_WARNING;
 	return 0;
 }
 
@@ -1288,8 +1286,6 @@ const struct ibve_source_ops ibve_source_sm = {
 	/* about other ports, seen from this one; the peer's counters none */
 	.kind = IBVE_KIND_SUBNET,
 	KINDS(kind_of),
-	/* PEER_COUNTERS of errors that moved: a warning */
-	.severities = 1u << IBVE_SEVERITY_WARNING,
 	.names_devices = true, /* ibsim's umad devices have no verbs one */
 	.rank = 1,	       /* its rows after the others */
 	.order = 10,

@@ -150,7 +150,7 @@ perf() {
 	assert_line --index 0 signal_integrity
 	assert_line --index 1 info
 	assert_line --index 2 "clean or reseat, then replace the cable or transceiver: on the peer's side, SwitchL[2]"
-	assert_line "peer symbol_error +$want since read before"
+	assert_line --regexp "^peer's symbol_error \+$want over [0-9]+\.[0-9] s\$"
 	# the records without the verdicts, replayed: the same verdicts
 	bg_stop resub 0
 	exec 8>&-

@@ -544,57 +544,89 @@ static void test_back(void)
 
 /*
  * The peer's counters, read once the port is back (the subnet source's
- * PEER_COUNTERS): an error counter that moved there says signal
- * integrity on the peer's side in PORT_BACK, which stays informational;
- * none that moved says no cause; the down's verdict is not changed.
+ * PEER_COUNTERS), after a down whose verdict was unknown: a signal counter
+ * that moved there faster than IBTA's bit error rate (one symbol error in
+ * 30 s) says signal integrity on the peer's side in PORT_BACK, which stays
+ * informational. Nothing else says a cause: another counter, a slow move,
+ * a down whose verdict found a cause. Evidence says none moved only when
+ * none did.
  */
 static void test_peer_back(void)
 {
-#define PEER_COUNTERS(c)                                         \
+#define PEER(c, us)                                              \
 	" sm PEER_COUNTERS,\"peer_name\":\"SwitchL[2]\",\"peer_" \
-	"counters\":{" c "},\"peer_sample_us\":9000000"
+	"counters\":{" c "},\"peer_sample_us\":" us
 	static const char *const flaps[] = {
 		"0 verbs PORT_ERR",
 		"3000 verbs PORT_ACTIVE",
-		"3010" PEER_COUNTERS(
-			"\"symbol_error\":50,\"port_xmit_discards\":1"),
+		"3010" PEER("\"symbol_error\":50,\"port_xmit_discards\":1",
+			    "9000000"),
 		"9000 verbs PORT_ERR",
 		"12000 verbs PORT_ACTIVE",
-		"12010" PEER_COUNTERS("\"link_downed\":1"),
-		"20000 verbs PORT_ERR",
+		"12010" PEER("\"link_downed\":1", "9000000"),
+		"12020" PEER("", "10000"),
+		"18000 verbs PORT_ERR",
+		"21000 verbs PORT_ACTIVE",
+		"21010" PEER("", "9000000"),
+		"27000 verbs PORT_ERR",
+		"30000 verbs PORT_ACTIVE",
+		"30010" PEER("\"symbol_error\":50", "3600000000"),
+		"36000 verbs DEVICE_FATAL,\"port\":null",
+		"36001 verbs PORT_ERR",
+		"39000 verbs PORT_ACTIVE",
+		"39010" PEER("\"symbol_error\":50", "9000000"),
+		"45000 verbs PORT_ERR",
 		NULL
 	};
-#undef PEER_COUNTERS
+#undef PEER
 	struct got g;
-	const char *json;
+	const char *json, *back[5];
 	char text[1024];
 
+	every = false;
 	replay_lines(flaps, &g);
-	if (!ok(g.n == 5 && g.ev[1].code == 1 && g.ev[3].code == 1,
-		"two downs and backs, a down: %zu records", g.n))
+	if (!ok(g.n == 11, "five downs and backs, a down: %zu records", g.n))
 		return;
-	json = json_of(&g.ev[1]);
-	ok(strstr(json, "\"severity\":\"info\"") &&
-		   strstr(json,
+	for (size_t i = 0; i < 5; i++)
+		back[i] = strdup(json_of(&g.ev[2 * i + 1]));
+	ok(strstr(back[0], "\"event\":\"PORT_BACK\"") &&
+		   strstr(back[0], "\"severity\":\"info\"") &&
+		   strstr(back[0],
 			  "\"cause\":\"signal_integrity\",\"evidence\":["
-			  "\"peer SwitchL[2]\",\"peer symbol_error +50 "
-			  "since read before\",\"peer port_xmit_discards "
-			  "+1 since read before\"],\"action\":\"clean or "
-			  "reseat, then replace the cable or transceiver: "
-			  "on the peer's side, SwitchL[2]\""),
-	   "the peer's symbol errors: signal integrity, its side: %s", json);
+			  "\"peer SwitchL[2]\",\"peer's symbol_error +50 "
+			  "over 9.0 s\",\"peer's port_xmit_discards +1 over "
+			  "9.0 s\"],\"action\":\"clean or reseat, then "
+			  "replace the cable or transceiver: on the peer's "
+			  "side, SwitchL[2]\""),
+	   "the peer's symbol errors: signal integrity, its side: %s", back[0]);
 	ibve_event_format_text(&g.ev[1], text, sizeof(text), 0);
 	ok(strstr(text, "(down 3.0 s, rate unknown; cause signal_integrity; "
-			"peer SwitchL[2]; peer symbol_error +50"),
+			"peer SwitchL[2]; peer's symbol_error +50"),
 	   "and in text: %.*s", (int)strcspn(text, "\n"), text);
-	json = json_of(&g.ev[3]);
-	ok(!strstr(json, "\"cause\"") && !strstr(json, "\"action\"") &&
-		   strstr(json, "\"peer link_downed +1 since read before\","
-				"\"no error counter of the peer's moved\""),
-	   "the peer's link_downed alone: no cause: %s", json);
+	ok(!strstr(back[1], "\"cause\"") && !strstr(back[1], "\"action\"") &&
+		   strstr(back[1], "\"evidence\":[\"peer SwitchL[2]\",\"peer's "
+				   "link_downed +1 over 9.0 s\"]"),
+	   "the peer's link_downed alone: no cause; a reading after with "
+	   "none moved says nothing against it: %s",
+	   back[1]);
+	ok(!strstr(back[2], "\"cause\"") &&
+		   strstr(back[2], "\"evidence\":[\"peer SwitchL[2]\",\"no "
+				   "error counter of the peer's moved\"]"),
+	   "none moved at the peer: said, no cause: %s", back[2]);
+	ok(!strstr(back[3], "\"cause\"") &&
+		   strstr(back[3], "\"peer's symbol_error +50 over 3600.0 s\""),
+	   "50 symbol errors in an hour (IBTA allows 120): no cause: %s",
+	   back[3]);
+	ok(!strstr(back[4], "\"cause\"") &&
+		   strstr(json_of(&g.ev[8]),
+			  "\"cause\":\"firmware_or_driver\""),
+	   "after a down of another cause: the peer's moves no cause: %s",
+	   back[4]);
 	ok(strstr(json_of(&g.ev[0]), "\"cause\":\"unknown\"") &&
 		   strstr(json_of(&g.ev[2]), "\"cause\":\"unknown\""),
 	   "the downs' verdicts: unknown, as they were");
+	for (size_t i = 0; i < 5; i++)
+		free((void *)back[i]);
 }
 
 /*
