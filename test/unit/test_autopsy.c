@@ -548,7 +548,8 @@ static void test_back(void)
  * that moved there faster than IBTA's bit error rate (one symbol error in
  * 30 s) says signal integrity on the peer's side in PORT_BACK, which stays
  * informational. Nothing else says a cause: another counter, a slow move,
- * a down whose verdict found a cause. Evidence says none moved only when
+ * a down whose verdict found a cause; and a down's own verdict never
+ * takes them (read while it is down, they are another port's lookup's). Evidence says none moved only when
  * none did.
  */
 static void test_peer_back(void)
@@ -576,6 +577,7 @@ static void test_peer_back(void)
 		"39000 verbs PORT_ACTIVE",
 		"39010" PEER("\"symbol_error\":50", "9000000"),
 		"45000 verbs PORT_ERR",
+		"45010" PEER("\"symbol_error\":50", "9000000"),
 		NULL
 	};
 #undef PEER
@@ -625,6 +627,10 @@ static void test_peer_back(void)
 	ok(strstr(json_of(&g.ev[0]), "\"cause\":\"unknown\"") &&
 		   strstr(json_of(&g.ev[2]), "\"cause\":\"unknown\""),
 	   "the downs' verdicts: unknown, as they were");
+	ok(strstr(json_of(&g.ev[10]), "\"cause\":\"unknown\",\"evidence\":[]"),
+	   "the peer's counters within a down's window: not the down's "
+	   "evidence: %s",
+	   json_of(&g.ev[10]));
 	for (size_t i = 0; i < 5; i++)
 		free((void *)back[i]);
 }
