@@ -554,35 +554,35 @@ static void test_back(void)
  */
 static void test_peer_back(void)
 {
-#define PEER(c, us)                                              \
+#define READ(c, us)                                              \
 	" sm PEER_COUNTERS,\"peer_name\":\"SwitchL[2]\",\"peer_" \
 	"counters\":{" c "},\"peer_sample_us\":" us
 	static const char *const flaps[] = {
 		"0 verbs PORT_ERR",
 		"3000 verbs PORT_ACTIVE",
-		"3010" PEER("\"symbol_error\":50,\"port_xmit_discards\":1",
+		"3010" READ("\"symbol_error\":50,\"port_xmit_discards\":1",
 			    "9000000"),
 		"9000 verbs PORT_ERR",
 		"12000 verbs PORT_ACTIVE",
-		"12010" PEER("\"link_downed\":1", "9000000"),
-		"12020" PEER("", "10000"),
+		"12010" READ("\"link_downed\":1", "9000000"),
+		"12020" READ("", "10000"),
 		"18000 verbs PORT_ERR",
 		"21000 verbs PORT_ACTIVE",
-		"21010" PEER("", "9000000"),
+		"21010" READ("", "9000000"),
 		"27000 verbs PORT_ERR",
 		"30000 verbs PORT_ACTIVE",
-		"30010" PEER("\"symbol_error\":50", "3600000000"),
+		"30010" READ("\"symbol_error\":50", "3600000000"),
 		"36000 verbs DEVICE_FATAL,\"port\":null",
 		"36001 verbs PORT_ERR",
 		"39000 verbs PORT_ACTIVE",
-		"39010" PEER("\"symbol_error\":50", "9000000"),
+		"39010" READ("\"symbol_error\":50", "9000000"),
 		"45000 verbs PORT_ERR",
-		"45010" PEER("\"symbol_error\":50", "9000000"),
+		"45010" READ("\"symbol_error\":50", "9000000"),
 		NULL
 	};
-#undef PEER
+#undef READ
 	struct got g;
-	const char *json, *back[5];
+	const char *back[5];
 	char text[1024];
 
 	every = false;
