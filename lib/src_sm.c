@@ -97,8 +97,9 @@ struct sm_port {
 	struct ibve_sm_mad peer_link;
 	struct ibve_peer peer, known;
 	char peer_said[64]; /* the last reason for none said in a note */
-	/* The peer's counters last read, and of which peer port. */
-	bool pc_known;
+	/* The peer's counters last read, and of which peer port; a PMA that
+	 * failed is said once, until it answers. */
+	bool pc_known, pc_said;
 	uint64_t pc_guid;
 	uint32_t pc_port;
 	uint32_t pc[IBVE_PMA_NCOUNTERS];
@@ -305,11 +306,15 @@ static void pma_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	if (!d->status && d->pma_port != p->peer.port)
 		return; /* not what was asked: no reading */
 	if (d->status) {
-		note_locked(p->sm, "%s port %d: the PMA of the peer: %s", p->ca,
-			    p->portnum,
-			    ibve_sm_status_str(d->status, st, sizeof(st)));
+		if (!p->pc_said)
+			note_locked(
+				p->sm, "%s port %d: the PMA of the peer: %s",
+				p->ca, p->portnum,
+				ibve_sm_status_str(d->status, st, sizeof(st)));
+		p->pc_said = true;
 		return;
 	}
+	p->pc_said = false;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (same) {
 		clock_gettime(CLOCK_REALTIME, &ev.time);
@@ -986,11 +991,15 @@ static void tick(struct sm *sm)
 			peer_send(p);
 		} else if (p->peer_step == STEP_PMA) {
 			p->peer_tid = 0;
-			note_locked(sm,
-				    "%s port %d: no answer from the PMA of the "
-				    "peer at LID %u after %d tries",
-				    p->ca, p->portnum, p->peer_link.to_lid,
-				    TRIES);
+			if (!p->pc_said)
+				note_locked(
+					sm,
+					"%s port %d: no answer from the PMA "
+					"of the peer at LID %u after %d "
+					"tries",
+					p->ca, p->portnum, p->peer_link.to_lid,
+					TRIES);
+			p->pc_said = true;
 		} else {
 			peer_set(p, ibve_sm_peer_none(
 					    &none,
