@@ -246,16 +246,7 @@ static void peer_send(struct sm_port *p)
 	if (p->peer_step == STEP_PMA) {
 		ibve_sm_pma_encode(umad_get_mad(buf), tid,
 				   p->peer_link.to_port);
-		p->peer_asked = false;
-		p->peer_tid = tid;
-		clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
-		ibve_ts_add_ms(&p->peer_due, wait);
-		umad_set_addr(buf, p->peer_link.to_lid, 1, 0, IBVE_SA_QKEY);
-		umad_send(p->fd, p->pma_agent, buf, IBVE_MAD_SIZE, (int)wait,
-			  0);
-		return;
-	}
-	if (p->peer_step == STEP_NODE) {
+	} else if (p->peer_step == STEP_NODE) {
 		ibve_sm_node_encode(umad_get_mad(buf), tid,
 				    p->peer_link.to_lid);
 	} else if (umad_get_port(p->ca, p->portnum, &up) == 0) {
@@ -277,8 +268,25 @@ static void peer_send(struct sm_port *p)
 	p->peer_tid = tid;
 	clock_gettime(CLOCK_MONOTONIC, &p->peer_due);
 	ibve_ts_add_ms(&p->peer_due, wait);
-	umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
-	umad_send(p->fd, p->agent, buf, IBVE_MAD_SIZE, (int)wait, 0);
+	/* the SA's Gets to the SM, the PMA's to the peer (its QP1) */
+	if (p->peer_step == STEP_PMA)
+		umad_set_addr(buf, p->peer_link.to_lid, 1, 0, IBVE_SA_QKEY);
+	else
+		umad_set_addr(buf, p->sm_lid, 1, p->sm_sl, IBVE_SA_QKEY);
+	umad_send(p->fd, p->peer_step == STEP_PMA ? p->pma_agent : p->agent,
+		  buf, IBVE_MAD_SIZE, (int)wait, 0);
+}
+
+/* The peer's PMA failed, for WHY: said once, until it answers. The lookup
+ * ends: the peer stays as found. Under lock. */
+static void pma_failed(struct sm_port *p, const char *why)
+{
+	p->peer_tid = 0;
+	if (!p->pc_said)
+		note_locked(p->sm,
+			    "%s port %d: the PMA of the peer at LID %u: %s",
+			    p->ca, p->portnum, p->peer_link.to_lid, why);
+	p->pc_said = true;
 }
 
 /* A lookup of P's peer is due now (sent by the next tick). Under lock. */
@@ -306,12 +314,7 @@ static void pma_answer(struct sm_port *p, const struct ibve_sm_mad *d)
 	if (!d->status && d->pma_port != p->peer.port)
 		return; /* not what was asked: no reading */
 	if (d->status) {
-		if (!p->pc_said)
-			note_locked(
-				p->sm, "%s port %d: the PMA of the peer: %s",
-				p->ca, p->portnum,
-				ibve_sm_status_str(d->status, st, sizeof(st)));
-		p->pc_said = true;
+		pma_failed(p, ibve_sm_status_str(d->status, st, sizeof(st)));
 		return;
 	}
 	p->pc_said = false;
@@ -990,16 +993,11 @@ static void tick(struct sm *sm)
 		if (p->peer_asked || ++p->peer_tries < TRIES) {
 			peer_send(p);
 		} else if (p->peer_step == STEP_PMA) {
-			p->peer_tid = 0;
-			if (!p->pc_said)
-				note_locked(
-					sm,
-					"%s port %d: no answer from the PMA "
-					"of the peer at LID %u after %d "
-					"tries",
-					p->ca, p->portnum, p->peer_link.to_lid,
-					TRIES);
-			p->pc_said = true;
+			char why[40];
+
+			snprintf(why, sizeof(why), "no answer after %d tries",
+				 TRIES);
+			pma_failed(p, why);
 		} else {
 			peer_set(p, ibve_sm_peer_none(
 					    &none,
